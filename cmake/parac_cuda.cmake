@@ -1,0 +1,29 @@
+# Decides whether the CUDA paths are built (PARAC_HAVE_CUDA) and how.
+# AUTO builds them when nvcc is found; ON insists; OFF never looks.
+include(CheckLanguage)
+set(PARAC_HAVE_CUDA OFF)
+if(NOT PARAC_CUDA STREQUAL "OFF")
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    # sm_90 machine code for the H200/H100, plus sm_80 PTX so newer and older
+    # Ampere-or-later cards can JIT the kernels.
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES "90-real;80-virtual")
+    endif()
+    enable_language(CUDA)
+    find_package(CUDAToolkit REQUIRED)
+    set(PARAC_HAVE_CUDA ON)
+  elseif(PARAC_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "PARAC_CUDA=ON but no CUDA compiler (nvcc) was found")
+  endif()
+endif()
+message(STATUS "parac: CUDA paths ${PARAC_HAVE_CUDA}")
+
+function(parac_setup_cuda_target target)
+  if(PARAC_HAVE_CUDA)
+    target_compile_definitions(${target} PUBLIC PARAC_HAVE_CUDA=1)
+    set_target_properties(${target} PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON)
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr -lineinfo -Xcompiler=-fPIC>)
+    target_link_libraries(${target} PUBLIC CUDA::cudart CUDA::cublas CUDA::cusparse)
+  endif()
+endfunction()

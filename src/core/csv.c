@@ -1,0 +1,218 @@
+/* core/csv.c — a small tokenizer over core/line_reader. */
+#include "core/csv.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+
+/* Cuts the line at a '#' and trailing blanks; returns 1 when anything is left. */
+static int strip_comment(char *line)
+{
+    char *hash = strchr(line, '#');
+    size_t length;
+    if (hash) *hash = '\0';
+    length = strlen(line);
+    while (length && isspace((unsigned char)line[length - 1])) line[--length] = '\0';
+    while (*line && isspace((unsigned char)*line)) line++;
+    return *line != '\0';
+}
+
+static char detect_delimiter(const char *line)
+{
+    if (strchr(line, ',')) return ',';
+    if (strchr(line, '\t')) return '\t';
+    if (strchr(line, ';')) return ';';
+    return ' ';
+}
+
+/* Splits in place; returns the token count, tokens in *tokens (grown as needed). */
+static size_t split(char *line, char delimiter, char ***tokens, size_t *capacity)
+{
+    size_t count = 0;
+    char *cursor = line;
+    for (;;) {
+        char *start, *end;
+        if (delimiter == ' ') {
+            while (*cursor && isspace((unsigned char)*cursor)) cursor++;
+            if (!*cursor) break;
+        }
+        start = cursor;
+        if (delimiter == ' ')
+            while (*cursor && !isspace((unsigned char)*cursor)) cursor++;
+        else
+            while (*cursor && *cursor != delimiter) cursor++;
+        end = cursor;
+        if (count == *capacity) {
+            size_t bigger = *capacity ? *capacity * 2 : 16;
+            char **grown = realloc(*tokens, bigger * sizeof *grown);
+            if (!grown) return (size_t)-1;
+            *tokens = grown;
+            *capacity = bigger;
+        }
+        while (start < end && isspace((unsigned char)*start)) start++;
+        while (end > start && isspace((unsigned char)end[-1])) end--;
+        (*tokens)[count++] = start;
+        if (*cursor == '\0') {
+            *end = '\0';
+            break;
+        }
+        cursor++;
+        *end = '\0';
+    }
+    return count;
+}
+
+static int parse_number(const char *token, double *value)
+{
+    char *end;
+    if (!*token) return 0;
+    errno = 0;
+    *value = strtod(token, &end);
+    return *end == '\0';
+}
+
+typedef struct row_parse {
+    char **tokens;
+    size_t capacity;
+} row_parse;
+
+/* Parses the reader's current line into values[columns]. Returns the status. */
+static parac_status parse_row(parac_csv_reader *reader, row_parse *scratch, double *values, parac_error *error)
+{
+    char *line = reader->lines.buffer;
+    size_t count;
+    while (*line && isspace((unsigned char)*line)) line++;
+    count = split(line, reader->delimiter, &scratch->tokens, &scratch->capacity);
+    if (count == (size_t)-1) return parac_fail_no_memory(error, "a row's tokens", 0);
+    if (count != reader->columns)
+        return parac_fail_at(error, PARAC_ERR_PARSE, reader->lines.path, reader->lines.line_number,
+                             "row has %zu values, expected %zu", count, reader->columns);
+    for (size_t c = 0; c < count; c++) {
+        if (!parse_number(scratch->tokens[c], &values[c]))
+            return parac_fail_at(error, PARAC_ERR_PARSE, reader->lines.path, reader->lines.line_number,
+                                 "column %zu: '%.40s' is not a number", c + 1, scratch->tokens[c]);
+        if (!reader->options.allow_nonfinite && !isfinite(values[c]))
+            return parac_fail_at(error, PARAC_ERR_PARSE, reader->lines.path, reader->lines.line_number,
+                                 "column %zu: non-finite value '%.40s'", c + 1, scratch->tokens[c]);
+    }
+    return PARAC_OK;
+}
+
+/* Next line with content after comment stripping: 1, 0 at end, -1 on error. */
+static int next_content_line(parac_csv_reader *reader, parac_error *error)
+{
+    for (;;) {
+        int got = parac_line_reader_next(&reader->lines, error);
+        if (got <= 0) return got;
+        if (strip_comment(reader->lines.buffer)) return 1;
+    }
+}
+
+static int row_is_header(char *line, char delimiter)
+{
+    char **tokens = NULL;
+    size_t capacity = 0, count = split(line, delimiter, &tokens, &capacity);
+    int header = 0;
+    for (size_t c = 0; c < count && count != (size_t)-1; c++) {
+        double ignored;
+        if (!parse_number(tokens[c], &ignored)) header = 1;
+    }
+    free(tokens);
+    return header;
+}
+
+parac_status parac_csv_open(parac_csv_reader *reader, const char *path, const parac_csv_options *options,
+                            parac_error *error)
+{
+    parac_status status;
+    row_parse scratch = {0};
+    int got;
+    memset(reader, 0, sizeof *reader);
+    if (options) reader->options = *options;
+    status = parac_line_reader_open(&reader->lines, path, error);
+    if (status != PARAC_OK) return status;
+    got = next_content_line(reader, error);
+    if (got < 0) return PARAC_ERR_IO;
+    if (got == 0) {
+        reader->at_end = 1;
+        return PARAC_OK;
+    }
+    reader->delimiter = detect_delimiter(reader->lines.buffer);
+    {
+        char *copy = strdup(reader->lines.buffer);
+        int header;
+        if (!copy) return parac_fail_no_memory(error, "a header row", reader->lines.length);
+        header = reader->options.header == PARAC_CSV_HEADER_PRESENT ||
+                 (reader->options.header == PARAC_CSV_HEADER_AUTO && row_is_header(copy, reader->delimiter));
+        if (!header) {
+            char **tokens = NULL;
+            size_t capacity = 0;
+            strcpy(copy, reader->lines.buffer);
+            reader->columns = split(copy, reader->delimiter, &tokens, &capacity);
+            free(tokens);
+        }
+        free(copy);
+        reader->has_header = header;
+        if (header) {
+            char **tokens = NULL;
+            size_t capacity = 0;
+            reader->columns = split(reader->lines.buffer, reader->delimiter, &tokens, &capacity);
+            free(tokens);
+            got = next_content_line(reader, error);
+            if (got < 0) return PARAC_ERR_IO;
+            if (got == 0) {
+                reader->at_end = 1;
+                return PARAC_OK;
+            }
+        }
+    }
+    reader->pending = malloc(reader->columns * sizeof *reader->pending);
+    if (!reader->pending) return parac_fail_no_memory(error, "a row", reader->columns * sizeof(double));
+    status = parse_row(reader, &scratch, reader->pending, error);
+    free(scratch.tokens);
+    if (status != PARAC_OK) return status;
+    reader->pending_valid = 1;
+    return PARAC_OK;
+}
+
+parac_status parac_csv_read_rows(parac_csv_reader *reader, double *dst, size_t max_rows, size_t *rows_got,
+                                 parac_error *error)
+{
+    row_parse scratch = {0};
+    size_t rows = 0;
+    parac_status status = PARAC_OK;
+    *rows_got = 0;
+    if (reader->pending_valid && max_rows) {
+        memcpy(dst, reader->pending, reader->columns * sizeof *dst);
+        reader->pending_valid = 0;
+        rows = 1;
+    }
+    while (rows < max_rows && !reader->at_end) {
+        int got = next_content_line(reader, error);
+        if (got < 0) {
+            status = error ? error->status : PARAC_ERR_IO;
+            break;
+        }
+        if (got == 0) {
+            reader->at_end = 1;
+            break;
+        }
+        status = parse_row(reader, &scratch, dst + rows * reader->columns, error);
+        if (status != PARAC_OK) break;
+        rows++;
+    }
+    free(scratch.tokens);
+    *rows_got = rows;
+    return status;
+}
+
+void parac_csv_close(parac_csv_reader *reader)
+{
+    parac_line_reader_close(&reader->lines);
+    free(reader->pending);
+    reader->pending = NULL;
+}

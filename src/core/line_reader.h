@@ -1,0 +1,34 @@
+/* core/line_reader.h — buffered line-by-line reading with line numbers.
+ *
+ * Reads plain or gzip-compressed files transparently ("-" is standard input).
+ * Lines may be any length; the trailing "\n" or "\r\n" is removed. Readers of
+ * text formats use line_number and path to build "file:line: problem" errors.
+ */
+#ifndef PARAC_CORE_LINE_READER_H
+#define PARAC_CORE_LINE_READER_H
+
+#include <stddef.h>
+
+#include <parac/status.h>
+
+typedef struct parac_line_reader {
+    void *gz;            /* gzFile */
+    const char *path;    /* as given, for messages */
+    long line_number;    /* of the line last returned; 0 before the first */
+    char *buffer;        /* the current line, NUL-terminated */
+    size_t length;       /* its length without the terminator */
+    size_t capacity;
+    int ended_without_newline; /* the last line had no final newline */
+} parac_line_reader;
+
+parac_status parac_line_reader_open(parac_line_reader *reader, const char *path, parac_error *error);
+
+/* 1 and the next line in reader->buffer; 0 at end of file; -1 on error (filled). */
+int parac_line_reader_next(parac_line_reader *reader, parac_error *error);
+
+void parac_line_reader_close(parac_line_reader *reader);
+
+/* 1 when the path's extension is `ext` (".dat", ...), also under a trailing ".gz". */
+int parac_path_has_extension(const char *path, const char *ext);
+
+#endif

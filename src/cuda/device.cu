@@ -1,0 +1,40 @@
+/* cuda/device.cu — GPU discovery; a missing driver or GPU is "zero devices". */
+#include <stdio.h>
+#include <string.h>
+
+#include <parac/devices.h>
+
+#include "cuda/cuda_check.h"
+
+extern "C" int parac_built_with_cuda(void) { return 1; }
+
+extern "C" int parac_cuda_device_count(char *why, size_t why_size)
+{
+    int count = 0;
+    cudaError_t code = cudaGetDeviceCount(&count);
+    if (code != cudaSuccess) {
+        if (why && why_size) snprintf(why, why_size, "%s", cudaGetErrorString(code));
+        (void)cudaGetLastError();
+        return 0;
+    }
+    if (count == 0 && why && why_size) snprintf(why, why_size, "no CUDA device found");
+    return count;
+}
+
+extern "C" parac_status parac_cuda_device_info(int ordinal, parac_device_info *info, parac_error *error)
+{
+    cudaDeviceProp properties;
+    size_t free_bytes = 0, total_bytes = 0;
+    memset(info, 0, sizeof *info);
+    PARAC_CUDA_RETURN(cudaGetDeviceProperties(&properties, ordinal));
+    PARAC_CUDA_RETURN(cudaSetDevice(ordinal));
+    PARAC_CUDA_RETURN(cudaMemGetInfo(&free_bytes, &total_bytes));
+    info->ordinal = ordinal;
+    snprintf(info->name, sizeof info->name, "%s", properties.name);
+    info->compute_major = properties.major;
+    info->compute_minor = properties.minor;
+    info->multiprocessors = properties.multiProcessorCount;
+    info->total_memory_bytes = total_bytes;
+    info->free_memory_bytes = free_bytes;
+    return PARAC_OK;
+}

@@ -1,0 +1,60 @@
+/* tests/test_util.c */
+#include "test_util.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <parac/devices.h>
+
+int test_checks_passed = 0;
+int test_checks_failed = 0;
+
+void test_record(int ok, const char *file, int line, const char *expression, const char *format, ...)
+{
+    va_list args;
+    if (ok) {
+        test_checks_passed++;
+        return;
+    }
+    test_checks_failed++;
+    if (test_checks_failed > 50) return; /* enough to diagnose */
+    fprintf(stderr, "FAIL %s:%d: %s", file, line, expression);
+    if (format && *format) {
+        fprintf(stderr, ": ");
+        va_start(args, format);
+        vfprintf(stderr, format, args);
+        va_end(args);
+    }
+    fputc('\n', stderr);
+}
+
+int test_finish(const char *suite)
+{
+    printf("%s: %d checks passed, %d failed\n", suite, test_checks_passed, test_checks_failed);
+    if (test_checks_passed == 0 && test_checks_failed == 0) {
+        fprintf(stderr, "%s: no checks ran\n", suite);
+        return 1;
+    }
+    return test_checks_failed ? 1 : 0;
+}
+
+int test_require_gpu(void)
+{
+    char why[256] = "";
+    if (parac_cuda_device_count(why, sizeof why) > 0) return 0;
+    printf("skipped: no usable GPU (%s)\n", why);
+    return 77;
+}
+
+const char *test_temp_path(char *buffer, size_t size, const char *name)
+{
+    snprintf(buffer, size, "/tmp/parac-test-%ld-%s", (long)getpid(), name);
+    return buffer;
+}
+
+const char *test_data_dir(void)
+{
+    const char *dir = getenv("PARAC_DATA");
+    return dir && *dir ? dir : "../shared/data";
+}

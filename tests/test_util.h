@@ -1,0 +1,41 @@
+/* tests/test_util.h — the few assertions parac's C tests need.
+ *
+ * CHECK(cond, ...) records a failure with file, line and a message and goes
+ * on; test_finish() prints "N passed, N failed" and returns the exit code.
+ * A GPU test calls test_require_gpu() first: without a device it returns 77,
+ * which ctest reports as "skipped".
+ */
+#ifndef PARAC_TEST_UTIL_H
+#define PARAC_TEST_UTIL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+extern int test_checks_passed;
+extern int test_checks_failed;
+
+void test_record(int ok, const char *file, int line, const char *expression, const char *format, ...);
+
+#define CHECK(cond, ...) test_record((cond) ? 1 : 0, __FILE__, __LINE__, #cond, "" __VA_ARGS__)
+#define CHECK_EQ_INT(a, b) \
+    test_record((long long)(a) == (long long)(b), __FILE__, __LINE__, #a " == " #b, "%lld != %lld", (long long)(a), (long long)(b))
+#define CHECK_OK(status_expr, error_ptr)                                                          \
+    do {                                                                                          \
+        int status_value_ = (int)(status_expr);                                                   \
+        test_record(status_value_ == 0, __FILE__, __LINE__, #status_expr, "status %d: %s", status_value_, \
+                    (error_ptr)->message);                                                         \
+    } while (0)
+
+/* Exit code for main(): 0 when nothing failed (and at least one check ran). */
+int test_finish(const char *suite);
+
+/* 77 when no CUDA device is usable (after saying why), 0 otherwise. */
+int test_require_gpu(void);
+
+/* A scratch file path unique to this process: /tmp/parac-test-<pid>-<name>. */
+const char *test_temp_path(char *buffer, size_t size, const char *name);
+
+/* The shared data directory ($PARAC_DATA or ../shared/data). */
+const char *test_data_dir(void);
+
+#endif
