@@ -55,6 +55,10 @@ typedef struct parac_csp_network {
 
     char **dropped;             /* descriptions of constraints dropped by --ignore-unsupported */
     size_t dropped_count;
+
+    /* Private to network.c: the builder's (x, y) -> constraint lookup that makes merging
+     * same-scope binary constraints O(1) instead of a scan; NULL before init and after free. */
+    struct parac_csp_scope_index *scope_index;
 } parac_csp_network;
 
 /* Building (used by the parsers and generators; all return PARAC_OK or fill error). */

@@ -1,0 +1,85 @@
+/* parac/ac.h — arc consistency (AC) and singleton arc consistency (SAC) on a
+ * constraint network loaded with parac/csp.h.
+ *
+ * Enforcing AC removes every value that has no support on some constraint,
+ * until nothing changes. The result (the "closure") is unique, so every
+ * algorithm and every device gives the same remaining domains, or the same
+ * wipe-out (some domain became empty). Binary constraints are revised as bit
+ * matrices; table constraints (arity >= 3) get generalized AC (GAC) on the CPU
+ * algorithms. The GPU algorithms handle binary networks only and report
+ * PARAC_ERR_UNSUPPORTED when a table constraint is present.
+ *
+ * Domains are reported as one bitset over value ids (the N-E model's node
+ * numbering, see parac_csp_* in parac/csp.h): bit v of word v / 64 is 1 when
+ * value id v remains. The caller owns that buffer; it must hold
+ * parac_ac_domain_words(value_count) words. On a wipe-out every bit is 0.
+ */
+#ifndef PARAC_AC_H
+#define PARAC_AC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "exec.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct parac_csp parac_csp;
+
+typedef enum parac_ac_algorithm {
+    PARAC_AC_AUTO = 0,      /* GPU: ac4-gpu-plus on binary networks; CPU (or tables): ac3bit */
+    PARAC_AC_AC3,           /* CPU, serial: AC3 (variable queue, scan for a support) */
+    PARAC_AC_AC3RM,         /* CPU, serial: AC3 with residues */
+    PARAC_AC_AC3BIT,        /* CPU, serial: AC3bit+rm (word-wise bitset revision, residue words) */
+    PARAC_AC_AC2001,        /* CPU, serial: AC2001 (last support, resumed in order) */
+    PARAC_AC_AC4,           /* CPU, serial: AC4 (support counters, CSR support lists) */
+    PARAC_AC_AC4_GPU,       /* GPU: N-E model, reduce-by-key counters every round */
+    PARAC_AC_AC4_GPU_PLUS,  /* GPU: N-E model, counters once, atomic decrements */
+    PARAC_AC_GPU_BITSET     /* GPU: rounds of parallel bitset revisions; on the CPU: the same rounds with OpenMP */
+} parac_ac_algorithm;
+
+typedef struct parac_ac_options {
+    parac_exec exec;               /* device and threads; zero = auto device, all cores */
+    parac_ac_algorithm algorithm;  /* zero = PARAC_AC_AUTO */
+    int singleton;                 /* 1: enforce SAC (SAC1 on the CPU, batched probes on the GPU) */
+} parac_ac_options;
+
+typedef struct parac_ac_stats {
+    parac_ac_algorithm algorithm;  /* the algorithm that ran (AUTO resolved) */
+    parac_device device;           /* CPU or CUDA */
+    uint64_t values_before;        /* values present before propagation */
+    uint64_t values_after;         /* values remaining (0 on wipe-out) */
+    uint64_t removed;              /* values_before - values_after */
+    int wipeout;                   /* 1 when some domain became empty */
+    uint64_t iterations;           /* rounds (round-based algorithms) or queue pops (serial ones); SAC: passes */
+    uint64_t revisions;            /* arc / constraint revisions, or edges visited (N-E algorithms) */
+    uint64_t ne_nodes;             /* N-E model size: values */
+    uint64_t ne_edges;             /* N-E model size: value pairs of binary constraints */
+    double build_seconds;          /* data structures: residues, counters, BuildNE, transfers to the GPU */
+    double propagate_seconds;      /* propagation proper, results copied back */
+} parac_ac_stats;
+
+/* Words a domain bitset over value_count values needs. */
+size_t parac_ac_domain_words(uint64_t value_count);
+
+/* "ac3", "ac3rm", "ac3bit", "ac2001", "ac4", "ac4-gpu", "ac4-gpu-plus", "gpu-bitset", "auto". */
+const char *parac_ac_algorithm_name(parac_ac_algorithm algorithm);
+/* Parses such a name; PARAC_ERR_INVALID_ARGUMENT for an unknown one. */
+parac_status parac_ac_algorithm_parse(const char *name, parac_ac_algorithm *algorithm, parac_error *error);
+
+/* Enforces AC (or SAC when options->singleton) on csp, which is not modified.
+ * domains (caller-owned, parac_ac_domain_words(value count) words, may be NULL)
+ * receives the remaining values; stats (may be NULL) the figures above.
+ * Fails with PARAC_ERR_NO_DEVICE when a GPU algorithm is asked for without a
+ * GPU, PARAC_ERR_UNSUPPORTED for a GPU algorithm on a network with tables,
+ * PARAC_ERR_NO_MEMORY when even the smallest chunking does not fit. */
+parac_status parac_ac_enforce(const parac_csp *csp, const parac_ac_options *options, uint64_t *domains,
+                              parac_ac_stats *stats, parac_error *error);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
