@@ -79,6 +79,13 @@ parac_status parac_ac_algorithm_parse(const char *name, parac_ac_algorithm *algo
 parac_status parac_ac_enforce(const parac_csp *csp, const parac_ac_options *options, uint64_t *domains,
                               parac_ac_stats *stats, parac_error *error);
 
+/* Reading a result: the initial domain size of `variable` (slots), and the
+ * integer values of `variable` still set in `domains`, written to `values`
+ * (room for parac_ac_initial_domain_size entries) in increasing order; returns
+ * how many. */
+uint32_t parac_ac_initial_domain_size(const parac_csp *csp, size_t variable);
+size_t parac_ac_remaining_values(const parac_csp *csp, const uint64_t *domains, size_t variable, int64_t *values);
+
 #ifdef __cplusplus
 }
 #endif

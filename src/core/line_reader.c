@@ -60,7 +60,14 @@ int parac_line_reader_next(parac_line_reader *reader, parac_error *error)
         if (ch == -1) {
             int code;
             const char *message = gzerror((gzFile)reader->gz, &code);
-            if (code != Z_OK && code != Z_BUF_ERROR) {
+            /* zlib reports a gzip stream cut short as Z_BUF_ERROR at what looks like the
+             * end of the file: that is a damaged input, not a shorter one. */
+            if (code == Z_BUF_ERROR) {
+                parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number + 1,
+                              "gzip data is truncated (%s)", message);
+                return -1;
+            }
+            if (code != Z_OK) {
                 parac_fail_at(error, PARAC_ERR_IO, reader->path, reader->line_number + 1,
                               "read failed: %s", message);
                 return -1;

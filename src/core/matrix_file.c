@@ -122,10 +122,15 @@ parac_status parac_matrix_load(const char *path, int allow_nonfinite, parac_matr
     for (;;) {
         if (matrix->rows == capacity) {
             double *bigger;
+            size_t bytes;
+            /* A .npy header gave the exact row count: everything is read. (Growing a
+             * 0-row buffer would also ask realloc for 0 bytes, which frees it.) */
+            if (stream.rows_total != SIZE_MAX) break;
             capacity *= 2;
-            bigger = realloc(matrix->data, capacity * matrix->cols * sizeof(double));
+            bytes = capacity * (matrix->cols ? matrix->cols : 1) * sizeof(double);
+            bigger = realloc(matrix->data, bytes);
             if (!bigger) {
-                status = parac_fail_no_memory(error, path, capacity * matrix->cols * sizeof(double));
+                status = parac_fail_no_memory(error, path, bytes);
                 break;
             }
             matrix->data = bigger;
@@ -198,8 +203,9 @@ parac_status parac_labels_load(const char *path, int32_t **labels, size_t *count
     *count = 0;
     if (status != PARAC_OK) return status;
     if (matrix.cols != 1 && matrix.rows) {
+        size_t cols = matrix.cols; /* parac_matrix_free zeroes it */
         parac_matrix_free(&matrix);
-        return parac_fail_at(error, PARAC_ERR_PARSE, path, 0, "expected one label per row, found %zu columns", matrix.cols);
+        return parac_fail_at(error, PARAC_ERR_PARSE, path, 0, "expected one label per row, found %zu columns", cols);
     }
     *labels = malloc((matrix.rows ? matrix.rows : 1) * sizeof **labels);
     if (!*labels) {

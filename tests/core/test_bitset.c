@@ -66,7 +66,7 @@ static void check_basics(size_t bits)
 
 static void check_set_clear(parac_rng *rng, size_t bits)
 {
-    parac_word set[MAX_WORDS];
+    parac_word set[MAX_WORDS] = {0};
     model m;
     random_model(rng, &m, bits, 0.5);
     to_bitset(&m, set);
@@ -87,7 +87,7 @@ static void check_set_clear(parac_rng *rng, size_t bits)
 
 static void check_binary_ops(parac_rng *rng, size_t bits, double density_a, double density_b)
 {
-    parac_word a[MAX_WORDS], b[MAX_WORDS], out[MAX_WORDS];
+    parac_word a[MAX_WORDS] = {0}, b[MAX_WORDS] = {0}, out[MAX_WORDS] = {0};
     model ma, mb, expect;
     size_t words = parac_bitset_words(bits), pop = 0;
     int subset = 1, equal = 1, empty = 1;
@@ -131,7 +131,7 @@ static void check_binary_ops(parac_rng *rng, size_t bits, double density_a, doub
 /* equal_prefix at every prefix length 0..n against the model. */
 static void check_equal_prefix(parac_rng *rng, size_t bits)
 {
-    parac_word a[MAX_WORDS], b[MAX_WORDS];
+    parac_word a[MAX_WORDS] = {0}, b[MAX_WORDS] = {0};
     model ma, mb;
     size_t first_difference;
     random_model(rng, &ma, bits, 0.5);
@@ -156,7 +156,7 @@ static void check_equal_prefix(parac_rng *rng, size_t bits)
 /* next() must visit exactly the set bits, in order, from any starting point. */
 static void check_iteration(parac_rng *rng, size_t bits, double density)
 {
-    parac_word set[MAX_WORDS];
+    parac_word set[MAX_WORDS] = {0};
     model m;
     size_t visited = 0, expected = 0, previous = 0;
     int first = 1;

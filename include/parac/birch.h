@@ -1,0 +1,109 @@
+/* parac/birch.h — BIRCH clustering (CF tree, Ward global step, labels), also streamed.
+ *
+ * What it computes (scikit-learn's Birch, same parameters, same order):
+ *   1. Points are inserted one by one into a CF tree. Each node holds at most
+ *      `branching_factor` entries; a point descends to the closest entry
+ *      (Euclidean distance to the entry's centroid) at every level and is
+ *      absorbed by the closest leaf entry when that entry's radius
+ *      (root-mean-square distance of its points to their mean) stays
+ *      <= threshold; otherwise it starts a new entry. An overflowing node is
+ *      split around its two farthest entries, entries keeping their order.
+ *   2. The leaf entries ("subclusters", in leaf-chain order) are grouped by
+ *      agglomerative clustering with Ward linkage into n_clusters clusters
+ *      (n_clusters = 0 keeps each subcluster as a cluster; fewer subclusters
+ *      than n_clusters: each subcluster is a cluster and
+ *      parac_birch_too_few_subclusters() says so).
+ *   3. A point's label is the cluster of its nearest subcluster centroid.
+ *
+ * Cluster labels are canonical: clusters are numbered 0, 1, ... in the order
+ * in which they first appear along the subcluster order, so every device and
+ * thread count gives the same bytes (scikit-learn numbers them differently;
+ * the partition is the same).
+ *
+ * Insertion modes (options.batch_size):
+ *   0   serial: exactly scikit-learn's insertion order and decisions (on the CPU).
+ *   B>0 batched: points go in batches of B; each point of a batch descends in
+ *       parallel to its closest leaf entry of the tree as it was at the start
+ *       of the batch; each entry absorbs its points in input order while the
+ *       radius allows; the points left over are inserted serially (with splits)
+ *       before the next batch. The result depends on B but not on the device
+ *       or thread count (byte-identical on CPU and GPU). Quality is that of the
+ *       serial mode (SSE within 2 %, ARI >= 0.95 on the test sets).
+ *
+ * Streaming: call parac_birch_partial_fit once per chunk (scikit-learn's
+ * partial_fit): the tree persists across calls, batches never cross a call,
+ * so chunks that are multiples of B give the same tree as a single call.
+ *
+ * Memory: the model owns its tree; every array passed in or out is
+ * caller-owned. Nothing is printed; failures return a status and fill *error.
+ */
+#ifndef PARAC_BIRCH_H
+#define PARAC_BIRCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "exec.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PARAC_BIRCH_DEFAULT_BATCH 8192
+
+typedef struct parac_birch_options {
+    double threshold;     /* > 0: largest radius a subcluster may reach (sklearn default 0.5) */
+    int branching_factor; /* >= 2: most entries per node (sklearn default 50) */
+    int n_clusters;       /* >= 0: clusters of the global step; 0 keeps the subclusters */
+    size_t batch_size;    /* 0: serial (scikit-learn's order); B > 0: batched, see above */
+    parac_exec exec;      /* device and threads (the serial mode builds its tree on one CPU thread) */
+} parac_birch_options;
+
+/* scikit-learn's defaults (threshold 0.5, branching 50, 3 clusters), batched
+ * with PARAC_BIRCH_DEFAULT_BATCH, automatic device, all cores. */
+void parac_birch_options_init(parac_birch_options *options);
+
+typedef struct parac_birch parac_birch; /* a CF tree and, after the global step, its clusters */
+
+/* A model for points of `dims` coordinates. Fails with INVALID_ARGUMENT for a
+ * bad option or dims == 0, NO_DEVICE when CUDA is asked for and unusable. */
+parac_status parac_birch_create(const parac_birch_options *options, size_t dims, parac_birch **model,
+                                parac_error *error);
+void parac_birch_destroy(parac_birch *model); /* NULL is accepted */
+
+/* Inserts count points (row-major count×dims; caller-owned, only read).
+ * Non-finite coordinates fail with INVALID_ARGUMENT naming the row (counted
+ * from the first point ever inserted). Invalidates a previous global step. */
+parac_status parac_birch_partial_fit(parac_birch *model, const double *points, size_t count, parac_error *error);
+
+/* The global step (Ward clustering of the subcluster centroids). Needed before
+ * the cluster queries and predict; cheap to call again. NO_MEMORY/UNSUPPORTED
+ * when the subclusters are too many for the Ward distance matrix. */
+parac_status parac_birch_global_step(parac_birch *model, parac_error *error);
+
+size_t parac_birch_points_seen(const parac_birch *model);
+size_t parac_birch_subcluster_count(const parac_birch *model);
+size_t parac_birch_cluster_count(const parac_birch *model);         /* after the global step */
+int parac_birch_too_few_subclusters(const parac_birch *model);     /* 1: fewer subclusters than n_clusters */
+parac_device parac_birch_device_used(const parac_birch *model);    /* CPU or CUDA */
+
+/* Subclusters in leaf-chain order (scikit-learn's subcluster_centers_ order):
+ * centers (m×dims), counts (m) and, after the global step, cluster (m). Any
+ * output pointer may be NULL. */
+parac_status parac_birch_subclusters(const parac_birch *model, double *centers, int64_t *counts, int32_t *cluster,
+                                     parac_error *error);
+
+/* Cluster centres (clusters×dims): count-weighted means of their subclusters. */
+parac_status parac_birch_cluster_centers(const parac_birch *model, double *centers, parac_error *error);
+
+/* Labels count points with the cluster of their nearest subcluster centroid
+ * (ties: the first subcluster). subcluster (may be NULL) receives the index of
+ * that subcluster. Needs the global step. */
+parac_status parac_birch_predict(parac_birch *model, const double *points, size_t count, int32_t *labels,
+                                 int32_t *subcluster, parac_error *error);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,98 @@
+/* parac/dbscan.h — exact DBSCAN (scikit-learn's semantics) on CPU and GPU.
+ *
+ * What it computes, for points x_0..x_{n-1} in d dimensions:
+ *   - neighbours: q is a neighbour of p when the squared Euclidean distance,
+ *     summed in double over coordinates 0..d-1 in order, is <= eps*eps (also
+ *     in double). A point at distance exactly eps IS a neighbour. p is its own
+ *     neighbour. This is the comparison scikit-learn's trees make.
+ *   - core points: at least min_samples neighbours (the point itself counts).
+ *   - clusters: the connected components of core points under the neighbour
+ *     relation — identical to scikit-learn's DBSCAN.
+ *   - border points (not core, with a core neighbour): the cluster of their
+ *     core neighbour with the lowest point index. (scikit-learn gives a border
+ *     point shared by two clusters to whichever cluster reached it first;
+ *     this rule makes the answer independent of order and device.)
+ *   - noise: label -1.
+ *   - cluster ids: 0, 1, 2, ... in the order of each cluster's lowest point
+ *     index, so every device and thread count writes the same bytes.
+ *
+ * Memory: all buffers are caller-owned; the library allocates only scratch
+ * space, O(n), and frees it before returning. Points are row-major n×d,
+ * float64 (parac_dbscan_run) or float32 (parac_dbscan_run_f32, widened to
+ * double for every distance, so the answer is that of the widened points;
+ * the GPU keeps float32 points on the device, halving their memory).
+ *
+ * Errors: PARAC_ERR_INVALID_ARGUMENT for d = 0, eps <= 0 or not finite,
+ * min_samples < 1, a NaN or infinite coordinate (message names the row), or
+ * n >= 2^32 - 1; PARAC_ERR_NO_DEVICE when CUDA is asked for and absent;
+ * PARAC_ERR_NO_MEMORY when host memory runs out. When the GPU runs out of
+ * memory the run falls back to the CPU path (info->gpu_fallback = 1).
+ */
+#ifndef PARAC_DBSCAN_H
+#define PARAC_DBSCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "exec.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PARAC_DBSCAN_NOISE (-1)
+
+typedef enum parac_dbscan_method {
+    PARAC_DBSCAN_AUTO = 0,    /* grid for d <= PARAC_DBSCAN_GRID_MAX_DIM, brute force above */
+    PARAC_DBSCAN_GRID,        /* uniform grid over the first min(d, 3) coordinates */
+    PARAC_DBSCAN_BRUTE_FORCE, /* all pairs, parallel, with early exit (high d) */
+    PARAC_DBSCAN_REFERENCE    /* plain serial O(n^2) code on the CPU: the test oracle */
+} parac_dbscan_method;
+
+#define PARAC_DBSCAN_GRID_MAX_DIM 8
+
+typedef struct parac_dbscan_options {
+    double eps;            /* > 0 */
+    size_t min_samples;    /* >= 1, counts the point itself */
+    parac_dbscan_method method;
+    parac_exec exec;       /* device and threads (zero = auto device, all cores) */
+} parac_dbscan_options;
+
+/* What a run found and how long each phase took (seconds). */
+typedef struct parac_dbscan_info {
+    size_t clusters;
+    size_t core;
+    size_t noise;
+    size_t border;
+    parac_device device;         /* where it actually ran */
+    parac_dbscan_method method;  /* the method actually used */
+    int gpu_fallback;            /* 1: the GPU ran out of memory, the CPU did the work */
+    size_t cells;                /* non-empty grid cells (1 for brute force) */
+    double seconds_index;        /* cell keys, sort, cell table (and upload on the GPU) */
+    double seconds_core;         /* neighbour counting */
+    double seconds_union;        /* union-find over core points */
+    double seconds_border;       /* border assignment */
+    double seconds_relabel;      /* canonical renumbering (and download on the GPU) */
+    double seconds_total;
+    uint64_t device_bytes;       /* peak device memory of the GPU path (0 on the CPU) */
+} parac_dbscan_info;
+
+/* Clusters points[count * dim]. labels[count] receives cluster ids or -1.
+ * core_mask, when non-NULL, receives 1 for core points and 0 otherwise.
+ * info may be NULL. */
+parac_status parac_dbscan_run(const parac_dbscan_options *options, const double *points, size_t count, size_t dim,
+                              int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info, parac_error *error);
+
+/* The same for float32 points (distances still computed in double). */
+parac_status parac_dbscan_run_f32(const parac_dbscan_options *options, const float *points, size_t count, size_t dim,
+                                  int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info, parac_error *error);
+
+/* "auto", "grid", "brute-force", "reference". */
+const char *parac_dbscan_method_name(parac_dbscan_method method);
+parac_status parac_dbscan_method_parse(const char *name, parac_dbscan_method *method, parac_error *error);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

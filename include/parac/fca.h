@@ -1,0 +1,137 @@
+/* parac/fca.h — formal concept analysis: all formal concepts of a binary
+ * context with FCbO (Outrata & Vychodil 2012), on one CPU thread, on all
+ * cores, or on a GPU, with one answer; and the covering edges of the lattice.
+ *
+ * A formal context is a binary relation between objects (rows) and
+ * attributes (columns). A concept is a pair (A, B): A a set of objects, B a
+ * set of attributes, B = the attributes every object of A has (A') and
+ * A = the objects having every attribute of B (B'). Concepts are reported by
+ * their intent B; the extent A is derived on demand.
+ *
+ * Memory: every create/read function hands out a handle the caller frees
+ * with the matching destroy. Buffers passed in are caller-owned and only
+ * read during the call. Handles are not shared between threads while one of
+ * them writes; the library keeps no global state and never prints.
+ *
+ * Order: parac_fca_compute returns concepts in one canonical order,
+ * lexicographic by the ascending list of intent attribute ids (so the top
+ * concept, with the smallest intent, usually comes first). The order and
+ * contents do not depend on device or thread count.
+ */
+#ifndef PARAC_FCA_H
+#define PARAC_FCA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "exec.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- contexts ------------------------------------------------------------ */
+
+typedef enum parac_fca_format {
+    PARAC_FCA_FORMAT_AUTO = 0, /* by extension: .cxt Burmeister, .csv/.tsv 0/1 matrix, anything else FIMI */
+    PARAC_FCA_FORMAT_FIMI,     /* one object per line, attribute ids separated by blanks */
+    PARAC_FCA_FORMAT_CXT,      /* Burmeister: B, counts, names, rows of 'X' and '.' */
+    PARAC_FCA_FORMAT_CSV       /* 0/1 matrix, ',' or tab separated, optional header row/column of names */
+} parac_fca_format;
+
+typedef struct parac_fca_context parac_fca_context;
+
+/* Largest attribute id accepted in a FIMI file (ids 0..PARAC_FCA_MAX_ATTRIBUTE_ID). */
+#define PARAC_FCA_MAX_ATTRIBUTE_ID 1000000
+
+/* Reads a context (plain or .gz). FIMI ids are kept as written: a file whose
+ * ids are 1..m has attributes 0..m, attribute 0 belonging to no object (it
+ * changes no count: it only joins the bottom concept's intent). Lines are
+ * objects; an empty line is an object with no attributes; '#' starts a
+ * comment line. Fails with PARAC_ERR_PARSE and "file:line: problem" on a
+ * non-integer token, a negative or absurd id, an inconsistent .cxt, a
+ * truncated or empty file; PARAC_ERR_IO when the file cannot be read. */
+parac_status parac_fca_context_read(const char *path, parac_fca_format format, parac_fca_context **context,
+                                    parac_error *error);
+
+/* A context from a row-major objects x attributes matrix of 0/1 bytes
+ * (nonzero = the object has the attribute). cells may be NULL when
+ * objects * attributes == 0. */
+parac_status parac_fca_context_create(size_t objects, size_t attributes, const uint8_t *cells,
+                                      parac_fca_context **context, parac_error *error);
+
+/* A random context: each cell is 1 with probability density, reproducible
+ * from seed on every machine. */
+parac_status parac_fca_context_random(size_t objects, size_t attributes, double density, uint64_t seed,
+                                      parac_fca_context **context, parac_error *error);
+
+/* Writes the context as FIMI (0-based ids, one object per line). */
+parac_status parac_fca_context_write_fimi(const parac_fca_context *context, const char *path, parac_error *error);
+
+void parac_fca_context_destroy(parac_fca_context *context); /* NULL is accepted */
+
+size_t parac_fca_context_objects(const parac_fca_context *context);
+size_t parac_fca_context_attributes(const parac_fca_context *context);
+/* 1 when object has attribute. */
+int parac_fca_context_has(const parac_fca_context *context, size_t object, size_t attribute);
+/* Names from .cxt or CSV headers; NULL when the file had none. Owned by the context. */
+const char *parac_fca_context_object_name(const parac_fca_context *context, size_t object);
+const char *parac_fca_context_attribute_name(const parac_fca_context *context, size_t attribute);
+
+/* ---- concepts -------------------------------------------------------------- */
+
+typedef struct parac_fca_options {
+    parac_exec exec;      /* device and threads; zero = auto device, all cores */
+    uint64_t min_support; /* only concepts whose extent has >= min_support objects; 0 = all
+                             (the bottom concept, possibly with an empty extent, included) */
+} parac_fca_options;
+
+typedef struct parac_fca_concepts parac_fca_concepts;
+
+/* Counts the concepts without storing any (memory: the search path only). */
+parac_status parac_fca_count(const parac_fca_context *context, const parac_fca_options *options, uint64_t *count,
+                             parac_error *error);
+
+/* All concepts, in canonical order. PARAC_ERR_NO_MEMORY when they do not fit
+ * in host memory (each costs ceil(attributes/64) * 8 bytes). */
+parac_status parac_fca_compute(const parac_fca_context *context, const parac_fca_options *options,
+                               parac_fca_concepts **concepts, parac_error *error);
+
+void parac_fca_concepts_destroy(parac_fca_concepts *concepts); /* NULL is accepted */
+
+size_t parac_fca_concepts_size(const parac_fca_concepts *concepts);
+
+/* Writes the ascending attribute ids of concept `index`'s intent into ids
+ * (at most capacity of them) and returns the intent's size. */
+size_t parac_fca_concept_intent(const parac_fca_concepts *concepts, size_t index, uint32_t *ids, size_t capacity);
+
+/* Writes the ascending object ids of the extent (at most capacity) and returns
+ * its size. context must be the one the concepts were computed from. */
+size_t parac_fca_concept_extent(const parac_fca_context *context, const parac_fca_concepts *concepts, size_t index,
+                                uint32_t *ids, size_t capacity);
+
+/* Checks every concept: B'' = B (so (B', B) is a concept), no duplicates, the
+ * canonical order, and min_support. PARAC_ERR_INTERNAL naming the first bad
+ * concept otherwise. */
+parac_status parac_fca_verify(const parac_fca_context *context, const parac_fca_concepts *concepts,
+                              uint64_t min_support, parac_error *error);
+
+/* ---- lattice ------------------------------------------------------------------- */
+
+typedef struct parac_fca_lattice parac_fca_lattice;
+
+/* The covering relation (Hasse diagram) of the concepts, by iPred
+ * (Baixeries et al. 2009). An edge (upper, lower) joins two concept indices
+ * where lower's intent strictly contains upper's with nothing between.
+ * Edges are sorted by (upper, lower). */
+parac_status parac_fca_lattice_create(const parac_fca_concepts *concepts, parac_fca_lattice **lattice,
+                                      parac_error *error);
+void parac_fca_lattice_destroy(parac_fca_lattice *lattice); /* NULL is accepted */
+size_t parac_fca_lattice_edge_count(const parac_fca_lattice *lattice);
+void parac_fca_lattice_edge(const parac_fca_lattice *lattice, size_t index, size_t *upper, size_t *lower);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

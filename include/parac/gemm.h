@@ -1,0 +1,191 @@
+/* parac/gemm.h — plan-driven matrix multiply: C = alpha*A*B + beta*C in fp32.
+ *
+ * A gemm runs in two steps. parac_gemm_plan_create looks at the shapes,
+ * layouts and (optionally) which tiles of A and B are all zero, and decides:
+ *   - the tile grid (C tiles of tile_m x tile_n, k steps of tile_k),
+ *   - the stored layout (A is packed k-major, B k-major, both zero-padded to
+ *     whole tiles, so every tile load is a contiguous aligned 128-bit load),
+ *   - the tile kernels K(i,j,k): C(i,j) += A(i,k)*B(k,j), leaving out every
+ *     kernel whose A or B tile is all zero,
+ *   - the dependency DAG (a chain along k per C tile, or per split-k segment
+ *     followed by a reduction node), and
+ *   - the schedule (static swizzled order or a dynamic work queue).
+ * parac_gemm_plan_info reports all of it; parac_gemm_execute runs the plan,
+ * as often as wanted, on host buffers (CPU or GPU) and, in CUDA builds,
+ * parac_gemm_execute_device on device buffers.
+ *
+ * Exactness: in fp32 every C element is accumulated with fused multiply-adds
+ * in ascending k, starting from zero, then split-k partials are summed in
+ * segment order, then alpha and beta are applied as fmaf(alpha, acc, beta*c)
+ * (alpha*acc when beta == 0: C is then not read, so NaN in C does not leak).
+ * The CPU and GPU paths follow that order exactly, so for one plan the result
+ * is bit-identical on every device, thread count and schedule. The tf32 dtype
+ * rounds A and B to TF32 (10-bit mantissa) and, on the GPU, multiplies on
+ * tensor cores whose internal order is the hardware's: close to, not
+ * bit-identical with, the CPU's emulation.
+ *
+ * Memory: the caller owns every matrix buffer; the plan owns its tables and
+ * workspace and is released with parac_gemm_plan_destroy. A plan may be
+ * executed from one thread at a time. No global state; nothing printed.
+ */
+#ifndef PARAC_GEMM_H
+#define PARAC_GEMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "exec.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum parac_gemm_layout {
+    PARAC_GEMM_ROW_MAJOR = 0, /* element (r, c) at r * ld + c */
+    PARAC_GEMM_COL_MAJOR      /* element (r, c) at c * ld + r */
+} parac_gemm_layout;
+
+typedef enum parac_gemm_dtype {
+    PARAC_GEMM_FP32 = 0, /* fp32 inputs, fp32 FMA accumulation */
+    PARAC_GEMM_TF32      /* inputs rounded to TF32, fp32 accumulation (tensor cores on the GPU) */
+} parac_gemm_dtype;
+
+typedef enum parac_gemm_schedule {
+    PARAC_GEMM_SCHEDULE_AUTO = 0, /* dynamic when tile work per C tile is irregular */
+    PARAC_GEMM_SCHEDULE_STATIC,   /* one block per work item, swizzled for L2 reuse */
+    PARAC_GEMM_SCHEDULE_DYNAMIC   /* persistent workers pull work items, longest first */
+} parac_gemm_schedule;
+
+typedef struct parac_gemm_options {
+    parac_exec exec;
+    int64_t m, n, k;                  /* A is m x k, B is k x n, C is m x n; all >= 1 */
+    parac_gemm_layout layout_a, layout_b, layout_c;
+    int64_t lda, ldb, ldc;            /* leading dimensions; 0 = packed (the minor extent) */
+    parac_gemm_dtype dtype;
+    parac_gemm_schedule schedule;
+    int tile_m, tile_n;               /* C tile: 64 or 128 each (0 = chosen) */
+    int tile_k;                       /* k step of a tile kernel: 16..256, a multiple of 16 (0 = 64) */
+    int split_k;                      /* segments per C tile: 1..64 (0 = chosen from the shape) */
+    /* Sparsity, both optional. Masks are in tile units, row-major, 1 = tile may be non-zero:
+     * a_tile_mask is ceil(m/tile_m) x ceil(k/tile_k), b_tile_mask ceil(k/tile_k) x ceil(n/tile_n)
+     * (tile sizes must then be given). scan_a / scan_b are host matrices (in the layouts above)
+     * scanned for all-zero tiles. Either way the plan is only valid for matrices whose
+     * skipped tiles are all zero: that is the caller's promise. */
+    const unsigned char *a_tile_mask, *b_tile_mask;
+    const float *scan_a, *scan_b;
+} parac_gemm_options;
+
+typedef struct parac_gemm_plan parac_gemm_plan;
+
+/* What a plan decided (parac_gemm_plan_info). Counts are int64 for big grids. */
+typedef struct parac_gemm_plan_info {
+    parac_device device;           /* where execute runs */
+    parac_gemm_dtype dtype;
+    parac_gemm_schedule schedule;  /* static or dynamic (auto resolved) */
+    int tile_m, tile_n, tile_k, split_k;
+    int64_t tiles_m, tiles_n, tiles_k;   /* the tile grid */
+    int64_t a_tiles_nonzero, b_tiles_nonzero;
+    int64_t c_tiles, c_tiles_empty;      /* C tiles without any tile kernel */
+    int64_t tile_kernels;                /* generated K(i,j,k) nodes */
+    int64_t tile_kernels_dense;          /* tiles_m * tiles_n * tiles_k */
+    int64_t work_items;                  /* (C tile, k segment) units handed to workers */
+    int64_t dag_nodes, dag_edges;        /* tile kernels + reduction nodes; RAW edges */
+    int64_t critical_path;               /* longest chain of nodes */
+    double work_imbalance;               /* coefficient of variation of tile kernels per C tile */
+    /* Residency table summary: A/B tiles read by >= 2 tile kernels that fit in L2
+     * together stay resident; the rest are streamed once. All tiles pass through
+     * shared memory. */
+    int64_t tiles_l2_resident, tiles_streamed;
+    double bytes_packed;      /* workspace: packed A and B (+ split-k partials) */
+    double bytes_moved;       /* expected DRAM traffic of one execute */
+    double flops;             /* 2 * useful multiply-adds executed by tile kernels */
+    double flops_dense;       /* 2 * m * n * k */
+    double arithmetic_intensity; /* flops / bytes_moved */
+} parac_gemm_plan_info;
+
+/* Checks the options, decides the plan and, for the GPU, creates a device
+ * context. Fails with PARAC_ERR_INVALID_ARGUMENT (shape, tile size, leading
+ * dimension, mask), PARAC_ERR_NO_MEMORY, PARAC_ERR_NO_DEVICE. */
+parac_status parac_gemm_plan_create(const parac_gemm_options *options, parac_gemm_plan **plan, parac_error *error);
+void parac_gemm_plan_destroy(parac_gemm_plan *plan); /* NULL is accepted */
+
+void parac_gemm_plan_info_get(const parac_gemm_plan *plan, parac_gemm_plan_info *info);
+
+/* Writes a human-readable description of the plan (tile grid, residency,
+ * DAG, schedule, bytes, intensity) into text; returns the length it needed. */
+size_t parac_gemm_plan_explain(const parac_gemm_plan *plan, char *text, size_t size);
+
+/* Checks the DAG invariants: every C tile's k-chain holds each of its
+ * non-zero k tiles once, in ascending order, split into contiguous segments;
+ * every edge goes forward (no cycle); node and edge counts match the info.
+ * PARAC_ERR_INTERNAL with the first broken invariant otherwise. */
+parac_status parac_gemm_plan_check(const parac_gemm_plan *plan, parac_error *error);
+
+/* The tile kernels of C tile (tile_row, tile_col): writes up to `capacity`
+ * k-tile indices in execution order into k_tiles and returns how many there are. */
+int64_t parac_gemm_plan_tile_kernels(const parac_gemm_plan *plan, int64_t tile_row, int64_t tile_col,
+                                     int64_t *k_tiles, int64_t capacity);
+
+/* C = alpha*A*B + beta*C on host buffers, in the plan's layouts. On the GPU the
+ * matrices are copied in and C back. Reusable any number of times. */
+parac_status parac_gemm_execute(parac_gemm_plan *plan, float alpha, const float *a, const float *b, float beta,
+                                float *c, parac_error *error);
+
+/* The same on device buffers (CUDA builds, plan on the GPU; PARAC_ERR_UNSUPPORTED
+ * otherwise). Runs on the plan's stream and waits for it. */
+parac_status parac_gemm_execute_device(parac_gemm_plan *plan, float alpha, const float *device_a,
+                                       const float *device_b, float beta, float *device_c, parac_error *error);
+
+/* Tuning: tries the candidate tile shapes for this plan's shape class on the
+ * plan's device, keeps the fastest in the cache file
+ * ($XDG_CACHE_HOME/parac/gemm-tune.txt, else ~/.cache/parac/gemm-tune.txt);
+ * later plans with tile sizes 0 read it. *best_seconds gets the winner's time. */
+parac_status parac_gemm_autotune(const parac_gemm_options *options, double *best_seconds, parac_error *error);
+
+/* Reference: C = alpha*A*B + beta*C accumulated in double on one thread.
+ * For tests and --verify on small sizes. */
+void parac_gemm_reference(const parac_gemm_options *options, float alpha, const float *a, const float *b,
+                          float beta, float *c);
+
+/* --- matrices: generation and files ------------------------------------------------ */
+
+typedef enum parac_matrix_kind {
+    PARAC_MATRIX_DENSE = 0,
+    PARAC_MATRIX_BANDED,       /* (r, c) = 0 when |r - c| > band */
+    PARAC_MATRIX_BLOCK_SPARSE  /* block x block blocks, a fraction `density` of them non-zero */
+} parac_matrix_kind;
+
+typedef struct parac_matrix_spec {
+    int64_t rows, cols;
+    parac_matrix_kind kind;
+    int64_t band;
+    double density;   /* block-sparse: fraction of non-zero blocks, (0, 1] */
+    int64_t block;    /* block-sparse: block edge */
+    int power_law;    /* block-sparse: block rows' densities follow a power law (irregular work) */
+    uint64_t seed;
+} parac_matrix_spec;
+
+/* Fills a row-major rows x cols matrix (caller-allocated) with values uniform
+ * in [-1, 1) on the spec's non-zero pattern; the same seed gives the same matrix. */
+parac_status parac_matrix_generate(const parac_matrix_spec *spec, float *values, parac_error *error);
+
+/* A dense matrix read from a file, row- or column-major as stored. */
+typedef struct parac_matrix {
+    int64_t rows, cols;
+    parac_gemm_layout layout;
+    float *values; /* malloc'ed; parac_matrix_free */
+} parac_matrix;
+
+/* Reads .npy (2-D float32/float64, C order) or Matrix Market (.mtx: coordinate
+ * or array, real/integer, general/symmetric). Non-finite values, bad headers,
+ * out-of-range indices: PARAC_ERR_PARSE naming file and line. */
+parac_status parac_matrix_read(const char *path, parac_matrix *matrix, parac_error *error);
+/* Writes .npy (float32) or .mtx (array, real) by the path's extension. */
+parac_status parac_matrix_write(const char *path, const parac_matrix *matrix, parac_error *error);
+void parac_matrix_free(parac_matrix *matrix);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

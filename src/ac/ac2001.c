@@ -1,0 +1,45 @@
+/* ac/ac2001.c — AC2001/3.1: for each (arc, a) remember the last support; when
+ * it is lost, resume the search after it (domains only shrink during one
+ * propagation, so no support before it can have appeared). */
+#include "ac/ac_algorithms.h"
+
+#include <stdlib.h>
+
+#include "core/error.h"
+
+/* state: per (arc, a), one past the last support's slot (0: none found yet). */
+static uint64_t revise_ac2001(void *state, const ac_model *model, ac_domains *domains, size_t arc_index)
+{
+    uint32_t *last = (uint32_t *)state + model->arc_value_offset[arc_index];
+    const ac_arc *arc = &model->arcs[arc_index];
+    const parac_csp_network *net = model->network;
+    parac_word *dom_x = ac_domain_of(model, domains, arc->x);
+    const parac_word *dom_y = ac_domain_of(model, domains, arc->y);
+    uint32_t size_x = net->domain_size[arc->x], size_y = net->domain_size[arc->y];
+    uint64_t removed = 0;
+    for (size_t a = parac_bitset_next(dom_x, size_x, 0); a < size_x; a = parac_bitset_next(dom_x, size_x, a + 1)) {
+        const parac_word *row = arc->matrix + a * arc->row_words;
+        size_t b = last[a];
+        if (b > 0 && parac_bitset_test(dom_y, b - 1)) continue; /* row(a) holds b - 1: it was a support */
+        while (b < size_y && !(parac_bitset_test(dom_y, b) && parac_bitset_test(row, b))) b++;
+        if (b < size_y) {
+            last[a] = (uint32_t)(b + 1);
+        } else {
+            parac_bitset_clear_bit(dom_x, a);
+            removed++;
+        }
+    }
+    return removed;
+}
+
+parac_status ac_run_ac2001(const ac_model *model, ac_domains *domains, parac_ac_stats *stats, parac_error *error)
+{
+    uint64_t slots = model->arc_value_offset[model->arc_count];
+    uint32_t *last = calloc(slots + 1, sizeof *last);
+    ac_reviser reviser = {revise_ac2001, last};
+    parac_status status;
+    if (!last) return parac_fail_no_memory(error, "AC2001 last supports", (unsigned long long)slots * 4);
+    stats->wipeout = ac_propagate_variables(model, domains, &reviser, NULL, 0, stats, error, &status);
+    free(last);
+    return status;
+}

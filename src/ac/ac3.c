@@ -1,0 +1,131 @@
+/* ac/ac3.c — the AC3 family's variable-queue engine, and AC3's revision.
+ *
+ * The queue holds variables, not arcs (as ACE and Choco do): when D(y)
+ * shrinks, every arc (x, y) and every table over y is revised once. A FIFO
+ * ring with an in-queue flag keeps each variable at most once in the queue.
+ */
+#include "ac/ac_algorithms.h"
+
+#include <stdlib.h>
+
+#include "core/error.h"
+
+typedef struct variable_queue {
+    uint32_t *items;
+    uint8_t *queued;
+    size_t capacity, head, count;
+} variable_queue;
+
+static void queue_push(variable_queue *queue, uint32_t var)
+{
+    if (queue->queued[var]) return;
+    queue->queued[var] = 1;
+    queue->items[(queue->head + queue->count++) % queue->capacity] = var;
+}
+
+static uint32_t queue_pop(variable_queue *queue)
+{
+    uint32_t var = queue->items[queue->head];
+    queue->head = (queue->head + 1) % queue->capacity;
+    queue->count--;
+    queue->queued[var] = 0;
+    return var;
+}
+
+/* Revises every table over y; pushes the variables that shrank. Returns 1 on wipe-out. */
+static int revise_tables_on(const ac_model *model, ac_domains *domains, uint32_t y, uint8_t *changed,
+                            variable_queue *queue, parac_ac_stats *stats)
+{
+    const parac_csp_network *net = model->network;
+    for (size_t i = model->tables_on_offset[y]; i < model->tables_on_offset[y + 1]; i++) {
+        const parac_csp_constraint *con = &net->constraints[model->tables_on[i]];
+        int wipeout = ac_revise_table(model, domains, model->tables_on[i], changed, stats);
+        for (uint32_t k = 0; k < con->arity; k++) {
+            uint32_t var = con->scope[k];
+            if (changed[var]) queue_push(queue, var);
+            changed[var] = 0;
+        }
+        if (wipeout) return 1;
+    }
+    return 0;
+}
+
+static int propagate_queue(const ac_model *model, ac_domains *domains, const ac_reviser *reviser,
+                           variable_queue *queue, uint8_t *changed, parac_ac_stats *stats)
+{
+    while (queue->count) {
+        uint32_t y = queue_pop(queue);
+        stats->iterations++;
+        for (size_t i = model->arcs_on_offset[y]; i < model->arcs_on_offset[y + 1]; i++) {
+            size_t arc = model->arcs_on[i];
+            uint32_t x = model->arcs[arc].x;
+            uint64_t removed;
+            stats->revisions++;
+            removed = reviser->revise(reviser->state, model, domains, arc);
+            if (!removed) continue;
+            domains->size[x] -= (uint32_t)removed;
+            if (domains->size[x] == 0) return 1;
+            queue_push(queue, x);
+        }
+        if (model->table_count && revise_tables_on(model, domains, y, changed, queue, stats)) return 1;
+    }
+    return 0;
+}
+
+int ac_propagate_variables(const ac_model *model, ac_domains *domains, const ac_reviser *reviser,
+                           const uint32_t *start, size_t start_count, parac_ac_stats *stats, parac_error *error,
+                           parac_status *status)
+{
+    size_t n = model->network->variable_count;
+    variable_queue queue = {malloc((n + 1) * sizeof(uint32_t)), calloc(n + 1, 1), n ? n : 1, 0, 0};
+    uint8_t *changed = calloc(n + 1, 1);
+    int wipeout = 0;
+    *status = PARAC_OK;
+    if (!queue.items || !queue.queued || !changed) {
+        *status = parac_fail_no_memory(error, "propagation queue", (unsigned long long)n * 6);
+        goto done;
+    }
+    for (size_t v = 0; v < n; v++)
+        if (domains->size[v] == 0) wipeout = 1;
+    if (wipeout) goto done;
+    if (start)
+        for (size_t i = 0; i < start_count; i++) queue_push(&queue, start[i]);
+    else
+        for (size_t v = 0; v < n; v++) queue_push(&queue, (uint32_t)v);
+    wipeout = propagate_queue(model, domains, reviser, &queue, changed, stats);
+done:
+    free(queue.items);
+    free(queue.queued);
+    free(changed);
+    return wipeout;
+}
+
+/* AC3: for each value a of x, look for a support b in D(y) from slot 0, one check at a time. */
+static uint64_t revise_ac3(void *state, const ac_model *model, ac_domains *domains, size_t arc_index)
+{
+    const ac_arc *arc = &model->arcs[arc_index];
+    const parac_csp_network *net = model->network;
+    parac_word *dom_x = ac_domain_of(model, domains, arc->x);
+    const parac_word *dom_y = ac_domain_of(model, domains, arc->y);
+    uint32_t size_x = net->domain_size[arc->x], size_y = net->domain_size[arc->y];
+    uint64_t removed = 0;
+    (void)state;
+    for (size_t a = parac_bitset_next(dom_x, size_x, 0); a < size_x; a = parac_bitset_next(dom_x, size_x, a + 1)) {
+        const parac_word *row = arc->matrix + a * arc->row_words;
+        size_t b = 0;
+        while (b < size_y && !(parac_bitset_test(dom_y, b) && parac_bitset_test(row, b))) b++;
+        if (b == size_y) {
+            parac_bitset_clear_bit(dom_x, a);
+            removed++;
+        }
+    }
+    return removed;
+}
+
+parac_status ac_run_ac3(const ac_model *model, ac_domains *domains, parac_ac_stats *stats, parac_error *error)
+{
+    ac_reviser reviser = {revise_ac3, NULL};
+    parac_status status;
+    stats->wipeout = ac_propagate_variables(model, domains, &reviser, NULL, 0, stats, error, &status);
+    return status;
+}

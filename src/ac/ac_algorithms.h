@@ -1,0 +1,123 @@
+/* ac/ac_algorithms.h — what the AC algorithms share inside the ac module.
+ *
+ * ac_model: the network seen as directed arcs. Binary constraint c over (x, y)
+ * gives arc 2c (revise x against y, rows = slots of x) and arc 2c + 1 (revise y
+ * against x, the transposed matrix). Per-(arc, value) arrays (residues,
+ * counters, N-E counter slots) are indexed arc_value_offset[arc] + slot.
+ * ac_domains: the current domains, one word-aligned bitset per variable plus
+ * its size, so a revision is a few word ANDs.
+ */
+#ifndef PARAC_AC_ALGORITHMS_H
+#define PARAC_AC_ALGORITHMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <parac/ac.h>
+
+#include "ac/network.h"
+#include "core/bitset.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ac_arc {
+    uint32_t x, y;               /* revise x's values against y */
+    uint32_t constraint;
+    const parac_word *matrix;    /* domain_size[x] rows of row_words words over y's slots */
+    size_t row_words;
+} ac_arc;
+
+typedef struct ac_model {
+    const parac_csp_network *network;
+    size_t arc_count;
+    ac_arc *arcs;
+    parac_word *transposed;         /* storage of the odd arcs' matrices */
+    uint64_t *arc_value_offset;     /* arc_count + 1 */
+    size_t *arcs_on_offset;         /* variable_count + 1: arcs whose y is the variable (revise when y changes) */
+    uint32_t *arcs_on;
+    size_t *arcs_of_offset;         /* variable_count + 1: arcs whose x is the variable */
+    uint32_t *arcs_of;
+    size_t *tables_on_offset;       /* variable_count + 1: table constraints over the variable */
+    uint32_t *tables_on;
+    size_t table_count;
+    size_t *domain_word_offset;     /* variable_count + 1 */
+} ac_model;
+
+typedef struct ac_domains {
+    parac_word *words;              /* domain_word_offset[n] words */
+    uint32_t *size;                 /* variable_count */
+} ac_domains;
+
+parac_status ac_model_build(const parac_csp_network *network, ac_model *model, parac_error *error);
+void ac_model_free(ac_model *model);
+
+/* Domains from the network's initial `present` bits; copies; back to value-id bitsets. */
+parac_status ac_domains_init(const ac_model *model, ac_domains *domains, parac_error *error);
+parac_status ac_domains_clone(const ac_model *model, const ac_domains *from, ac_domains *to, parac_error *error);
+void ac_domains_copy(const ac_model *model, ac_domains *to, const ac_domains *from);
+void ac_domains_free(ac_domains *domains);
+void ac_domains_export(const ac_model *model, const ac_domains *domains, int wipeout, uint64_t *value_bits);
+uint64_t ac_domains_total(const ac_model *model, const ac_domains *domains);
+static inline parac_word *ac_domain_of(const ac_model *model, const ac_domains *domains, uint32_t var)
+{
+    return domains->words + model->domain_word_offset[var];
+}
+
+/* GAC revision of table constraint `table`: removes values without a valid tuple.
+ * Sets changed[var] = 1 for each reduced variable (changed may be NULL). Returns 1 on wipe-out. */
+int ac_revise_table(const ac_model *model, ac_domains *domains, size_t table, uint8_t *changed, parac_ac_stats *stats);
+
+/* Revises arc `arc` (x against y): removes x's unsupported values; returns how many. */
+typedef struct ac_reviser {
+    uint64_t (*revise)(void *state, const ac_model *model, ac_domains *domains, size_t arc);
+    void *state;
+} ac_reviser;
+
+/* The AC3 family's engine: a queue of variables whose domain shrank; the queue
+ * starts with `start` (NULL: every variable). Returns 1 on wipe-out. */
+int ac_propagate_variables(const ac_model *model, ac_domains *domains, const ac_reviser *reviser,
+                           const uint32_t *start, size_t start_count, parac_ac_stats *stats, parac_error *error,
+                           parac_status *status);
+
+/* The serial algorithms: propagate on `domains`; return PARAC_OK and set stats->wipeout. */
+parac_status ac_run_ac3(const ac_model *model, ac_domains *domains, parac_ac_stats *stats, parac_error *error);
+parac_status ac_run_ac3rm(const ac_model *model, ac_domains *domains, parac_ac_stats *stats, parac_error *error);
+parac_status ac_run_ac3bit(const ac_model *model, ac_domains *domains, parac_ac_stats *stats, parac_error *error);
+parac_status ac_run_ac2001(const ac_model *model, ac_domains *domains, parac_ac_stats *stats, parac_error *error);
+parac_status ac_run_ac4(const ac_model *model, ac_domains *domains, parac_ac_stats *stats, parac_error *error);
+/* Rounds of parallel revisions (OpenMP), the CPU twin of gpu-bitset: same rounds, same closure. */
+parac_status ac_run_bitset_rounds(const ac_model *model, ac_domains *domains, int threads, parac_ac_stats *stats,
+                                  parac_error *error);
+/* SAC1 on the CPU (AC3bit+rm inside). */
+parac_status ac_run_sac1(const ac_model *model, ac_domains *domains, parac_ac_stats *stats, parac_error *error);
+
+/* AC3bit+rm from a given state with only `start` queued; for SAC probes. Returns 1 on wipe-out. */
+int ac3bit_propagate_from(const ac_model *model, ac_domains *domains, void *residues, const uint32_t *start,
+                          size_t start_count, parac_ac_stats *stats, parac_error *error, parac_status *status);
+void *ac3bit_residues_create(const ac_model *model);
+
+/* The network inside a loaded parac_csp handle (defined with the loader).
+ * TEMPORARY weak until the loader defines it. */
+__attribute__((weak)) const parac_csp_network *parac_csp_network_of(const parac_csp *csp);
+
+/* The whole run on a network, used by parac_ac_enforce and the tests. */
+parac_status ac_enforce_network(const parac_csp_network *network, const parac_ac_options *options, uint64_t *domains,
+                                parac_ac_stats *stats, parac_error *error);
+
+#ifdef PARAC_HAVE_CUDA
+#include "cuda/context.h"
+/* GPU paths (binary networks). value_bits in/out: the value-id bitset (initial domains in, closure out). */
+parac_status ac_cuda_ac4(parac_cuda_context *context, const ac_model *model, int plus, uint64_t *value_bits,
+                         parac_ac_stats *stats, parac_error *error);
+parac_status ac_cuda_bitset(parac_cuda_context *context, const ac_model *model, uint64_t *value_bits,
+                            parac_ac_stats *stats, parac_error *error);
+parac_status ac_cuda_sac(parac_cuda_context *context, const ac_model *model, uint64_t *value_bits,
+                         parac_ac_stats *stats, parac_error *error);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,193 @@
+/* ac/ac_dispatch.c — parac_ac_enforce: picks the algorithm and the device,
+ * builds the arc model, runs, and reports the closure and figures. */
+#include "ac/ac_algorithms.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <parac/devices.h>
+
+#include "core/error.h"
+#include "core/timer.h"
+#ifdef PARAC_HAVE_CUDA
+#include "cuda/context.h"
+#endif
+
+static const char *const ALGORITHM_NAMES[] = {"auto",  "ac3",     "ac3rm",        "ac3bit",    "ac2001",
+                                              "ac4",   "ac4-gpu", "ac4-gpu-plus", "gpu-bitset"};
+#define ALGORITHM_COUNT (sizeof ALGORITHM_NAMES / sizeof ALGORITHM_NAMES[0])
+
+size_t parac_ac_domain_words(uint64_t value_count) { return parac_bitset_words((size_t)value_count); }
+
+const char *parac_ac_algorithm_name(parac_ac_algorithm algorithm)
+{
+    return (size_t)algorithm < ALGORITHM_COUNT ? ALGORITHM_NAMES[algorithm] : "unknown";
+}
+
+parac_status parac_ac_algorithm_parse(const char *name, parac_ac_algorithm *algorithm, parac_error *error)
+{
+    for (size_t i = 0; name && i < ALGORITHM_COUNT; i++)
+        if (strcmp(name, ALGORITHM_NAMES[i]) == 0) {
+            *algorithm = (parac_ac_algorithm)i;
+            return PARAC_OK;
+        }
+    return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
+                      "unknown AC algorithm '%s' (ac3, ac3rm, ac3bit, ac2001, ac4, ac4-gpu, ac4-gpu-plus, "
+                      "gpu-bitset, auto)", name ? name : "");
+}
+
+static int network_has_tables(const parac_csp_network *network)
+{
+    for (size_t c = 0; c < network->constraint_count; c++)
+        if (network->constraints[c].arity >= 3) return 1;
+    return 0;
+}
+
+static int runs_on_gpu_only(parac_ac_algorithm algorithm)
+{
+    return algorithm == PARAC_AC_AC4_GPU || algorithm == PARAC_AC_AC4_GPU_PLUS;
+}
+
+/* Settles AUTO and the device; refuses combinations that cannot run. */
+static parac_status choose(const parac_csp_network *network, const parac_ac_options *options,
+                           parac_ac_algorithm *algorithm, parac_device *device, parac_error *error)
+{
+    parac_status status = parac_exec_resolve_device(&options->exec, device, error);
+    int tables = network_has_tables(network);
+    *algorithm = options->algorithm;
+    if (status != PARAC_OK) return status;
+    if ((size_t)*algorithm >= ALGORITHM_COUNT) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "bad AC algorithm");
+    if (*algorithm == PARAC_AC_AUTO) {
+        if (*device == PARAC_DEVICE_CUDA && tables) *device = PARAC_DEVICE_CPU;
+        *algorithm = *device == PARAC_DEVICE_CUDA ? PARAC_AC_AC4_GPU_PLUS : PARAC_AC_AC3BIT;
+        if (options->singleton && *device == PARAC_DEVICE_CUDA) *algorithm = PARAC_AC_GPU_BITSET;
+    }
+    if (runs_on_gpu_only(*algorithm) && *device != PARAC_DEVICE_CUDA)
+        return parac_fail(error, options->exec.device == PARAC_DEVICE_CPU ? PARAC_ERR_INVALID_ARGUMENT : PARAC_ERR_NO_DEVICE,
+                          "%s runs on a GPU only (none is usable here, or --device cpu was given)",
+                          parac_ac_algorithm_name(*algorithm));
+    if (*algorithm != PARAC_AC_GPU_BITSET && !runs_on_gpu_only(*algorithm) && *device == PARAC_DEVICE_CUDA) {
+        if (options->exec.device == PARAC_DEVICE_CUDA)
+            return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
+                              "%s is a serial CPU algorithm; on the GPU use ac4-gpu, ac4-gpu-plus or gpu-bitset",
+                              parac_ac_algorithm_name(*algorithm));
+        *device = PARAC_DEVICE_CPU;
+    }
+    if (*device == PARAC_DEVICE_CUDA && tables)
+        return parac_fail(error, PARAC_ERR_UNSUPPORTED,
+                          "%s handles binary constraints only and this network has table constraints "
+                          "(arity >= 3); use a CPU algorithm (ac3bit, ac4, ...) for GAC on tables",
+                          parac_ac_algorithm_name(*algorithm));
+    return PARAC_OK;
+}
+
+static parac_status run_cpu(const ac_model *model, ac_domains *domains, const parac_ac_options *options,
+                            parac_ac_algorithm algorithm, parac_ac_stats *stats, parac_error *error)
+{
+    if (options->singleton) return ac_run_sac1(model, domains, stats, error);
+    switch (algorithm) {
+    case PARAC_AC_AC3: return ac_run_ac3(model, domains, stats, error);
+    case PARAC_AC_AC3RM: return ac_run_ac3rm(model, domains, stats, error);
+    case PARAC_AC_AC2001: return ac_run_ac2001(model, domains, stats, error);
+    case PARAC_AC_AC4: return ac_run_ac4(model, domains, stats, error);
+    case PARAC_AC_GPU_BITSET: return ac_run_bitset_rounds(model, domains, options->exec.threads, stats, error);
+    default: return ac_run_ac3bit(model, domains, stats, error);
+    }
+}
+
+#ifdef PARAC_HAVE_CUDA
+static parac_status run_cuda(const ac_model *model, const ac_domains *domains, const parac_ac_options *options,
+                             parac_ac_algorithm algorithm, uint64_t *value_bits, parac_ac_stats *stats,
+                             parac_error *error)
+{
+    parac_cuda_context context;
+    parac_status status = parac_cuda_context_create(options->exec.cuda_device, &context, error);
+    if (status != PARAC_OK) return status;
+    ac_domains_export(model, domains, 0, value_bits);
+    if (options->singleton) status = ac_cuda_sac(&context, model, value_bits, stats, error);
+    else if (algorithm == PARAC_AC_GPU_BITSET) status = ac_cuda_bitset(&context, model, value_bits, stats, error);
+    else status = ac_cuda_ac4(&context, model, algorithm == PARAC_AC_AC4_GPU_PLUS, value_bits, stats, error);
+    parac_cuda_context_destroy(&context);
+    return status;
+}
+#endif
+
+static parac_status run_on_device(const ac_model *model, ac_domains *domains, const parac_ac_options *options,
+                                  parac_ac_algorithm algorithm, parac_device device, uint64_t *value_bits,
+                                  parac_ac_stats *stats, parac_error *error)
+{
+    parac_status status;
+    if (device == PARAC_DEVICE_CPU) {
+        status = run_cpu(model, domains, options, algorithm, stats, error);
+        if (status == PARAC_OK) ac_domains_export(model, domains, stats->wipeout, value_bits);
+        return status;
+    }
+#ifdef PARAC_HAVE_CUDA
+    return run_cuda(model, domains, options, algorithm, value_bits, stats, error);
+#else
+    (void)value_bits;
+    return parac_fail(error, PARAC_ERR_NO_DEVICE, "this build has no CUDA support");
+#endif
+}
+
+parac_status ac_enforce_network(const parac_csp_network *network, const parac_ac_options *options, uint64_t *domains,
+                                parac_ac_stats *stats_out, parac_error *error)
+{
+    parac_ac_options defaults = {0};
+    parac_ac_stats stats = {0};
+    ac_model model = {0};
+    ac_domains current = {0};
+    size_t words = parac_bitset_words(network->value_count);
+    uint64_t *value_bits = calloc(words + 1, sizeof *value_bits);
+    parac_status status;
+    double start = parac_now_seconds();
+    if (!options) options = &defaults;
+    if (!value_bits) return parac_fail_no_memory(error, "result domains", (unsigned long long)words * 8);
+    if ((status = choose(network, options, &stats.algorithm, &stats.device, error)) != PARAC_OK) goto done;
+    if ((status = ac_model_build(network, &model, error)) != PARAC_OK) goto done;
+    if ((status = ac_domains_init(&model, &current, error)) != PARAC_OK) goto done;
+    stats.values_before = ac_domains_total(&model, &current);
+    stats.ne_nodes = network->value_count;
+    stats.ne_edges = parac_csp_edge_count(network);
+    stats.build_seconds = parac_now_seconds() - start;
+    start = parac_now_seconds();
+    status = run_on_device(&model, &current, options, stats.algorithm, stats.device, value_bits, &stats, error);
+    if (status != PARAC_OK) goto done;
+    stats.propagate_seconds = parac_now_seconds() - start;
+    stats.values_after = stats.wipeout ? 0 : parac_bitset_popcount(value_bits, words);
+    if (stats.wipeout) memset(value_bits, 0, words * sizeof *value_bits);
+    stats.removed = stats.values_before - stats.values_after;
+    if (domains) memcpy(domains, value_bits, words * sizeof *domains);
+    if (stats_out) *stats_out = stats;
+done:
+    ac_domains_free(&current);
+    ac_model_free(&model);
+    free(value_bits);
+    return status;
+}
+
+/* ---- the public entry points on a parac_csp handle ---- */
+
+parac_status parac_ac_enforce(const parac_csp *csp, const parac_ac_options *options, uint64_t *domains,
+                              parac_ac_stats *stats, parac_error *error)
+{
+    if (!csp) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "parac_ac_enforce: no network");
+    if (!parac_csp_network_of) return parac_fail(error, PARAC_ERR_INTERNAL, "the CSP loader is not built yet");
+    return ac_enforce_network(parac_csp_network_of(csp), options, domains, stats, error);
+}
+
+uint32_t parac_ac_initial_domain_size(const parac_csp *csp, size_t variable)
+{
+    const parac_csp_network *network = parac_csp_network_of(csp);
+    return variable < network->variable_count ? network->domain_size[variable] : 0;
+}
+
+size_t parac_ac_remaining_values(const parac_csp *csp, const uint64_t *domains, size_t variable, int64_t *values)
+{
+    const parac_csp_network *network = parac_csp_network_of(csp);
+    size_t count = 0;
+    if (variable >= network->variable_count) return 0;
+    for (uint64_t id = network->value_offset[variable]; id < network->value_offset[variable + 1]; id++)
+        if (parac_bitset_test(domains, id)) values[count++] = network->values[id];
+    return count;
+}

@@ -1,0 +1,495 @@
+/* ac/network.c — building a constraint network (see network.h).
+ *
+ * Arrays grow geometrically; their capacity is a function of their length
+ * (next power of two), so no capacity fields are needed for variables and values.
+ * Binary constraints are merged through a hash table keyed by the ordered pair
+ * (x < y), so a parser adding 10^5 constraints never scans the constraint list.
+ */
+#include "ac/network.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+
+typedef struct parac_csp_scope_index {
+    uint64_t *keys;     /* (x << 32 | y) + 1, 0 = empty slot */
+    size_t *constraint; /* index into network->constraints */
+    size_t capacity;    /* power of two */
+    size_t count;
+} parac_csp_scope_index;
+
+static size_t capacity_for(size_t length)
+{
+    size_t capacity = 16;
+    while (capacity < length) capacity *= 2;
+    return capacity;
+}
+
+/* Grows *array (element_size bytes each) so that it can hold new_length elements, when the
+ * capacity implied by old_length is too small. */
+static int grow_array(void **array, size_t element_size, size_t old_length, size_t new_length)
+{
+    void *grown;
+    if (*array && new_length <= capacity_for(old_length)) return 1;
+    grown = realloc(*array, capacity_for(new_length) * element_size);
+    if (!grown) return 0;
+    *array = grown;
+    return 1;
+}
+
+static char *copy_string(const char *text)
+{
+    size_t length = strlen(text);
+    char *copy = malloc(length + 1);
+    if (copy) memcpy(copy, text, length + 1);
+    return copy;
+}
+
+parac_status parac_csp_network_init(parac_csp_network *network, parac_error *error)
+{
+    memset(network, 0, sizeof *network);
+    network->scope_index = calloc(1, sizeof *network->scope_index);
+    network->value_offset = calloc(capacity_for(1), sizeof *network->value_offset);
+    if (!network->scope_index || !network->value_offset) {
+        parac_csp_network_free(network);
+        return parac_fail_no_memory(error, "constraint network", sizeof(parac_csp_scope_index));
+    }
+    return PARAC_OK;
+}
+
+parac_status parac_csp_add_variable(parac_csp_network *network, const char *name, const int64_t *values,
+                                    uint32_t count, uint32_t *index, parac_error *error)
+{
+    size_t n = network->variable_count;
+    uint64_t first = network->value_count;
+    char *name_copy;
+    if (network->present)
+        return parac_fail(error, PARAC_ERR_INTERNAL, "variable '%s' added after parac_csp_finish_variables", name);
+    for (uint32_t i = 1; i < count; i++)
+        if (values[i] <= values[i - 1])
+            return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "domain of '%s' is not sorted and distinct", name);
+    name_copy = copy_string(name ? name : "");
+    if (!name_copy || !grow_array((void **)&network->variable_names, sizeof(char *), n, n + 1) ||
+        !grow_array((void **)&network->domain_size, sizeof(uint32_t), n, n + 1) ||
+        !grow_array((void **)&network->value_offset, sizeof(uint64_t), n + 1, n + 2) ||
+        !grow_array((void **)&network->values, sizeof(int64_t), (size_t)first, (size_t)first + count)) {
+        free(name_copy);
+        return parac_fail_no_memory(error, "variables", (unsigned long long)(n + 1) * sizeof(char *));
+    }
+    network->variable_names[n] = name_copy;
+    network->domain_size[n] = count;
+    network->value_offset[n] = first;
+    if (count) memcpy(network->values + first, values, count * sizeof *values);
+    network->value_count = first + count;
+    network->value_offset[n + 1] = network->value_count;
+    network->variable_count = n + 1;
+    if (index) *index = (uint32_t)n;
+    return PARAC_OK;
+}
+
+parac_status parac_csp_finish_variables(parac_csp_network *network, parac_error *error)
+{
+    size_t words = parac_bitset_words((size_t)network->value_count);
+    if (network->present) return PARAC_OK;
+    network->present = malloc((words ? words : 1) * sizeof(parac_word));
+    if (!network->present) return parac_fail_no_memory(error, "domains", words * sizeof(parac_word));
+    network->present[0] = 0;
+    parac_bitset_fill(network->present, (size_t)network->value_count);
+    network->value_offset[network->variable_count] = network->value_count;
+    return PARAC_OK;
+}
+
+static uint64_t scope_key(uint32_t x, uint32_t y) { return (((uint64_t)x << 32) | y) + 1; }
+
+static size_t scope_hash(uint64_t key, size_t capacity)
+{
+    key ^= key >> 33;
+    key *= 0xff51afd7ed558ccdULL;
+    key ^= key >> 33;
+    return (size_t)key & (capacity - 1);
+}
+
+/* The slot of key in the table: where it is, or the empty slot where it would go. */
+static size_t scope_find(const parac_csp_scope_index *index, uint64_t key)
+{
+    size_t slot = scope_hash(key, index->capacity);
+    while (index->keys[slot] && index->keys[slot] != key) slot = (slot + 1) & (index->capacity - 1);
+    return slot;
+}
+
+static int scope_grow(parac_csp_scope_index *index)
+{
+    parac_csp_scope_index bigger = {0};
+    bigger.capacity = index->capacity ? index->capacity * 2 : 64;
+    bigger.keys = calloc(bigger.capacity, sizeof *bigger.keys);
+    bigger.constraint = malloc(bigger.capacity * sizeof *bigger.constraint);
+    if (!bigger.keys || !bigger.constraint) {
+        free(bigger.keys);
+        free(bigger.constraint);
+        return 0;
+    }
+    for (size_t i = 0; i < index->capacity; i++) {
+        if (!index->keys[i]) continue;
+        size_t slot = scope_find(&bigger, index->keys[i]);
+        bigger.keys[slot] = index->keys[i];
+        bigger.constraint[slot] = index->constraint[i];
+    }
+    bigger.count = index->count;
+    free(index->keys);
+    free(index->constraint);
+    *index = bigger;
+    return 1;
+}
+
+static parac_csp_constraint *append_constraint(parac_csp_network *network, parac_error *error)
+{
+    parac_csp_constraint *constraint;
+    if (network->constraint_count == network->constraint_capacity) {
+        size_t capacity = network->constraint_capacity ? network->constraint_capacity * 2 : 64;
+        parac_csp_constraint *grown = realloc(network->constraints, capacity * sizeof *grown);
+        if (!grown) {
+            parac_fail_no_memory(error, "constraints", capacity * sizeof *grown);
+            return NULL;
+        }
+        network->constraints = grown;
+        network->constraint_capacity = capacity;
+    }
+    constraint = &network->constraints[network->constraint_count];
+    memset(constraint, 0, sizeof *constraint);
+    return constraint;
+}
+
+/* x = x: a pair (a, b) is allowed only when a == b, so keep the values whose diagonal bit is set. */
+static void apply_diagonal(parac_csp_network *network, uint32_t x, const parac_word *matrix)
+{
+    uint32_t size = network->domain_size[x];
+    size_t row_words = parac_bitset_words(size);
+    for (uint32_t a = 0; a < size; a++)
+        if (!parac_bitset_test(matrix + (size_t)a * row_words, a)) parac_csp_remove_initial_value(network, x, a);
+}
+
+/* Copies matrix (rows of x, columns of y) into out laid out as rows of `first`, transposing when x > y. */
+static void copy_oriented(const parac_csp_network *network, uint32_t x, uint32_t y, const parac_word *matrix,
+                          parac_word *out)
+{
+    uint32_t size_x = network->domain_size[x], size_y = network->domain_size[y];
+    size_t words_y = parac_bitset_words(size_y), words_x = parac_bitset_words(size_x);
+    if (x < y) {
+        memcpy(out, matrix, (size_t)size_x * words_y * sizeof *out);
+        return;
+    }
+    memset(out, 0, (size_t)size_y * words_x * sizeof *out);
+    for (uint32_t a = 0; a < size_x; a++)
+        for (uint32_t b = 0; b < size_y; b++)
+            if (parac_bitset_test(matrix + (size_t)a * words_y, b)) parac_bitset_set(out + (size_t)b * words_x, a);
+}
+
+static parac_status check_binary_scope(const parac_csp_network *network, uint32_t x, uint32_t y, parac_error *error)
+{
+    if (!network->present)
+        return parac_fail(error, PARAC_ERR_INTERNAL, "constraint added before parac_csp_finish_variables");
+    if (x >= network->variable_count || y >= network->variable_count)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "constraint scope (%u, %u) names no variable", x, y);
+    return PARAC_OK;
+}
+
+/* Appends a new binary constraint owning `matrix` (rows of first < second). */
+static parac_status append_binary(parac_csp_network *network, uint32_t first, uint32_t second, parac_word *matrix,
+                                  parac_error *error)
+{
+    parac_csp_constraint *constraint = append_constraint(network, error);
+    uint32_t *scope = constraint ? malloc(2 * sizeof *scope) : NULL;
+    if (!scope) {
+        free(matrix);
+        return constraint ? parac_fail_no_memory(error, "constraint scope", 2 * sizeof *scope) : PARAC_ERR_NO_MEMORY;
+    }
+    scope[0] = first;
+    scope[1] = second;
+    constraint->arity = 2;
+    constraint->scope = scope;
+    constraint->matrix = matrix;
+    constraint->row_words = parac_bitset_words(network->domain_size[second]);
+    network->constraint_count++;
+    return PARAC_OK;
+}
+
+parac_status parac_csp_add_binary(parac_csp_network *network, uint32_t x, uint32_t y, const parac_word *matrix,
+                                  parac_error *error)
+{
+    parac_csp_scope_index *index = network->scope_index;
+    uint32_t first = x < y ? x : y, second = x < y ? y : x;
+    size_t words, slot;
+    parac_word *oriented;
+    parac_status status = check_binary_scope(network, x, y, error);
+    if (status != PARAC_OK) return status;
+    if (x == y) {
+        apply_diagonal(network, x, matrix);
+        return PARAC_OK;
+    }
+    words = (size_t)network->domain_size[first] * parac_bitset_words(network->domain_size[second]);
+    oriented = malloc((words ? words : 1) * sizeof *oriented);
+    if (!oriented) return parac_fail_no_memory(error, "binary constraint", words * sizeof *oriented);
+    copy_oriented(network, x, y, matrix, oriented);
+    if ((index->count + 1) * 2 > index->capacity && !scope_grow(index)) {
+        free(oriented);
+        return parac_fail_no_memory(error, "constraint scope index", index->capacity * 2 * sizeof(uint64_t));
+    }
+    slot = scope_find(index, scope_key(first, second));
+    if (index->keys[slot]) { /* same scope as an earlier constraint: keep the pairs both allow */
+        parac_csp_constraint *earlier = &network->constraints[index->constraint[slot]];
+        parac_bitset_and(earlier->matrix, earlier->matrix, oriented, words);
+        free(oriented);
+        return PARAC_OK;
+    }
+    status = append_binary(network, first, second, oriented, error);
+    if (status != PARAC_OK) return status;
+    index->keys[slot] = scope_key(first, second);
+    index->constraint[slot] = network->constraint_count - 1;
+    index->count++;
+    return PARAC_OK;
+}
+
+/* ---- tables ------------------------------------------------------------------------------ */
+
+/* Lexicographic order of two tuples of `arity` slots. */
+static int tuple_less(const uint32_t *a, const uint32_t *b, uint32_t arity)
+{
+    for (uint32_t i = 0; i < arity; i++)
+        if (a[i] != b[i]) return a[i] < b[i];
+    return 0;
+}
+
+/* Sorts tuple indices by their tuples (bottom-up merge sort: no global comparator state). */
+static void sort_tuple_order(const uint32_t *tuples, uint32_t arity, size_t *order, size_t *scratch, size_t count)
+{
+    for (size_t width = 1; width < count; width *= 2) {
+        for (size_t lo = 0; lo < count; lo += 2 * width) {
+            size_t mid = lo + width < count ? lo + width : count;
+            size_t hi = lo + 2 * width < count ? lo + 2 * width : count;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                scratch[k++] = tuple_less(tuples + order[j] * arity, tuples + order[i] * arity, arity) ? order[j++]
+                                                                                                      : order[i++];
+            while (i < mid) scratch[k++] = order[i++];
+            while (j < hi) scratch[k++] = order[j++];
+        }
+        memcpy(order, scratch, count * sizeof *order);
+    }
+}
+
+/* The table in canonical form (sorted, no duplicates) written to out; returns the count kept,
+ * or SIZE_MAX when out of memory. */
+static size_t canonical_tuples(const uint32_t *tuples, uint32_t arity, size_t count, uint32_t *out)
+{
+    size_t *order = malloc((count ? count : 1) * sizeof *order);
+    size_t *scratch = malloc((count ? count : 1) * sizeof *scratch);
+    size_t kept = 0;
+    if (!order || !scratch) {
+        free(order);
+        free(scratch);
+        return SIZE_MAX;
+    }
+    for (size_t i = 0; i < count; i++) order[i] = i;
+    sort_tuple_order(tuples, arity, order, scratch, count);
+    for (size_t i = 0; i < count; i++) {
+        const uint32_t *tuple = tuples + order[i] * arity;
+        if (kept && memcmp(out + (kept - 1) * arity, tuple, arity * sizeof *tuple) == 0) continue;
+        memcpy(out + kept * arity, tuple, arity * sizeof *tuple);
+        kept++;
+    }
+    free(order);
+    free(scratch);
+    return kept;
+}
+
+/* A scope that repeats a variable, (x, y, x), keeps the tuples whose repeated positions agree and
+ * drops the repeated columns. Fills new_scope/new_tuples (room for arity and tuple_count*arity);
+ * returns the reduced arity and sets *new_count. */
+static uint32_t remove_repeated_variables(uint32_t arity, const uint32_t *scope, const uint32_t *tuples,
+                                          size_t tuple_count, uint32_t *new_scope, uint32_t *column_of,
+                                          uint32_t *new_tuples, size_t *new_count)
+{
+    uint32_t reduced = 0;
+    size_t kept = 0;
+    for (uint32_t i = 0; i < arity; i++) {
+        uint32_t j = 0;
+        while (j < reduced && new_scope[j] != scope[i]) j++;
+        if (j == reduced) new_scope[reduced++] = scope[i];
+        column_of[i] = j;
+    }
+    for (size_t t = 0; t < tuple_count; t++) {
+        const uint32_t *tuple = tuples + t * arity;
+        uint32_t *out = new_tuples + kept * reduced;
+        uint32_t filled = 0;
+        int consistent = 1;
+        for (uint32_t i = 0; i < arity && consistent; i++) {
+            if (column_of[i] == filled) out[filled++] = tuple[i];
+            else if (out[column_of[i]] != tuple[i]) consistent = 0;
+        }
+        if (consistent) kept++;
+    }
+    *new_count = kept;
+    return reduced;
+}
+
+/* A table over one variable: keep the values that appear in it. */
+static parac_status apply_unary_table(parac_csp_network *network, uint32_t var, const uint32_t *tuples,
+                                      size_t count, parac_error *error)
+{
+    uint32_t size = network->domain_size[var];
+    parac_word *allowed = calloc(parac_bitset_words(size) + 1, sizeof *allowed);
+    if (!allowed) return parac_fail_no_memory(error, "unary constraint", size / 8 + 8);
+    for (size_t t = 0; t < count; t++)
+        if (tuples[t] < size) parac_bitset_set(allowed, tuples[t]);
+    for (uint32_t a = 0; a < size; a++)
+        if (!parac_bitset_test(allowed, a)) parac_csp_remove_initial_value(network, var, a);
+    free(allowed);
+    return PARAC_OK;
+}
+
+static parac_status add_binary_table(parac_csp_network *network, const uint32_t *scope, const uint32_t *tuples,
+                                     size_t count, parac_error *error)
+{
+    uint32_t size_x = network->domain_size[scope[0]];
+    size_t row_words = parac_bitset_words(network->domain_size[scope[1]]);
+    size_t words = (size_t)size_x * row_words;
+    parac_word *matrix = calloc(words ? words : 1, sizeof *matrix);
+    parac_status status;
+    if (!matrix) return parac_fail_no_memory(error, "binary constraint", words * sizeof *matrix);
+    for (size_t t = 0; t < count; t++) parac_bitset_set(matrix + (size_t)tuples[2 * t] * row_words, tuples[2 * t + 1]);
+    status = parac_csp_add_binary(network, scope[0], scope[1], matrix, error);
+    free(matrix);
+    return status;
+}
+
+static parac_status check_table(const parac_csp_network *network, uint32_t arity, const uint32_t *scope,
+                                const uint32_t *tuples, size_t tuple_count, parac_error *error)
+{
+    if (!network->present)
+        return parac_fail(error, PARAC_ERR_INTERNAL, "constraint added before parac_csp_finish_variables");
+    if (arity == 0) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "table constraint of arity 0");
+    for (uint32_t i = 0; i < arity; i++)
+        if (scope[i] >= network->variable_count)
+            return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "table scope names variable %u of %zu", scope[i],
+                              network->variable_count);
+    for (size_t t = 0; t < tuple_count; t++)
+        for (uint32_t i = 0; i < arity; i++)
+            if (tuples[t * arity + i] >= network->domain_size[scope[i]])
+                return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "table tuple %zu has slot %u past the domain of %s",
+                                  t, tuples[t * arity + i], network->variable_names[scope[i]]);
+    return PARAC_OK;
+}
+
+/* Stores an already reduced (distinct variables) table of arity >= 3 in canonical form. */
+static parac_status store_table(parac_csp_network *network, uint32_t arity, const uint32_t *scope,
+                                const uint32_t *tuples, size_t tuple_count, parac_error *error)
+{
+    size_t bytes = (tuple_count ? tuple_count : 1) * arity * sizeof(uint32_t);
+    uint32_t *canonical = malloc(bytes);
+    uint32_t *scope_copy = malloc(arity * sizeof *scope_copy);
+    parac_csp_constraint *constraint;
+    size_t kept = canonical ? canonical_tuples(tuples, arity, tuple_count, canonical) : SIZE_MAX;
+    if (kept == SIZE_MAX || !scope_copy || !(constraint = append_constraint(network, error))) {
+        free(canonical);
+        free(scope_copy);
+        return parac_fail_no_memory(error, "table constraint", bytes);
+    }
+    memcpy(scope_copy, scope, arity * sizeof *scope);
+    constraint->arity = arity;
+    constraint->scope = scope_copy;
+    constraint->tuples = canonical;
+    constraint->tuple_count = kept;
+    network->constraint_count++;
+    return PARAC_OK;
+}
+
+parac_status parac_csp_add_table(parac_csp_network *network, uint32_t arity, const uint32_t *scope,
+                                 const uint32_t *tuples, size_t tuple_count, parac_error *error)
+{
+    uint32_t *new_scope, *column_of, *new_tuples, reduced;
+    size_t new_count = 0;
+    parac_status status = check_table(network, arity, scope, tuples, tuple_count, error);
+    if (status != PARAC_OK) return status;
+    new_scope = malloc(arity * sizeof *new_scope);
+    column_of = malloc(arity * sizeof *column_of);
+    new_tuples = malloc((tuple_count ? tuple_count : 1) * arity * sizeof *new_tuples);
+    if (!new_scope || !column_of || !new_tuples) {
+        status = parac_fail_no_memory(error, "table constraint", tuple_count * arity * sizeof *new_tuples);
+        goto done;
+    }
+    reduced = remove_repeated_variables(arity, scope, tuples, tuple_count, new_scope, column_of, new_tuples,
+                                        &new_count);
+    if (reduced == 1) status = apply_unary_table(network, new_scope[0], new_tuples, new_count, error);
+    else if (reduced == 2) status = add_binary_table(network, new_scope, new_tuples, new_count, error);
+    else status = store_table(network, reduced, new_scope, new_tuples, new_count, error);
+done:
+    free(new_scope);
+    free(column_of);
+    free(new_tuples);
+    return status;
+}
+
+/* ---- domains, dropped constraints, counts --------------------------------------------------- */
+
+void parac_csp_remove_initial_value(parac_csp_network *network, uint32_t var, uint32_t slot)
+{
+    if (!network->present || var >= network->variable_count || slot >= network->domain_size[var]) return;
+    parac_bitset_clear_bit(network->present, (size_t)(network->value_offset[var] + slot));
+}
+
+parac_status parac_csp_note_dropped(parac_csp_network *network, const char *description, parac_error *error)
+{
+    size_t n = network->dropped_count;
+    char *copy = copy_string(description);
+    if (!copy || !grow_array((void **)&network->dropped, sizeof(char *), n, n + 1)) {
+        free(copy);
+        return parac_fail_no_memory(error, "dropped constraint list", strlen(description) + 1);
+    }
+    network->dropped[n] = copy;
+    network->dropped_count = n + 1;
+    return PARAC_OK;
+}
+
+void parac_csp_network_free(parac_csp_network *network)
+{
+    if (!network) return;
+    for (size_t i = 0; i < network->variable_count; i++) free(network->variable_names[i]);
+    for (size_t i = 0; i < network->constraint_count; i++) {
+        free(network->constraints[i].scope);
+        free(network->constraints[i].matrix);
+        free(network->constraints[i].tuples);
+    }
+    for (size_t i = 0; i < network->dropped_count; i++) free(network->dropped[i]);
+    if (network->scope_index) {
+        free(network->scope_index->keys);
+        free(network->scope_index->constraint);
+        free(network->scope_index);
+    }
+    free(network->variable_names);
+    free(network->domain_size);
+    free(network->value_offset);
+    free(network->values);
+    free(network->present);
+    free(network->constraints);
+    free(network->dropped);
+    memset(network, 0, sizeof *network);
+}
+
+size_t parac_csp_binary_count(const parac_csp_network *network)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < network->constraint_count; i++) count += network->constraints[i].arity == 2;
+    return count;
+}
+
+uint64_t parac_csp_edge_count(const parac_csp_network *network)
+{
+    uint64_t edges = 0;
+    for (size_t i = 0; i < network->constraint_count; i++) {
+        const parac_csp_constraint *constraint = &network->constraints[i];
+        if (constraint->arity != 2) continue;
+        edges += (uint64_t)network->domain_size[constraint->scope[0]] * network->domain_size[constraint->scope[1]];
+    }
+    return edges;
+}

@@ -1,0 +1,266 @@
+/* birch/birch.c — the public API: options, the model, dispatch to serial,
+ * batched CPU or CUDA insertion, the global step and predict. */
+#include <parac/birch.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <parac/devices.h>
+
+#include "birch/batch.h"
+#include "birch/cf_tree.h"
+#include "birch/nearest.h"
+#include "birch/ward.h"
+#include "core/error.h"
+#include "core/threads.h"
+#ifdef PARAC_HAVE_CUDA
+#include "birch/birch_cuda.h"
+#endif
+
+/* Below this many subclusters the CPU's Ward step is faster than launching kernels. */
+#define BIRCH_GPU_WARD_MIN 2048
+
+struct parac_birch {
+    parac_birch_options options;
+    parac_device device;
+    birch_tree tree;
+    size_t points_seen;
+    /* the global step */
+    int global_done;
+    size_t subclusters;
+    size_t clusters;
+    int too_few;
+    double *centers;         /* subclusters × dims */
+    int64_t *counts;
+    int32_t *cluster_of;     /* subcluster → cluster */
+    birch_kdtree index;
+#ifdef PARAC_HAVE_CUDA
+    birch_cuda *gpu;
+#endif
+};
+
+void parac_birch_options_init(parac_birch_options *options)
+{
+    memset(options, 0, sizeof *options);
+    options->threshold = 0.5;
+    options->branching_factor = 50;
+    options->n_clusters = 3;
+    options->batch_size = PARAC_BIRCH_DEFAULT_BATCH;
+}
+
+static parac_status check_options(const parac_birch_options *options, size_t dims, parac_error *error)
+{
+    if (!(options->threshold > 0.0) || !isfinite(options->threshold))
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: threshold must be a positive number (got %g)",
+                          options->threshold);
+    if (options->branching_factor < 2 || options->branching_factor > 1000000)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: branching factor must be in 2..1000000 (got %d)",
+                          options->branching_factor);
+    if (options->n_clusters < 0)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: n_clusters must be >= 0 (got %d)",
+                          options->n_clusters);
+    if (dims == 0) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: points need at least one coordinate");
+    return PARAC_OK;
+}
+
+parac_status parac_birch_create(const parac_birch_options *options, size_t dims, parac_birch **model,
+                                parac_error *error)
+{
+    parac_birch *created;
+    parac_status status = check_options(options, dims, error);
+    *model = NULL;
+    if (status != PARAC_OK) return status;
+    created = calloc(1, sizeof *created);
+    if (!created) return parac_fail_no_memory(error, "birch model", sizeof *created);
+    created->options = *options;
+    status = parac_exec_resolve_device(&options->exec, &created->device, error);
+    if (status == PARAC_OK) status = birch_tree_init(&created->tree, dims, options->branching_factor, options->threshold, error);
+#ifdef PARAC_HAVE_CUDA
+    if (status == PARAC_OK && created->device == PARAC_DEVICE_CUDA)
+        status = birch_cuda_create(options->exec.cuda_device, &created->gpu, error);
+#else
+    if (status == PARAC_OK && created->device == PARAC_DEVICE_CUDA)
+        status = parac_fail(error, PARAC_ERR_NO_DEVICE, "birch: this build has no CUDA path");
+#endif
+    if (status != PARAC_OK) {
+        parac_birch_destroy(created);
+        return status;
+    }
+    *model = created;
+    return PARAC_OK;
+}
+
+static void drop_global(parac_birch *model)
+{
+    free(model->centers), free(model->counts), free(model->cluster_of);
+    model->centers = NULL, model->counts = NULL, model->cluster_of = NULL;
+    birch_kdtree_free(&model->index);
+    model->global_done = 0;
+}
+
+void parac_birch_destroy(parac_birch *model)
+{
+    if (!model) return;
+    drop_global(model);
+    birch_tree_free(&model->tree);
+#ifdef PARAC_HAVE_CUDA
+    birch_cuda_destroy(model->gpu);
+#endif
+    free(model);
+}
+
+static parac_status check_finite(const parac_birch *model, const double *points, size_t count, parac_error *error)
+{
+    size_t dims = model->tree.dims;
+    for (size_t i = 0; i < count * dims; i++)
+        if (!isfinite(points[i]))
+            return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: point %zu has a non-finite coordinate %zu",
+                              model->points_seen + i / dims, i % dims);
+    return PARAC_OK;
+}
+
+static parac_status insert_serial(birch_tree *tree, const double *points, size_t count, parac_error *error)
+{
+    for (size_t i = 0; i < count; i++) {
+        parac_status status = birch_tree_insert(tree, points + i * tree->dims, 1, error);
+        if (status != PARAC_OK) return status;
+    }
+    return PARAC_OK;
+}
+
+parac_status parac_birch_partial_fit(parac_birch *model, const double *points, size_t count, parac_error *error)
+{
+    size_t batch = model->options.batch_size;
+    parac_status status = check_finite(model, points, count, error);
+    if (status != PARAC_OK) return status;
+    drop_global(model);
+    if (batch == 0)
+        status = insert_serial(&model->tree, points, count, error);
+#ifdef PARAC_HAVE_CUDA
+    else if (model->gpu)
+        status = birch_cuda_insert_batched(model->gpu, &model->tree, points, count, batch, error);
+#endif
+    else
+        status = birch_insert_batched_cpu(&model->tree, points, count, batch, model->options.exec.threads, error);
+    if (status == PARAC_OK) model->points_seen += count;
+    return status;
+}
+
+static parac_status ward_merges(parac_birch *model, birch_merge *merges, parac_error *error)
+{
+    size_t m = model->subclusters, dims = model->tree.dims;
+#ifdef PARAC_HAVE_CUDA
+    if (model->gpu && m >= BIRCH_GPU_WARD_MIN) {
+        parac_status status = birch_cuda_ward(model->gpu, model->centers, m, dims, merges, error);
+        if (status != PARAC_ERR_NO_MEMORY) return status; /* else fall back to host memory */
+    }
+#endif
+    return birch_ward_cpu(model->centers, m, dims, model->options.exec.threads, merges, error);
+}
+
+static parac_status cluster_subclusters(parac_birch *model, parac_error *error)
+{
+    size_t m = model->subclusters, k = (size_t)model->options.n_clusters;
+    birch_merge *merges;
+    parac_status status;
+    model->too_few = k > 0 && m < k;
+    if (k == 0 || m < k) {
+        for (size_t i = 0; i < m; i++) model->cluster_of[i] = (int32_t)i;
+        model->clusters = m;
+        return PARAC_OK;
+    }
+    merges = malloc(m * sizeof(birch_merge));
+    if (!merges) return parac_fail_no_memory(error, "Ward merges", m * sizeof(birch_merge));
+    status = ward_merges(model, merges, error);
+    if (status == PARAC_OK) status = birch_ward_cut(merges, m, k, model->cluster_of, error);
+    free(merges);
+    model->clusters = k;
+    return status;
+}
+
+parac_status parac_birch_global_step(parac_birch *model, parac_error *error)
+{
+    size_t m = model->tree.leaf_entries, dims = model->tree.dims;
+    parac_status status;
+    drop_global(model);
+    model->subclusters = m;
+    model->centers = malloc((m + 1) * dims * sizeof(double));
+    model->counts = malloc((m + 1) * sizeof(int64_t));
+    model->cluster_of = malloc((m + 1) * sizeof(int32_t));
+    if (!model->centers || !model->counts || !model->cluster_of) {
+        drop_global(model);
+        return parac_fail_no_memory(error, "birch subclusters", (unsigned long long)(m * (dims + 2) * 8));
+    }
+    birch_tree_collect(&model->tree, model->centers, model->counts, NULL);
+    status = cluster_subclusters(model, error);
+    if (status == PARAC_OK) status = birch_kdtree_build(&model->index, model->centers, m, dims, error);
+    if (status != PARAC_OK) {
+        drop_global(model);
+        return status;
+    }
+    model->global_done = 1;
+    return PARAC_OK;
+}
+
+size_t parac_birch_points_seen(const parac_birch *model) { return model->points_seen; }
+size_t parac_birch_subcluster_count(const parac_birch *model) { return model->tree.leaf_entries; }
+size_t parac_birch_cluster_count(const parac_birch *model) { return model->global_done ? model->clusters : 0; }
+int parac_birch_too_few_subclusters(const parac_birch *model) { return model->global_done && model->too_few; }
+parac_device parac_birch_device_used(const parac_birch *model) { return model->device; }
+
+parac_status parac_birch_subclusters(const parac_birch *model, double *centers, int64_t *counts, int32_t *cluster,
+                                     parac_error *error)
+{
+    birch_tree_collect(&model->tree, centers, counts, NULL);
+    if (cluster) {
+        if (!model->global_done)
+            return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: clusters asked for before the global step");
+        memcpy(cluster, model->cluster_of, model->subclusters * sizeof(int32_t));
+    }
+    return PARAC_OK;
+}
+
+parac_status parac_birch_cluster_centers(const parac_birch *model, double *centers, parac_error *error)
+{
+    size_t dims = model->tree.dims;
+    double *weights;
+    if (!model->global_done)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: cluster centres asked for before the global step");
+    weights = calloc(model->clusters + 1, sizeof(double));
+    if (!weights) return parac_fail_no_memory(error, "cluster centres", model->clusters * sizeof(double));
+    memset(centers, 0, model->clusters * dims * sizeof(double));
+    for (size_t i = 0; i < model->subclusters; i++) {
+        size_t c = (size_t)model->cluster_of[i];
+        weights[c] += (double)model->counts[i];
+        for (size_t j = 0; j < dims; j++) centers[c * dims + j] += (double)model->counts[i] * model->centers[i * dims + j];
+    }
+    for (size_t c = 0; c < model->clusters; c++)
+        for (size_t j = 0; j < dims; j++) centers[c * dims + j] /= weights[c];
+    free(weights);
+    return PARAC_OK;
+}
+
+parac_status parac_birch_predict(parac_birch *model, const double *points, size_t count, int32_t *labels,
+                                 int32_t *subcluster, parac_error *error)
+{
+    int32_t *nearest = subcluster;
+    parac_status status = PARAC_OK;
+    if (!model->global_done)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: predict called before the global step");
+    if (model->subclusters == 0)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: predict called on an empty model");
+    if (!nearest && !(nearest = malloc((count + 1) * sizeof(int32_t))))
+        return parac_fail_no_memory(error, "nearest subclusters", count * sizeof(int32_t));
+#ifdef PARAC_HAVE_CUDA
+    if (model->gpu)
+        status = birch_cuda_nearest(model->gpu, model->centers, model->subclusters, model->tree.dims, points, count,
+                                    nearest, error);
+    else
+#endif
+        birch_kdtree_nearest_all(&model->index, points, count, model->options.exec.threads, nearest);
+    if (status == PARAC_OK && labels)
+        for (size_t i = 0; i < count; i++) labels[i] = model->cluster_of[nearest[i]];
+    if (nearest != subcluster) free(nearest);
+    return status;
+}

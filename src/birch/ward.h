@@ -1,0 +1,39 @@
+/* birch/ward.h — Ward agglomerative clustering of subcluster centroids, as scipy/sklearn.
+ *
+ * scipy's nearest-neighbour chain on the condensed Euclidean distance matrix
+ * with the Lance–Williams update for Ward linkage (sklearn's
+ * AgglomerativeClustering(linkage="ward") calls scipy.cluster.hierarchy.ward),
+ * then sklearn's cut: the first m - K merges in order of height (stable).
+ */
+#ifndef PARAC_BIRCH_WARD_H
+#define PARAC_BIRCH_WARD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <parac/status.h>
+
+typedef struct birch_merge {
+    int32_t a, b;  /* representatives (smallest, largest original index) as scipy's nn_chain records them */
+    double height;
+} birch_merge;
+
+/* Bytes of the condensed distance matrix for m points. */
+size_t birch_ward_matrix_bytes(size_t m);
+
+/* scipy's condensed index of the pair (i, j), i < j. */
+static inline size_t birch_condensed_index(size_t m, size_t i, size_t j)
+{
+    return m * i - (i * (i + 1)) / 2 + (j - i - 1);
+}
+
+/* The m - 1 merges of the nearest-neighbour chain, in chain order (CPU). */
+parac_status birch_ward_cpu(const double *centers, size_t m, size_t dims, int threads, birch_merge *merges,
+                            parac_error *error);
+
+/* Cluster of each of the m points after the first m - clusters merges in
+ * height order, numbered by first appearance (0, 1, ... along index order). */
+parac_status birch_ward_cut(const birch_merge *merges, size_t m, size_t clusters, int32_t *labels,
+                            parac_error *error);
+
+#endif

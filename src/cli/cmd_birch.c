@@ -1,0 +1,197 @@
+/* cli/cmd_birch.c — `parac birch`: BIRCH clustering of a point file, whole or streamed. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <parac/birch.h>
+
+#include "cli/cli.h"
+#include "core/error.h"
+#include "core/matrix_file.h"
+#include "core/timer.h"
+
+typedef struct birch_args {
+    double threshold;
+    int64_t branching;
+    int64_t clusters;
+    int64_t chunk;
+    int64_t batch;
+    const char *labels_path;
+    const char *centers_path;
+    const char *subclusters_path;
+} birch_args;
+
+static parac_status read_chunk(parac_matrix_stream *stream, double **buffer, size_t rows, size_t *got,
+                               parac_error *error)
+{
+    if (!*buffer) {
+        *buffer = malloc(rows * (stream->cols ? stream->cols : 1) * sizeof(double));
+        if (!*buffer) return parac_fail_no_memory(error, "a chunk of points", rows * stream->cols * sizeof(double));
+    }
+    return parac_matrix_stream_read(stream, *buffer, rows, got, error);
+}
+
+/* Inserts the whole input (chunk rows at a time: partial_fit per chunk). */
+static parac_status fit_input(const char *path, const parac_birch_options *options, size_t chunk,
+                              parac_birch **model, parac_error *error)
+{
+    parac_matrix_stream stream;
+    double *buffer = NULL;
+    size_t got = 0;
+    parac_status status = parac_matrix_stream_open(&stream, path, 0, 0, error);
+    if (status != PARAC_OK) return status;
+    for (;;) {
+        status = read_chunk(&stream, &buffer, chunk, &got, error);
+        if (status != PARAC_OK || got == 0) break;
+        if (!*model) status = parac_birch_create(options, stream.cols, model, error);
+        if (status == PARAC_OK) status = parac_birch_partial_fit(*model, buffer, got, error);
+        if (status != PARAC_OK) break;
+    }
+    if (status == PARAC_OK && !*model)
+        status = parac_fail_at(error, PARAC_ERR_PARSE, path, 0, "no points to cluster");
+    free(buffer);
+    parac_matrix_stream_close(&stream);
+    return status;
+}
+
+/* Second pass: labels every point with its nearest subcluster's cluster. */
+static parac_status label_input(const char *path, parac_birch *model, size_t chunk, int32_t *labels,
+                                parac_error *error)
+{
+    parac_matrix_stream stream;
+    double *buffer = NULL;
+    size_t got = 0, done = 0;
+    parac_status status = parac_matrix_stream_open(&stream, path, 0, 0, error);
+    while (status == PARAC_OK) {
+        status = read_chunk(&stream, &buffer, chunk, &got, error);
+        if (status != PARAC_OK || got == 0) break;
+        if (done + got > parac_birch_points_seen(model)) {
+            status = parac_fail_at(error, PARAC_ERR_IO, path, 0, "changed between the two passes");
+            break;
+        }
+        status = parac_birch_predict(model, buffer, got, labels + done, NULL, error);
+        done += got;
+    }
+    free(buffer);
+    if (status == PARAC_OK) parac_matrix_stream_close(&stream);
+    return status;
+}
+
+static parac_status write_centers(parac_birch *model, const birch_args *args, size_t dims, parac_error *error)
+{
+    size_t rows = args->centers_path ? parac_birch_cluster_count(model) : parac_birch_subcluster_count(model);
+    double *centers = malloc((rows + 1) * dims * sizeof(double));
+    parac_status status = PARAC_OK;
+    if (!centers) return parac_fail_no_memory(error, "centres", rows * dims * sizeof(double));
+    if (args->centers_path) {
+        status = parac_birch_cluster_centers(model, centers, error);
+        if (status == PARAC_OK) status = parac_matrix_save(args->centers_path, centers, rows, dims, error);
+    }
+    if (status == PARAC_OK && args->subclusters_path) {
+        double *sub = realloc(centers, (parac_birch_subcluster_count(model) + 1) * dims * sizeof(double));
+        if (!sub) status = parac_fail_no_memory(error, "subcluster centres", rows * dims * sizeof(double));
+        else centers = sub;
+        if (status == PARAC_OK) status = parac_birch_subclusters(model, centers, NULL, NULL, error);
+        if (status == PARAC_OK)
+            status = parac_matrix_save(args->subclusters_path, centers, parac_birch_subcluster_count(model), dims, error);
+    }
+    free(centers);
+    return status;
+}
+
+static int check_args(const birch_args *args)
+{
+    if (args->chunk < 1) return cli_usage_error("birch", "--chunk must be >= 1");
+    if (args->batch < 0) return cli_usage_error("birch", "--batch-size must be >= 0");
+    if (args->clusters < 0 || args->clusters > INT32_MAX) return cli_usage_error("birch", "--n-clusters must be >= 0");
+    if (args->branching < 2 || args->branching > 1000000)
+        return cli_usage_error("birch", "--branching-factor must be in 2..1000000");
+    return CLI_CONTINUE;
+}
+
+static void print_summary(parac_birch *model, const cli_common *common, double seconds)
+{
+    parac_json_writer json;
+    parac_birch_options unused;
+    (void)unused;
+    if (!common->json) {
+        printf("%zu points, %zu subclusters, %zu clusters (%.3f s)\n", parac_birch_points_seen(model),
+               parac_birch_subcluster_count(model), parac_birch_cluster_count(model), seconds);
+        return;
+    }
+    cli_summary_begin(&json, "birch", common, parac_birch_device_used(model), seconds);
+    parac_json_field_uint(&json, "points", parac_birch_points_seen(model));
+    parac_json_field_uint(&json, "subclusters", parac_birch_subcluster_count(model));
+    parac_json_field_uint(&json, "clusters", parac_birch_cluster_count(model));
+    parac_json_field_bool(&json, "too_few_subclusters", parac_birch_too_few_subclusters(model));
+    cli_summary_end(&json);
+}
+
+int cli_birch(int argc, char **argv)
+{
+    birch_args args = {0.5, 50, 3, 0, PARAC_BIRCH_DEFAULT_BATCH, NULL, NULL, NULL};
+    const cli_option options_table[] = {
+        {"--threshold", 0, CLI_DOUBLE, &args.threshold, "T", "largest subcluster radius (default 0.5)"},
+        {"--branching-factor", 0, CLI_INT64, &args.branching, "B", "most entries per CF node (default 50)"},
+        {"--n-clusters", 0, CLI_INT64, &args.clusters, "K", "clusters of the Ward global step; 0 keeps the subclusters (default 3)"},
+        {"--output", 'o', CLI_STRING, &args.labels_path, "LABELS", "each point's cluster (.npy int32 or text; - is stdout)"},
+        {"--centers", 0, CLI_STRING, &args.centers_path, "FILE", "cluster centres (count-weighted), K rows"},
+        {"--subclusters", 0, CLI_STRING, &args.subclusters_path, "FILE", "subcluster centroids in leaf order"},
+        {"--chunk", 0, CLI_INT64, &args.chunk, "N", "read and insert N points at a time (streaming; default: whole file)"},
+        {"--batch-size", 0, CLI_INT64, &args.batch, "B", "points per parallel batch; 0 = serial, scikit-learn's order (default 8192)"},
+    };
+    const cli_command command = {"birch", "INPUT [--threshold T] [--branching-factor B] [--n-clusters K] [-o LABELS] [options]",
+                                 "BIRCH clustering of the points of INPUT (.npy or CSV, - for standard input): a CF tree "
+                                 "as scikit-learn's Birch, Ward clustering of its subclusters, each point labelled with "
+                                 "its nearest subcluster's cluster. --batch-size 0 reproduces scikit-learn exactly; batched "
+                                 "runs give the same bytes on every device and thread count.",
+                                 options_table, sizeof options_table / sizeof options_table[0], 1, 1};
+    cli_common common;
+    const char *positionals[1];
+    int positional_count;
+    parac_birch_options options;
+    parac_birch *model = NULL;
+    parac_error error;
+    int32_t *labels = NULL;
+    double started;
+    size_t chunk;
+    int code = cli_parse(&command, argc, argv, &common, positionals, &positional_count);
+    if (code != CLI_CONTINUE) return code;
+    if (!args.chunk) args.chunk = INT64_MAX / 2;
+    if ((code = check_args(&args)) != CLI_CONTINUE) return code;
+    if (args.labels_path && strcmp(positionals[0], "-") == 0)
+        return cli_usage_error("birch", "labels of standard input need a second pass over it: give a file");
+    parac_error_clear(&error);
+    parac_birch_options_init(&options);
+    options.threshold = args.threshold;
+    options.branching_factor = (int)args.branching;
+    options.n_clusters = (int)args.clusters;
+    options.batch_size = (size_t)args.batch;
+    options.exec = common.exec;
+    chunk = args.chunk > (int64_t)(1 << 20) ? (size_t)1 << 20 : (size_t)args.chunk;
+    if (args.chunk < INT64_MAX / 2) chunk = (size_t)args.chunk;
+    started = parac_now_seconds();
+    if (fit_input(positionals[0], &options, args.chunk < INT64_MAX / 2 ? chunk : SIZE_MAX / 2, &model, &error) != PARAC_OK ||
+        parac_birch_global_step(model, &error) != PARAC_OK)
+        goto done;
+    if (parac_birch_too_few_subclusters(model))
+        cli_warn(&common, "birch: %zu subclusters found, fewer than --n-clusters %lld: each is a cluster; lower --threshold",
+                 parac_birch_subcluster_count(model), (long long)args.clusters);
+    if (args.labels_path) {
+        labels = malloc((parac_birch_points_seen(model) + 1) * sizeof(int32_t));
+        if (!labels) {
+            parac_fail_no_memory(&error, "labels", parac_birch_points_seen(model) * sizeof(int32_t));
+            goto done;
+        }
+        if (label_input(positionals[0], model, chunk, labels, &error) != PARAC_OK) goto done;
+    }
+    if ((args.centers_path || args.subclusters_path) && write_centers(model, &args, model ? 0 : 0, &error) != PARAC_OK)
+        goto done;
+    if (labels && parac_labels_save(args.labels_path, labels, parac_birch_points_seen(model), &error) != PARAC_OK)
+        goto done;
+    print_summary(model, &common, parac_now_seconds() - started);
+done:
+    free(labels);
+    parac_birch_destroy(model);
+    return error.status == PARAC_OK ? CLI_EXIT_OK : cli_report(&error);
+}

@@ -1,0 +1,717 @@
+/* csp/xcsp3_reader.c — XCSP3 (CSP) into a parac_csp_network.
+ *
+ * The document is streamed with xmlTextReader; only one element of <variables>
+ * or <constraints> at a time is expanded into a small tree (xmlTextReaderExpand),
+ * handled and dropped, so memory stays bounded by the largest constraint.
+ * Supported: var/array (sizes, ranges, value lists, as=, <domain for=...>),
+ * extension (supports/conflicts, '*', any arity), intension, group, block.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "csp/xcsp_build.h"
+#include "csp/xcsp_readers.h"
+
+#define MAX_DIMS 8
+
+typedef struct array_info {
+    uint32_t base;         /* first variable index; cells are row-major */
+    uint32_t dims[MAX_DIMS];
+    uint32_t dim_count;
+} array_info;
+
+/* A term of a list or args: a variable or an integer constant. */
+typedef struct term {
+    int64_t var; /* -1 for a constant */
+    int64_t constant;
+} term;
+
+typedef struct term_list {
+    term *items;
+    size_t count, capacity;
+} term_list;
+
+typedef struct xcsp3 {
+    xcsp_input *in;
+    parac_csp_network *network;
+    const parac_csp_load_options *options;
+    xcsp_names names; /* variable name -> index; array name -> -2 - array number */
+    array_info *arrays;
+    size_t array_count;
+    char why[256];
+} xcsp3;
+
+static parac_status fail_node(xcsp3 *x, xmlNodePtr node, parac_status status, const char *what, parac_error *error)
+{
+    return parac_fail_at(error, status, x->in->name, xmlGetLineNo(node), "%s", what);
+}
+
+static int push_term(term_list *list, int64_t var, int64_t constant)
+{
+    if (list->count == list->capacity) {
+        size_t capacity = list->capacity ? list->capacity * 2 : 16;
+        term *grown = realloc(list->items, capacity * sizeof *grown);
+        if (!grown) return -1;
+        list->items = grown;
+        list->capacity = capacity;
+    }
+    list->items[list->count++] = (term){var, constant};
+    return 0;
+}
+
+/* ---- references: "x", "x[3][1]", "x[]", "x[2..4][]" ---------------------------------------- */
+
+typedef struct index_range {
+    uint32_t low, high;
+} index_range;
+
+/* Parses the bracket parts of a reference against an array's dims. 0 ok, -1 bad. */
+static int parse_brackets(const char *at, const char *end, const array_info *array, index_range *ranges)
+{
+    uint32_t d = 0;
+    while (at < end) {
+        int64_t low, high;
+        if (*at != '[' || d >= array->dim_count) return -1;
+        at++;
+        if (*at == ']') {
+            ranges[d].low = 0;
+            ranges[d].high = array->dims[d] - 1;
+        } else {
+            if (!xcsp_read_integer(&at, &low)) return -1;
+            high = low;
+            if (at[0] == '.' && at[1] == '.') {
+                at += 2;
+                if (!xcsp_read_integer(&at, &high)) return -1;
+            }
+            if (low < 0 || high < low || high >= array->dims[d]) return -1;
+            ranges[d].low = (uint32_t)low;
+            ranges[d].high = (uint32_t)high;
+        }
+        if (*at != ']') return -1;
+        at++;
+        d++;
+    }
+    if (d == 0) { /* a bare array name: every cell */
+        for (; d < array->dim_count; d++) ranges[d] = (index_range){0, array->dims[d] - 1};
+    }
+    return d == array->dim_count ? 0 : -1;
+}
+
+static int push_cells(term_list *out, const array_info *array, const index_range *ranges)
+{
+    uint32_t index[MAX_DIMS];
+    for (uint32_t d = 0; d < array->dim_count; d++) index[d] = ranges[d].low;
+    for (;;) {
+        uint64_t cell = 0;
+        uint32_t d;
+        for (d = 0; d < array->dim_count; d++) cell = cell * array->dims[d] + index[d];
+        if (push_term(out, (int64_t)(array->base + cell), 0) < 0) return -2;
+        for (d = array->dim_count; d-- > 0;) {
+            if (++index[d] <= ranges[d].high) break;
+            index[d] = ranges[d].low;
+        }
+        if (d == UINT32_MAX) return 0;
+    }
+}
+
+/* Appends the variables a reference names. 0 ok, -1 unknown/bad, -2 no memory. */
+static int expand_reference(const xcsp3 *x, const char *token, size_t length, term_list *out)
+{
+    size_t name_length = 0;
+    int64_t entry;
+    index_range ranges[MAX_DIMS];
+    while (name_length < length && token[name_length] != '[') name_length++;
+    entry = xcsp_names_get(&x->names, token, name_length);
+    if (entry == -1) return -1;
+    if (entry >= 0) return name_length == length && push_term(out, entry, 0) < 0 ? -2 : (name_length == length ? 0 : -1);
+    {
+        const array_info *array = &x->arrays[-2 - entry];
+        if (parse_brackets(token + name_length, token + length, array, ranges) < 0) return -1;
+        return push_cells(out, array, ranges);
+    }
+}
+
+static int is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
+
+/* Terms of a whitespace-separated list; %i take args[i] when args is given; integers are constants. */
+static int parse_terms(xcsp3 *x, const char *text, const term_list *args, term_list *out)
+{
+    const char *at = text;
+    for (;;) {
+        const char *start;
+        int64_t value;
+        while (is_space(*at)) at++;
+        if (!*at) return 0;
+        start = at;
+        while (*at && !is_space(*at)) at++;
+        if (*start == '%' && args) {
+            const char *digits = start + 1;
+            if (!xcsp_read_integer(&digits, &value) || digits != at || value < 0 || (size_t)value >= args->count) {
+                snprintf(x->why, sizeof x->why, "bad parameter '%.*s'", (int)(at - start), start);
+                return -1;
+            }
+            if (push_term(out, args->items[value].var, args->items[value].constant) < 0) return -2;
+            continue;
+        }
+        if ((*start >= '0' && *start <= '9') || *start == '-') {
+            const char *digits = start;
+            if (!xcsp_read_integer(&digits, &value) || digits != at) goto unknown;
+            if (push_term(out, -1, value) < 0) return -2;
+            continue;
+        }
+        int status = expand_reference(x, start, (size_t)(at - start), out);
+        if (status == -2) return -2;
+        if (status < 0) goto unknown;
+        continue;
+    unknown:
+        snprintf(x->why, sizeof x->why, "unknown variable '%.*s'", (int)(at - start), start);
+        return -1;
+    }
+}
+
+/* ---- variables ------------------------------------------------------------------------------ */
+
+static parac_status add_named_variable(xcsp3 *x, const char *name, const int64_t *values, uint32_t count,
+                                       xmlNodePtr node, parac_error *error)
+{
+    uint32_t index;
+    parac_status status = parac_csp_add_variable(x->network, name, values, count, &index, error);
+    if (status != PARAC_OK) return status;
+    if (xcsp_names_put(&x->names, name, strlen(name), index) < 0)
+        return parac_fail_no_memory(error, "variable names", strlen(name));
+    (void)node;
+    return PARAC_OK;
+}
+
+/* The domain of an existing variable (for as=), copied. */
+static int64_t *domain_of(const xcsp3 *x, uint32_t var, uint32_t *count)
+{
+    const parac_csp_network *n = x->network;
+    int64_t *values;
+    *count = n->domain_size[var];
+    values = malloc((*count + 1) * sizeof *values);
+    if (values) memcpy(values, n->values + n->value_offset[var], *count * sizeof *values);
+    return values;
+}
+
+static parac_status read_var(xcsp3 *x, xmlNodePtr node, parac_error *error)
+{
+    char *id = (char *)xmlGetProp(node, (const xmlChar *)"id"), *as = (char *)xmlGetProp(node, (const xmlChar *)"as");
+    char *text = NULL;
+    int64_t *values = NULL;
+    uint32_t count = 0;
+    parac_status status = PARAC_OK;
+    if (!id) status = fail_node(x, node, PARAC_ERR_PARSE, "<var> without id", error);
+    else if (as) {
+        int64_t other = xcsp_names_get(&x->names, as, strlen(as));
+        if (other < 0) status = parac_fail_at(error, PARAC_ERR_PARSE, x->in->name, xmlGetLineNo(node), "as=\"%s\" names no variable", as);
+        else if (!(values = domain_of(x, (uint32_t)other, &count))) status = parac_fail_no_memory(error, "domain", 8);
+    } else {
+        text = xcsp_node_text(node);
+        if (xcsp_parse_domain(text, &values, &count, x->why, sizeof x->why) < 0)
+            status = parac_fail_at(error, PARAC_ERR_PARSE, x->in->name, xmlGetLineNo(node), "variable '%s': %s", id, x->why);
+    }
+    if (status == PARAC_OK) status = add_named_variable(x, id, values, count, node, error);
+    free(values);
+    xmlFree(text);
+    xmlFree(id);
+    xmlFree(as);
+    return status;
+}
+
+static int parse_size(const char *size, array_info *array)
+{
+    const char *at = size;
+    array->dim_count = 0;
+    while (*at == '[') {
+        int64_t dim;
+        at++;
+        if (!xcsp_read_integer(&at, &dim) || dim <= 0 || *at != ']' || array->dim_count == MAX_DIMS) return -1;
+        array->dims[array->dim_count++] = (uint32_t)dim;
+        at++;
+    }
+    return array->dim_count && !*at ? 0 : -1;
+}
+
+static uint64_t cell_count(const array_info *array)
+{
+    uint64_t cells = 1;
+    for (uint32_t d = 0; d < array->dim_count; d++) cells *= array->dims[d];
+    return cells;
+}
+
+/* Per cell, the index of its <domain> (or -1); domains are parsed into domain_values. */
+typedef struct array_domains {
+    int32_t *of_cell;
+    int64_t **values;
+    uint32_t *counts;
+    size_t count;
+} array_domains;
+
+static void free_array_domains(array_domains *d)
+{
+    for (size_t i = 0; i < d->count; i++) free(d->values[i]);
+    free(d->of_cell);
+    free(d->values);
+    free(d->counts);
+}
+
+/* Reads one <domain for="..."> (or the array's own text when for is NULL) into d. */
+static parac_status read_array_domain(xcsp3 *x, xmlNodePtr node, const char *for_list, const array_info *array,
+                                      uint64_t cells, array_domains *d, parac_error *error)
+{
+    char *text = xcsp_node_text(node);
+    int32_t which = (int32_t)d->count;
+    term_list targets = {0};
+    parac_status status = PARAC_OK;
+    if (xcsp_parse_domain(text, &d->values[which], &d->counts[which], x->why, sizeof x->why) < 0) {
+        status = fail_node(x, node, PARAC_ERR_PARSE, x->why, error);
+        goto done;
+    }
+    d->count++;
+    if (!for_list || strcmp(for_list, "others") == 0) {
+        for (uint64_t c = 0; c < cells; c++)
+            if (d->of_cell[c] < 0) d->of_cell[c] = which;
+        goto done;
+    }
+    if (parse_terms(x, for_list, NULL, &targets) < 0) {
+        status = parac_fail_at(error, PARAC_ERR_PARSE, x->in->name, xmlGetLineNo(node), "domain for=: %s", x->why);
+        goto done;
+    }
+    for (size_t i = 0; i < targets.count; i++) {
+        int64_t cell = targets.items[i].var - (int64_t)array->base;
+        if (cell < 0 || (uint64_t)cell >= cells) continue;
+        d->of_cell[cell] = which;
+    }
+done:
+    free(targets.items);
+    xmlFree(text);
+    return status;
+}
+
+static parac_status add_array_cells(xcsp3 *x, const char *id, const array_info *array, uint64_t cells,
+                                    const array_domains *d, xmlNodePtr node, parac_error *error)
+{
+    char name[256];
+    uint32_t index[MAX_DIMS] = {0};
+    for (uint64_t c = 0; c < cells; c++) {
+        size_t used = (size_t)snprintf(name, sizeof name, "%s", id);
+        uint32_t var;
+        int64_t rest = (int64_t)c;
+        for (uint32_t k = array->dim_count; k-- > 0;) {
+            index[k] = (uint32_t)(rest % array->dims[k]);
+            rest /= array->dims[k];
+        }
+        for (uint32_t k = 0; k < array->dim_count && used < sizeof name; k++)
+            used += (size_t)snprintf(name + used, sizeof name - used, "[%u]", index[k]);
+        if (d->of_cell[c] < 0)
+            return parac_fail_at(error, PARAC_ERR_UNSUPPORTED, x->in->name, xmlGetLineNo(node),
+                                 "array cell %s has no domain", name);
+        parac_status status = parac_csp_add_variable(x->network, name, d->values[d->of_cell[c]],
+                                                     d->counts[d->of_cell[c]], &var, error);
+        if (status != PARAC_OK) return status;
+    }
+    return PARAC_OK;
+}
+
+static parac_status read_array_domains(xcsp3 *x, xmlNodePtr node, const array_info *array, uint64_t cells,
+                                       array_domains *d, parac_error *error)
+{
+    size_t children = 1;
+    for (xmlNodePtr c = node->children; c; c = c->next) children += c->type == XML_ELEMENT_NODE;
+    d->of_cell = malloc(cells * sizeof *d->of_cell);
+    d->values = calloc(children, sizeof *d->values);
+    d->counts = calloc(children, sizeof *d->counts);
+    if (!d->of_cell || !d->values || !d->counts) return parac_fail_no_memory(error, "array", cells * 4);
+    for (uint64_t c = 0; c < cells; c++) d->of_cell[c] = -1;
+    if (!xcsp_child(node, "domain")) return read_array_domain(x, node, NULL, array, cells, d, error);
+    for (xmlNodePtr c = node->children; c; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE || strcmp((const char *)c->name, "domain") != 0) continue;
+        char *for_list = (char *)xmlGetProp(c, (const xmlChar *)"for");
+        parac_status status = read_array_domain(x, c, for_list, array, cells, d, error);
+        xmlFree(for_list);
+        if (status != PARAC_OK) return status;
+    }
+    return PARAC_OK;
+}
+
+/* as= on an array: the same domains as the named array (cell by cell). */
+static parac_status copy_array_domains(xcsp3 *x, xmlNodePtr node, const char *as, uint64_t cells, array_domains *d,
+                                       parac_error *error)
+{
+    term_list source = {0};
+    parac_status status = PARAC_OK;
+    if (parse_terms(x, as, NULL, &source) < 0 || source.count != cells) {
+        free(source.items);
+        return parac_fail_at(error, PARAC_ERR_PARSE, x->in->name, xmlGetLineNo(node), "as=\"%s\": not an array of the same size", as);
+    }
+    d->of_cell = malloc(cells * sizeof *d->of_cell);
+    d->values = calloc(cells, sizeof *d->values);
+    d->counts = calloc(cells, sizeof *d->counts);
+    if (!d->of_cell || !d->values || !d->counts) status = parac_fail_no_memory(error, "array", cells * 8);
+    for (uint64_t c = 0; status == PARAC_OK && c < cells; c++) {
+        if (!(d->values[c] = domain_of(x, (uint32_t)source.items[c].var, &d->counts[c])))
+            status = parac_fail_no_memory(error, "array", cells * 8);
+        d->of_cell[c] = (int32_t)c;
+        d->count = c + 1;
+    }
+    free(source.items);
+    return status;
+}
+
+static parac_status read_array(xcsp3 *x, xmlNodePtr node, parac_error *error)
+{
+    char *id = (char *)xmlGetProp(node, (const xmlChar *)"id"), *size = (char *)xmlGetProp(node, (const xmlChar *)"size");
+    char *as = (char *)xmlGetProp(node, (const xmlChar *)"as");
+    array_info array = {0};
+    array_domains domains = {0};
+    array_info *grown;
+    uint64_t cells = 0;
+    parac_status status = PARAC_OK;
+    if (!id || !size || parse_size(size, &array) < 0 || (cells = cell_count(&array)) > UINT32_MAX) {
+        status = fail_node(x, node, PARAC_ERR_PARSE, "<array> needs id and size=\"[n][m]...\"", error);
+        goto done;
+    }
+    array.base = (uint32_t)x->network->variable_count;
+    status = as ? copy_array_domains(x, node, as, cells, &domains, error)
+                : (grown = realloc(x->arrays, (x->array_count + 1) * sizeof *grown)) == NULL
+                      ? parac_fail_no_memory(error, "arrays", 64)
+                      : (x->arrays = grown, x->arrays[x->array_count++] = array,
+                         xcsp_names_put(&x->names, id, strlen(id), -2 - (int64_t)(x->array_count - 1)) < 0
+                             ? parac_fail_no_memory(error, "names", 64)
+                             : read_array_domains(x, node, &array, cells, &domains, error));
+    if (status == PARAC_OK && as) { /* register after copying, so as= cannot name itself */
+        if (!(grown = realloc(x->arrays, (x->array_count + 1) * sizeof *grown))) status = parac_fail_no_memory(error, "arrays", 64);
+        else {
+            x->arrays = grown;
+            x->arrays[x->array_count++] = array;
+            if (xcsp_names_put(&x->names, id, strlen(id), -2 - (int64_t)(x->array_count - 1)) < 0)
+                status = parac_fail_no_memory(error, "names", 64);
+        }
+    }
+    if (status == PARAC_OK) status = add_array_cells(x, id, &array, cells, &domains, node, error);
+done:
+    free_array_domains(&domains);
+    xmlFree(id);
+    xmlFree(size);
+    xmlFree(as);
+    return status;
+}
+
+/* ---- constraints ---------------------------------------------------------------------------- */
+
+static parac_status unsupported(xcsp3 *x, xmlNodePtr node, parac_error *error)
+{
+    char description[160];
+    snprintf(description, sizeof description, "element <%s> at line %ld", (const char *)node->name,
+             xmlGetLineNo(node));
+    if (x->options->ignore_unsupported) return parac_csp_note_dropped(x->network, description, error);
+    return parac_fail_at(error, PARAC_ERR_UNSUPPORTED, x->in->name, xmlGetLineNo(node),
+                         "unsupported constraint <%s> (use --ignore-unsupported to drop it)", (const char *)node->name);
+}
+
+static xcsp_site site_of(const xcsp3 *x, xmlNodePtr node)
+{
+    xcsp_site site = {x->in->name, xmlGetLineNo(node), x->options->max_table_tuples};
+    return site;
+}
+
+/* An extension over `scope_terms` with its tuples already parsed. */
+static parac_status add_extension_terms(xcsp3 *x, xmlNodePtr node, const term_list *scope_terms,
+                                        const xcsp_tuples *tuples, int supports, parac_error *error)
+{
+    uint32_t *scope = malloc((scope_terms->count + 1) * sizeof *scope);
+    xcsp_site site = site_of(x, node);
+    parac_status status;
+    if (!scope) return parac_fail_no_memory(error, "scope", scope_terms->count * 4);
+    for (size_t i = 0; i < scope_terms->count; i++) {
+        if (scope_terms->items[i].var < 0) {
+            free(scope);
+            return fail_node(x, node, PARAC_ERR_PARSE, "a constant in an extension's <list>", error);
+        }
+        scope[i] = (uint32_t)scope_terms->items[i].var;
+    }
+    status = xcsp_add_extension(x->network, scope, (uint32_t)scope_terms->count, tuples, supports, &site, error);
+    free(scope);
+    return status;
+}
+
+/* The parts of an <extension>: its list text and its tuples. */
+typedef struct extension_parts {
+    char *list;
+    xcsp_tuples tuples;
+    int supports;
+} extension_parts;
+
+static void free_extension_parts(extension_parts *p)
+{
+    xmlFree(p->list);
+    xcsp_tuples_free(&p->tuples);
+}
+
+static parac_status read_extension_parts(xcsp3 *x, xmlNodePtr node, const term_list *args, extension_parts *p,
+                                         term_list *scope, parac_error *error)
+{
+    xmlNodePtr list = xcsp_child(node, "list"), supports = xcsp_child(node, "supports");
+    xmlNodePtr conflicts = xcsp_child(node, "conflicts"), body = supports ? supports : conflicts;
+    char *text;
+    int parsed;
+    memset(p, 0, sizeof *p);
+    if (!list || !body) return fail_node(x, node, PARAC_ERR_PARSE, "<extension> needs <list> and <supports> or <conflicts>", error);
+    p->list = xcsp_node_text(list);
+    p->supports = supports != NULL;
+    parsed = parse_terms(x, p->list, args, scope);
+    if (parsed == -2) return parac_fail_no_memory(error, "list", 64);
+    if (parsed < 0) return fail_node(x, list, PARAC_ERR_PARSE, x->why, error);
+    text = xcsp_node_text(body);
+    parsed = xcsp_parse_tuples3(text, (uint32_t)scope->count, &p->tuples, x->why, sizeof x->why);
+    xmlFree(text);
+    if (parsed == -2) return parac_fail_no_memory(error, "tuples", 64);
+    if (parsed < 0) return fail_node(x, body, PARAC_ERR_PARSE, x->why, error);
+    return PARAC_OK;
+}
+
+static parac_status read_extension(xcsp3 *x, xmlNodePtr node, const term_list *args, parac_error *error)
+{
+    extension_parts parts;
+    term_list scope = {0};
+    parac_status status = read_extension_parts(x, node, args, &parts, &scope, error);
+    if (status == PARAC_OK) status = add_extension_terms(x, node, &scope, &parts.tuples, parts.supports, error);
+    free_extension_parts(&parts);
+    free(scope.items);
+    return status;
+}
+
+/* Operands of an intension: each distinct leaf is a parameter (%i) or a variable. */
+typedef struct leaf_context {
+    xcsp3 *x;
+    term_list leaves; /* var >= 0: a variable; var = -1 - i: parameter %i */
+    int failed_no_memory;
+} leaf_context;
+
+static int64_t resolve_leaf(void *context, const char *name, size_t length)
+{
+    leaf_context *c = context;
+    term_list found = {0};
+    int64_t key;
+    if (name[0] == '%') {
+        const char *digits = name + 1;
+        int64_t i;
+        if (!xcsp_read_integer(&digits, &i) || digits != name + length || i < 0) return -1;
+        key = -1 - i;
+    } else {
+        if (expand_reference(c->x, name, length, &found) < 0 || found.count != 1) {
+            free(found.items);
+            return -1;
+        }
+        key = found.items[0].var;
+        free(found.items);
+    }
+    for (size_t k = 0; k < c->leaves.count; k++)
+        if (c->leaves.items[k].var == key) return (int64_t)k;
+    if (push_term(&c->leaves, key, 0) < 0) return -1;
+    return (int64_t)c->leaves.count - 1;
+}
+
+/* Adds the intension once its leaves are bound to args (when a group template). */
+static parac_status bind_intension(xcsp3 *x, xmlNodePtr node, const xcsp_expr *expr, const term_list *leaves,
+                                   const term_list *args, parac_error *error)
+{
+    int64_t *vars = malloc((leaves->count + 1) * sizeof *vars), *constants = malloc((leaves->count + 1) * sizeof *constants);
+    xcsp_site site = site_of(x, node);
+    parac_status status = PARAC_OK;
+    if (!vars || !constants) status = parac_fail_no_memory(error, "intension", leaves->count * 16);
+    for (size_t k = 0; status == PARAC_OK && k < leaves->count; k++) {
+        int64_t key = leaves->items[k].var;
+        vars[k] = key;
+        constants[k] = 0;
+        if (key >= 0) continue;
+        if (!args || (size_t)(-1 - key) >= args->count) {
+            status = fail_node(x, node, PARAC_ERR_PARSE, "parameter %i outside a group or past its <args>", error);
+            break;
+        }
+        vars[k] = args->items[-1 - key].var;
+        constants[k] = args->items[-1 - key].constant;
+    }
+    if (status == PARAC_OK) status = xcsp_add_intension(x->network, expr, vars, constants, leaves->count, &site, error);
+    free(vars);
+    free(constants);
+    return status;
+}
+
+static parac_status parse_intension(xcsp3 *x, xmlNodePtr node, xcsp_expr *expr, leaf_context *leaves,
+                                    parac_error *error)
+{
+    xmlNodePtr function = xcsp_child(node, "function");
+    char *text = xcsp_node_text(function ? function : node);
+    int parsed;
+    leaves->x = x;
+    parsed = xcsp_expr_parse(text, resolve_leaf, leaves, expr, x->why, sizeof x->why);
+    xmlFree(text);
+    if (parsed == -2) return parac_fail_no_memory(error, "expression", 64);
+    if (parsed < 0) return fail_node(x, node, PARAC_ERR_PARSE, x->why, error);
+    return PARAC_OK;
+}
+
+static parac_status read_intension(xcsp3 *x, xmlNodePtr node, parac_error *error)
+{
+    xcsp_expr expr;
+    leaf_context leaves = {0};
+    parac_status status = parse_intension(x, node, &expr, &leaves, error);
+    if (status == PARAC_OK) status = bind_intension(x, node, &expr, &leaves.leaves, NULL, error);
+    xcsp_expr_free(&expr);
+    free(leaves.leaves.items);
+    return status;
+}
+
+static xmlNodePtr first_element(xmlNodePtr node)
+{
+    for (xmlNodePtr c = node->children; c; c = c->next)
+        if (c->type == XML_ELEMENT_NODE) return c;
+    return NULL;
+}
+
+static int is_named(xmlNodePtr node, const char *name)
+{
+    return node && node->type == XML_ELEMENT_NODE && strcmp((const char *)node->name, name) == 0;
+}
+
+/* The terms of one <args>. */
+static parac_status read_args(xcsp3 *x, xmlNodePtr node, term_list *args, parac_error *error)
+{
+    char *text = xcsp_node_text(node);
+    int parsed;
+    args->count = 0;
+    parsed = parse_terms(x, text, NULL, args);
+    xmlFree(text);
+    if (parsed == -2) return parac_fail_no_memory(error, "args", 64);
+    if (parsed < 0) return fail_node(x, node, PARAC_ERR_PARSE, x->why, error);
+    return PARAC_OK;
+}
+
+/* A group of extensions: the tuples are parsed once, the list re-bound per <args>. */
+static parac_status read_extension_group(xcsp3 *x, xmlNodePtr group, xmlNodePtr template, parac_error *error)
+{
+    extension_parts parts = {0};
+    term_list scope = {0}, args = {0};
+    int have_tuples = 0;
+    parac_status status = PARAC_OK;
+    for (xmlNodePtr c = group->children; c && status == PARAC_OK; c = c->next) {
+        if (!is_named(c, "args")) continue;
+        status = read_args(x, c, &args, error);
+        scope.count = 0;
+        if (status == PARAC_OK && !have_tuples) {
+            status = read_extension_parts(x, template, &args, &parts, &scope, error);
+            have_tuples = 1;
+        } else if (status == PARAC_OK) {
+            int parsed = parse_terms(x, parts.list, &args, &scope);
+            if (parsed == -2) status = parac_fail_no_memory(error, "list", 64);
+            else if (parsed < 0) status = fail_node(x, c, PARAC_ERR_PARSE, x->why, error);
+            else if (scope.count != parts.tuples.arity)
+                status = fail_node(x, c, PARAC_ERR_PARSE, "<args> give a list of another arity", error);
+        }
+        if (status == PARAC_OK) status = add_extension_terms(x, c, &scope, &parts.tuples, parts.supports, error);
+    }
+    free_extension_parts(&parts);
+    free(scope.items);
+    free(args.items);
+    return status;
+}
+
+static parac_status read_intension_group(xcsp3 *x, xmlNodePtr group, xmlNodePtr template, parac_error *error)
+{
+    xcsp_expr expr;
+    leaf_context leaves = {0};
+    term_list args = {0};
+    parac_status status = parse_intension(x, template, &expr, &leaves, error);
+    for (xmlNodePtr c = group->children; c && status == PARAC_OK; c = c->next) {
+        if (!is_named(c, "args")) continue;
+        status = read_args(x, c, &args, error);
+        if (status == PARAC_OK) status = bind_intension(x, c, &expr, &leaves.leaves, &args, error);
+    }
+    xcsp_expr_free(&expr);
+    free(leaves.leaves.items);
+    free(args.items);
+    return status;
+}
+
+static parac_status read_constraint(xcsp3 *x, xmlNodePtr node, parac_error *error);
+
+static parac_status read_group(xcsp3 *x, xmlNodePtr node, parac_error *error)
+{
+    xmlNodePtr template = first_element(node);
+    if (is_named(template, "extension")) return read_extension_group(x, node, template, error);
+    if (is_named(template, "intension")) return read_intension_group(x, node, template, error);
+    if (!template) return fail_node(x, node, PARAC_ERR_PARSE, "empty <group>", error);
+    return unsupported(x, template, error);
+}
+
+static parac_status read_block(xcsp3 *x, xmlNodePtr node, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    for (xmlNodePtr c = node->children; c && status == PARAC_OK; c = c->next)
+        if (c->type == XML_ELEMENT_NODE) status = read_constraint(x, c, error);
+    return status;
+}
+
+static parac_status read_constraint(xcsp3 *x, xmlNodePtr node, parac_error *error)
+{
+    const char *name = (const char *)node->name;
+    if (strcmp(name, "extension") == 0) return read_extension(x, node, NULL, error);
+    if (strcmp(name, "intension") == 0) return read_intension(x, node, error);
+    if (strcmp(name, "group") == 0) return read_group(x, node, error);
+    if (strcmp(name, "block") == 0) return read_block(x, node, error);
+    if (strcmp(name, "comment") == 0) return PARAC_OK;
+    return unsupported(x, node, error);
+}
+
+/* ---- the document --------------------------------------------------------------------------- */
+
+static parac_status on_section(void *context, const char *section, long line, parac_error *error)
+{
+    xcsp3 *x = context;
+    if (strcmp(section, "constraints") == 0 || strcmp(section, "objectives") == 0)
+        return parac_csp_finish_variables(x->network, error);
+    (void)line;
+    return PARAC_OK;
+}
+
+static parac_status on_element(void *context, const char *section, xmlNodePtr node, parac_error *error)
+{
+    xcsp3 *x = context;
+    const char *name = (const char *)node->name;
+    if (strcmp(section, "variables") == 0) {
+        if (x->network->present)
+            return fail_node(x, node, PARAC_ERR_PARSE, "variables declared after constraints", error);
+        if (strcmp(name, "var") == 0) return read_var(x, node, error);
+        if (strcmp(name, "array") == 0) return read_array(x, node, error);
+        return fail_node(x, node, PARAC_ERR_PARSE, "unexpected element in <variables>", error);
+    }
+    if (strcmp(section, "constraints") == 0) return read_constraint(x, node, error);
+    if (strcmp(section, "objectives") == 0) return unsupported(x, node, error);
+    return PARAC_OK; /* annotations and the like do not change the network */
+}
+
+parac_status xcsp3_read(xcsp_input *in, parac_csp_network *network, const parac_csp_load_options *options,
+                        parac_error *error)
+{
+    xcsp3 x;
+    parac_status status;
+    char *type = (char *)xmlTextReaderGetAttribute(in->reader, (const xmlChar *)"type");
+    memset(&x, 0, sizeof x);
+    x.in = in;
+    x.network = network;
+    x.options = options;
+    if (type && strcmp(type, "CSP") != 0 && !options->ignore_unsupported) {
+        status = parac_fail_at(error, PARAC_ERR_UNSUPPORTED, in->name, xmlTextReaderGetParserLineNumber(in->reader),
+                               "unsupported instance type=\"%s\" (only CSP; --ignore-unsupported drops objectives)", type);
+    } else {
+        status = xcsp_walk(in, on_section, on_element, &x, error);
+        if (status == PARAC_OK) status = parac_csp_finish_variables(network, error);
+    }
+    xmlFree(type);
+    xcsp_names_free(&x.names);
+    free(x.arrays);
+    return status;
+}

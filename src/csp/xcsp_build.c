@@ -1,0 +1,582 @@
+/* csp/xcsp_build.c — tokenizing and constraint building shared by the XCSP readers.
+ *
+ * Tuple lists are the bulk of big XCSP files (a 20 MB file is almost all
+ * "(12,34)"), so integers are read by hand, not with strtoll/sscanf. */
+#include "csp/xcsp_build.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+
+static int is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
+
+int xcsp_read_integer(const char **cursor, int64_t *value)
+{
+    const char *at = *cursor;
+    int negative = 0;
+    uint64_t magnitude = 0;
+    while (is_space(*at)) at++;
+    if (*at == '-' || *at == '+') negative = *at++ == '-';
+    if (*at < '0' || *at > '9') return 0;
+    while (*at >= '0' && *at <= '9') magnitude = magnitude * 10 + (uint64_t)(*at++ - '0');
+    *value = negative ? -(int64_t)magnitude : (int64_t)magnitude;
+    *cursor = at;
+    return 1;
+}
+
+static int compare_int64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int push_value(int64_t **values, size_t *count, size_t *capacity, int64_t value)
+{
+    if (*count == *capacity) {
+        size_t grown_capacity = *capacity ? *capacity * 2 : 64;
+        int64_t *grown = realloc(*values, grown_capacity * sizeof *grown);
+        if (!grown) return -1;
+        *values = grown;
+        *capacity = grown_capacity;
+    }
+    (*values)[(*count)++] = value;
+    return 0;
+}
+
+/* Values and ranges "a..b" until the end of text, appended to *values. */
+static int parse_value_list(const char *text, int64_t **values, size_t *count, size_t *capacity, char *why,
+                            size_t why_size)
+{
+    const char *at = text;
+    int64_t low, high;
+    for (;;) {
+        while (is_space(*at)) at++;
+        if (!*at) return 0;
+        if (!xcsp_read_integer(&at, &low)) {
+            snprintf(why, why_size, "expected an integer value, found '%.20s'", at);
+            return -1;
+        }
+        high = low;
+        if (at[0] == '.' && at[1] == '.') {
+            at += 2;
+            if (!xcsp_read_integer(&at, &high) || high < low || high - low > 100000000) {
+                snprintf(why, why_size, "bad range ending '%.20s'", at);
+                return -1;
+            }
+        }
+        for (int64_t v = low; v <= high; v++)
+            if (push_value(values, count, capacity, v) < 0) {
+                snprintf(why, why_size, "out of memory");
+                return -1;
+            }
+    }
+}
+
+int xcsp_parse_domain(const char *text, int64_t **values, uint32_t *count, char *why, size_t why_size)
+{
+    size_t n = 0, capacity = 0, kept = 0;
+    *values = NULL;
+    if (parse_value_list(text, values, &n, &capacity, why, why_size) < 0) {
+        free(*values);
+        *values = NULL;
+        return -1;
+    }
+    qsort(*values, n, sizeof **values, compare_int64);
+    for (size_t i = 0; i < n; i++)
+        if (!kept || (*values)[kept - 1] != (*values)[i]) (*values)[kept++] = (*values)[i];
+    *count = (uint32_t)kept;
+    return 0;
+}
+
+static int tuples_reserve(xcsp_tuples *out, size_t more)
+{
+    size_t need = (out->count + more) * out->arity;
+    if (need <= out->capacity) return 0;
+    size_t capacity = out->capacity ? out->capacity : 256;
+    while (capacity < need) capacity *= 2;
+    int64_t *grown = realloc(out->values, capacity * sizeof *grown);
+    if (!grown) return -2;
+    out->values = grown;
+    out->capacity = capacity;
+    return 0;
+}
+
+static int read_tuple_value(const char **at, int64_t *value)
+{
+    while (is_space(**at)) (*at)++;
+    if (**at == '*') {
+        (*at)++;
+        *value = XCSP_STAR;
+        return 1;
+    }
+    return xcsp_read_integer(at, value);
+}
+
+static int parse_unary_tuples(const char *text, xcsp_tuples *out, char *why, size_t why_size)
+{
+    int64_t *values = NULL;
+    size_t n = 0, capacity = 0;
+    if (parse_value_list(text, &values, &n, &capacity, why, why_size) < 0) {
+        free(values);
+        return -1;
+    }
+    if (tuples_reserve(out, n) < 0) {
+        free(values);
+        return -2;
+    }
+    if (n) memcpy(out->values + out->count, values, n * sizeof *values);
+    out->count += n;
+    free(values);
+    return 0;
+}
+
+int xcsp_parse_tuples3(const char *text, uint32_t arity, xcsp_tuples *out, char *why, size_t why_size)
+{
+    const char *at = text;
+    out->arity = arity;
+    if (arity == 1) {
+        while (is_space(*at)) at++;
+        if (*at != '(') return parse_unary_tuples(text, out, why, why_size);
+    }
+    for (;;) {
+        while (is_space(*at)) at++;
+        if (!*at) return 0;
+        if (*at != '(') break;
+        at++;
+        if (tuples_reserve(out, 1) < 0) return -2;
+        int64_t *tuple = out->values + out->count * arity;
+        for (uint32_t i = 0; i < arity; i++) {
+            if (i) {
+                while (is_space(*at)) at++;
+                if (*at++ != ',') goto bad;
+            }
+            if (!read_tuple_value(&at, &tuple[i])) goto bad;
+        }
+        while (is_space(*at)) at++;
+        if (*at++ != ')') goto bad;
+        out->count++;
+    }
+bad:
+    snprintf(why, why_size, "malformed tuple %zu (arity %u) near '%.30s'", out->count + 1, arity,
+             at > text ? at - 1 : at);
+    return -1;
+}
+
+int xcsp_parse_tuples2(const char *text, uint32_t arity, xcsp_tuples *out, char *why, size_t why_size)
+{
+    const char *at = text;
+    out->arity = arity;
+    for (;;) {
+        while (is_space(*at)) at++;
+        if (!*at) return 0;
+        if (tuples_reserve(out, 1) < 0) return -2;
+        int64_t *tuple = out->values + out->count * arity;
+        for (uint32_t i = 0; i < arity; i++)
+            if (!read_tuple_value(&at, &tuple[i])) {
+                snprintf(why, why_size, "malformed tuple %zu (arity %u) near '%.30s'", out->count + 1, arity, at);
+                return -1;
+            }
+        out->count++;
+        while (is_space(*at)) at++;
+        if (*at == '|') at++;
+        else if (*at) {
+            snprintf(why, why_size, "expected '|' between tuples near '%.30s'", at);
+            return -1;
+        }
+    }
+}
+
+void xcsp_tuples_free(xcsp_tuples *tuples)
+{
+    free(tuples->values);
+    memset(tuples, 0, sizeof *tuples);
+}
+
+int64_t xcsp_slot_of(const parac_csp_network *network, uint32_t var, int64_t value)
+{
+    const int64_t *values = network->values + network->value_offset[var];
+    int64_t low = 0, high = (int64_t)network->domain_size[var] - 1;
+    if (high < 0 || value < values[0] || value > values[high]) return -1;
+    if (values[high] - values[0] == high) return value - values[0]; /* a range: no search */
+    while (low <= high) {
+        int64_t mid = (low + high) / 2;
+        if (values[mid] == value) return mid;
+        if (values[mid] < value) low = mid + 1;
+        else high = mid - 1;
+    }
+    return -1;
+}
+
+/* ---- extension ---------------------------------------------------------------------------- */
+
+/* Slots of one tuple (XCSP_STAR kept as -2); 0 when a value lies outside its domain. */
+static int tuple_slots(const parac_csp_network *network, const uint32_t *scope, uint32_t arity, const int64_t *tuple,
+                       int64_t *slots)
+{
+    for (uint32_t i = 0; i < arity; i++) {
+        slots[i] = tuple[i] == XCSP_STAR ? -2 : xcsp_slot_of(network, scope[i], tuple[i]);
+        if (slots[i] == -1) return 0;
+    }
+    return 1;
+}
+
+static void set_pair(parac_word *matrix, size_t row_words, uint32_t rows, uint32_t columns, int64_t a, int64_t b,
+                     int allowed)
+{
+    for (uint32_t r = a < 0 ? 0 : (uint32_t)a; r < (a < 0 ? rows : (uint32_t)a + 1); r++)
+        for (uint32_t c = b < 0 ? 0 : (uint32_t)b; c < (b < 0 ? columns : (uint32_t)b + 1); c++) {
+            if (allowed) parac_bitset_set(matrix + (size_t)r * row_words, c);
+            else parac_bitset_clear_bit(matrix + (size_t)r * row_words, c);
+        }
+}
+
+static parac_status add_binary_extension(parac_csp_network *network, const uint32_t *scope, const xcsp_tuples *tuples,
+                                         int supports, parac_error *error)
+{
+    uint32_t rows = network->domain_size[scope[0]], columns = network->domain_size[scope[1]];
+    size_t row_words = parac_bitset_words(columns), words = (size_t)rows * row_words;
+    parac_word *matrix = calloc(words ? words : 1, sizeof *matrix);
+    int64_t slots[2];
+    parac_status status;
+    if (!matrix) return parac_fail_no_memory(error, "binary constraint", words * 8);
+    if (!supports)
+        for (uint32_t r = 0; r < rows; r++) parac_bitset_fill(matrix + (size_t)r * row_words, columns);
+    for (size_t t = 0; t < tuples->count; t++)
+        if (tuple_slots(network, scope, 2, tuples->values + 2 * t, slots))
+            set_pair(matrix, row_words, rows, columns, slots[0], slots[1], supports);
+    status = parac_csp_add_binary(network, scope[0], scope[1], matrix, error);
+    free(matrix);
+    return status;
+}
+
+/* Product of the domain sizes of scope, saturating at UINT64_MAX. */
+static uint64_t product_size(const parac_csp_network *network, const uint32_t *scope, uint32_t arity)
+{
+    uint64_t product = 1;
+    for (uint32_t i = 0; i < arity; i++) {
+        uint64_t size = network->domain_size[scope[i]];
+        if (size && product > UINT64_MAX / size) return UINT64_MAX;
+        product *= size;
+    }
+    return product;
+}
+
+/* Mixed-radix increment of slots (last position fastest); 0 when it wrapped around. */
+static int next_combination(const parac_csp_network *network, const uint32_t *scope, uint32_t arity, uint32_t *slots)
+{
+    for (uint32_t i = arity; i-- > 0;) {
+        if (++slots[i] < network->domain_size[scope[i]]) return 1;
+        slots[i] = 0;
+    }
+    return 0;
+}
+
+/* Flat index of a full slot tuple in the product space. */
+static uint64_t product_index(const parac_csp_network *network, const uint32_t *scope, uint32_t arity,
+                              const uint32_t *slots)
+{
+    uint64_t index = 0;
+    for (uint32_t i = 0; i < arity; i++) index = index * network->domain_size[scope[i]] + slots[i];
+    return index;
+}
+
+typedef struct slot_table {
+    uint32_t *tuples;
+    size_t count, capacity; /* in tuples */
+} slot_table;
+
+static int table_push(slot_table *table, const uint32_t *slots, uint32_t arity)
+{
+    if (table->count == table->capacity) {
+        size_t capacity = table->capacity ? table->capacity * 2 : 64;
+        uint32_t *grown = realloc(table->tuples, capacity * arity * sizeof *grown);
+        if (!grown) return -1;
+        table->tuples = grown;
+        table->capacity = capacity;
+    }
+    memcpy(table->tuples + table->count * arity, slots, arity * sizeof *slots);
+    table->count++;
+    return 0;
+}
+
+/* Calls visit for every full slot tuple that matches a tuple with stars (-2 = any). */
+static int expand_stars(const parac_csp_network *network, const uint32_t *scope, uint32_t arity, const int64_t *pattern,
+                        uint32_t *slots, int (*visit)(void *, const uint32_t *), void *context)
+{
+    for (uint32_t i = 0; i < arity; i++) slots[i] = pattern[i] < 0 ? 0 : (uint32_t)pattern[i];
+    for (;;) {
+        uint32_t i;
+        if (visit(context, slots) < 0) return -1;
+        for (i = arity; i-- > 0;) {
+            if (pattern[i] >= 0) continue;
+            if (++slots[i] < network->domain_size[scope[i]]) break;
+            slots[i] = 0;
+        }
+        if (i == UINT32_MAX) return 0;
+    }
+}
+
+typedef struct nary_context {
+    const parac_csp_network *network;
+    const uint32_t *scope;
+    uint32_t arity;
+    slot_table table;  /* supports */
+    parac_word *marked; /* conflicts: one bit per product index */
+} nary_context;
+
+static int visit_support(void *context, const uint32_t *slots)
+{
+    nary_context *c = context;
+    return table_push(&c->table, slots, c->arity);
+}
+
+static int visit_conflict(void *context, const uint32_t *slots)
+{
+    nary_context *c = context;
+    parac_bitset_set(c->marked, (size_t)product_index(c->network, c->scope, c->arity, slots));
+    return 0;
+}
+
+/* Conflicts become supports by walking the product and keeping unmarked tuples. */
+static int complement_conflicts(nary_context *c, uint32_t *slots)
+{
+    uint64_t index = 0;
+    memset(slots, 0, c->arity * sizeof *slots);
+    do {
+        if (!parac_bitset_test(c->marked, (size_t)index) && table_push(&c->table, slots, c->arity) < 0) return -1;
+        index++;
+    } while (next_combination(c->network, c->scope, c->arity, slots));
+    return 0;
+}
+
+static parac_status add_nary_extension(parac_csp_network *network, const uint32_t *scope, uint32_t arity,
+                                       const xcsp_tuples *tuples, int supports, const xcsp_site *site,
+                                       parac_error *error)
+{
+    nary_context c = {network, scope, arity, {0}, NULL};
+    uint64_t product = product_size(network, scope, arity);
+    uint32_t *slots = malloc(arity * sizeof *slots);
+    int64_t *pattern = malloc(arity * sizeof *pattern);
+    parac_status status = PARAC_OK;
+    if (!supports && product > site->max_table_tuples) {
+        free(slots);
+        free(pattern);
+        return parac_fail_at(error, PARAC_ERR_UNSUPPORTED, site->file, site->line,
+                             "conflicts table over %u variables spans %llu tuples (limit %llu)", arity,
+                             (unsigned long long)product, (unsigned long long)site->max_table_tuples);
+    }
+    if (!supports) c.marked = calloc(parac_bitset_words((size_t)product) + 1, sizeof *c.marked);
+    if (!slots || !pattern || (!supports && !c.marked)) goto no_memory;
+    for (size_t t = 0; t < tuples->count; t++) {
+        if (!tuple_slots(network, scope, arity, tuples->values + t * arity, pattern)) continue;
+        if (expand_stars(network, scope, arity, pattern, slots, supports ? visit_support : visit_conflict, &c) < 0)
+            goto no_memory;
+    }
+    if (!supports && complement_conflicts(&c, slots) < 0) goto no_memory;
+    status = parac_csp_add_table(network, arity, scope, c.table.tuples, c.table.count, error);
+    goto done;
+no_memory:
+    status = parac_fail_no_memory(error, "table constraint", c.table.count * arity * 4);
+done:
+    free(slots);
+    free(pattern);
+    free(c.table.tuples);
+    free(c.marked);
+    return status;
+}
+
+static parac_status add_unary_extension(parac_csp_network *network, uint32_t var, const xcsp_tuples *tuples,
+                                        int supports, parac_error *error)
+{
+    uint32_t size = network->domain_size[var];
+    parac_word *listed = calloc(parac_bitset_words(size) + 1, sizeof *listed);
+    if (!listed) return parac_fail_no_memory(error, "unary constraint", size / 8 + 8);
+    for (size_t t = 0; t < tuples->count; t++) {
+        int64_t slot = tuples->values[t] == XCSP_STAR ? -2 : xcsp_slot_of(network, var, tuples->values[t]);
+        if (slot == -2) parac_bitset_fill(listed, size);
+        else if (slot >= 0) parac_bitset_set(listed, (size_t)slot);
+    }
+    for (uint32_t a = 0; a < size; a++)
+        if (parac_bitset_test(listed, a) != supports) parac_csp_remove_initial_value(network, var, a);
+    free(listed);
+    return PARAC_OK;
+}
+
+parac_status xcsp_add_extension(parac_csp_network *network, const uint32_t *scope, uint32_t arity,
+                                const xcsp_tuples *tuples, int supports, const xcsp_site *site, parac_error *error)
+{
+    if (arity == 1) return add_unary_extension(network, scope[0], tuples, supports, error);
+    if (arity == 2 && scope[0] != scope[1]) return add_binary_extension(network, scope, tuples, supports, error);
+    return add_nary_extension(network, scope, arity, tuples, supports, site, error);
+}
+
+/* ---- intension ---------------------------------------------------------------------------- */
+
+typedef struct intension {
+    uint32_t scope[64];
+    uint32_t arity;
+    int64_t *operands;  /* values handed to the evaluator */
+    int32_t *position;  /* operand -> scope position, or -1 for a constant */
+    int64_t *stack;
+} intension;
+
+/* Distinct variables of the operands, in order of first appearance. */
+static int collect_scope(intension *in, const int64_t *operand_var, size_t operand_count)
+{
+    in->arity = 0;
+    for (size_t k = 0; k < operand_count; k++) {
+        uint32_t p = 0;
+        if (operand_var[k] < 0) {
+            in->position[k] = -1;
+            continue;
+        }
+        while (p < in->arity && in->scope[p] != (uint32_t)operand_var[k]) p++;
+        if (p == in->arity) {
+            if (in->arity == 64) return -1;
+            in->scope[in->arity++] = (uint32_t)operand_var[k];
+        }
+        in->position[k] = (int32_t)p;
+    }
+    return 0;
+}
+
+/* 1 when the expression holds at these scope slots. */
+static int holds(const parac_csp_network *network, const xcsp_expr *expr, intension *in, size_t operand_count,
+                 const uint32_t *slots)
+{
+    int64_t result;
+    for (size_t k = 0; k < operand_count; k++) {
+        int32_t p = in->position[k];
+        if (p >= 0) in->operands[k] = network->values[network->value_offset[in->scope[p]] + slots[p]];
+    }
+    return xcsp_expr_eval(expr, in->operands, in->stack, &result) && result != 0;
+}
+
+static parac_status enumerate_intension(parac_csp_network *network, const xcsp_expr *expr, intension *in,
+                                        size_t operand_count, const xcsp_site *site, parac_error *error)
+{
+    uint64_t product = product_size(network, in->scope, in->arity);
+    slot_table table = {0};
+    uint32_t slots[64] = {0};
+    parac_status status;
+    if (product > site->max_table_tuples)
+        return parac_fail_at(error, PARAC_ERR_UNSUPPORTED, site->file, site->line,
+                             "intension over %u variables spans %llu tuples (limit %llu)", in->arity,
+                             (unsigned long long)product, (unsigned long long)site->max_table_tuples);
+    if (product) do {
+            if (holds(network, expr, in, operand_count, slots) && table_push(&table, slots, in->arity) < 0) {
+                free(table.tuples);
+                return parac_fail_no_memory(error, "intension table", table.count * in->arity * 4);
+            }
+        } while (next_combination(network, in->scope, in->arity, slots));
+    status = parac_csp_add_table(network, in->arity, in->scope, table.tuples, table.count, error);
+    free(table.tuples);
+    return status;
+}
+
+parac_status xcsp_add_intension(parac_csp_network *network, const xcsp_expr *expr, const int64_t *operand_var,
+                                const int64_t *operand_constant, size_t operand_count, const xcsp_site *site,
+                                parac_error *error)
+{
+    intension in = {{0}, 0, NULL, NULL, NULL};
+    parac_status status = PARAC_OK;
+    in.operands = malloc((operand_count + 1) * sizeof *in.operands);
+    in.position = malloc((operand_count + 1) * sizeof *in.position);
+    in.stack = malloc((expr->max_stack + 1) * sizeof *in.stack);
+    if (!in.operands || !in.position || !in.stack) {
+        status = parac_fail_no_memory(error, "intension", operand_count * 8);
+        goto done;
+    }
+    for (size_t k = 0; k < operand_count; k++) in.operands[k] = operand_constant ? operand_constant[k] : 0;
+    if (collect_scope(&in, operand_var, operand_count) < 0) {
+        status = parac_fail_at(error, PARAC_ERR_UNSUPPORTED, site->file, site->line, "intension over more than 64 variables");
+    } else if (in.arity == 0) {
+        int64_t result;
+        if (!xcsp_expr_eval(expr, in.operands, in.stack, &result) || !result)
+            status = parac_fail_at(error, PARAC_ERR_UNSUPPORTED, site->file, site->line,
+                                   "intension without variables is always false");
+    } else {
+        status = enumerate_intension(network, expr, &in, operand_count, site, error);
+    }
+done:
+    free(in.operands);
+    free(in.position);
+    free(in.stack);
+    return status;
+}
+
+/* ---- names -------------------------------------------------------------------------------- */
+
+static size_t hash_name(const char *key, size_t length)
+{
+    uint64_t hash = 1469598103934665603ULL;
+    for (size_t i = 0; i < length; i++) hash = (hash ^ (unsigned char)key[i]) * 1099511628211ULL;
+    return (size_t)hash;
+}
+
+static size_t names_slot(const xcsp_names *names, const char *key, size_t length)
+{
+    size_t slot = hash_name(key, length) & (names->capacity - 1);
+    while (names->keys[slot] && (strncmp(names->keys[slot], key, length) != 0 || names->keys[slot][length]))
+        slot = (slot + 1) & (names->capacity - 1);
+    return slot;
+}
+
+static int names_grow(xcsp_names *names)
+{
+    xcsp_names bigger = {0};
+    bigger.capacity = names->capacity ? names->capacity * 2 : 64;
+    bigger.keys = calloc(bigger.capacity, sizeof *bigger.keys);
+    bigger.values = malloc(bigger.capacity * sizeof *bigger.values);
+    if (!bigger.keys || !bigger.values) {
+        free(bigger.keys);
+        free(bigger.values);
+        return -1;
+    }
+    for (size_t i = 0; i < names->capacity; i++) {
+        if (!names->keys[i]) continue;
+        size_t slot = names_slot(&bigger, names->keys[i], strlen(names->keys[i]));
+        bigger.keys[slot] = names->keys[i];
+        bigger.values[slot] = names->values[i];
+    }
+    bigger.count = names->count;
+    free(names->keys);
+    free(names->values);
+    *names = bigger;
+    return 0;
+}
+
+int xcsp_names_put(xcsp_names *names, const char *key, size_t length, int64_t value)
+{
+    size_t slot;
+    if ((names->count + 1) * 2 > names->capacity && names_grow(names) < 0) return -1;
+    slot = names_slot(names, key, length);
+    if (!names->keys[slot]) {
+        char *copy = malloc(length + 1);
+        if (!copy) return -1;
+        memcpy(copy, key, length);
+        copy[length] = '\0';
+        names->keys[slot] = copy;
+        names->count++;
+    }
+    names->values[slot] = value;
+    return 0;
+}
+
+int64_t xcsp_names_get(const xcsp_names *names, const char *key, size_t length)
+{
+    size_t slot;
+    if (!names->capacity) return -1;
+    slot = names_slot(names, key, length);
+    return names->keys[slot] ? names->values[slot] : -1;
+}
+
+void xcsp_names_free(xcsp_names *names)
+{
+    for (size_t i = 0; i < names->capacity; i++) free(names->keys[i]);
+    free(names->keys);
+    free(names->values);
+    memset(names, 0, sizeof *names);
+}

@@ -1,0 +1,112 @@
+/* dbscan/dbscan.c — the public entry points: checks, device and method choice. */
+#include <parac/dbscan.h>
+#include <parac/devices.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/timer.h"
+#include "dbscan/dbscan_internal.h"
+
+static const char *const METHOD_NAMES[] = {"auto", "grid", "brute-force", "reference"};
+
+const char *parac_dbscan_method_name(parac_dbscan_method method)
+{
+    return (unsigned)method <= PARAC_DBSCAN_REFERENCE ? METHOD_NAMES[method] : "unknown";
+}
+
+parac_status parac_dbscan_method_parse(const char *name, parac_dbscan_method *method, parac_error *error)
+{
+    for (int i = 0; i <= PARAC_DBSCAN_REFERENCE; i++)
+        if (name && strcmp(name, METHOD_NAMES[i]) == 0) {
+            *method = (parac_dbscan_method)i;
+            return PARAC_OK;
+        }
+    return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
+                      "unknown dbscan method '%s' (auto, grid, brute-force or reference)", name ? name : "");
+}
+
+static parac_status check_input(const parac_dbscan_options *options, const dbscan_points *points, parac_error *error)
+{
+    if (points->dim == 0) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "dbscan: points have dimension 0");
+    if (!(options->eps > 0) || !isfinite(options->eps))
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "dbscan: eps must be a finite number > 0, got %g",
+                          options->eps);
+    if (options->min_samples < 1)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "dbscan: min-samples must be >= 1");
+    if (points->count >= (size_t)UINT32_MAX)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "dbscan: %zu points; at most 4294967294 are supported",
+                          points->count);
+    if ((unsigned)options->method > PARAC_DBSCAN_REFERENCE)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "dbscan: unknown method %d", (int)options->method);
+    for (size_t i = 0; i < points->count; i++)
+        for (size_t k = 0; k < points->dim; k++)
+            if (!isfinite(dbscan_coordinate(points, i, k)))
+                return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
+                                  "dbscan: point %zu, coordinate %zu is not a finite number", i, k);
+    return PARAC_OK;
+}
+
+static parac_status run_on_device(const parac_dbscan_options *options, const dbscan_points *points,
+                                  parac_device device, int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info,
+                                  parac_error *error)
+{
+    parac_dbscan_method method = options->method;
+    parac_status status;
+    if (method == PARAC_DBSCAN_AUTO)
+        method = points->dim <= PARAC_DBSCAN_GRID_MAX_DIM ? PARAC_DBSCAN_GRID : PARAC_DBSCAN_BRUTE_FORCE;
+    info->method = method;
+    if (method == PARAC_DBSCAN_REFERENCE) {
+        info->device = PARAC_DEVICE_CPU;
+        return dbscan_reference(points, options->eps, options->min_samples, labels, core_mask, info, error);
+    }
+    if (device == PARAC_DEVICE_CUDA) {
+        info->device = PARAC_DEVICE_CUDA;
+        status = dbscan_cuda(points, options->eps, options->min_samples, method == PARAC_DBSCAN_GRID,
+                             options->exec.cuda_device, labels, core_mask, info, error);
+        if (status != PARAC_ERR_NO_MEMORY) return status;
+        /* The GPU path needs O(n) device memory at once; when it is not there
+         * the CPU path (host memory) still gives the same answer. */
+        memset(info, 0, sizeof *info);
+        info->method = method;
+        info->gpu_fallback = 1;
+        parac_error_clear(error);
+    }
+    info->device = PARAC_DEVICE_CPU;
+    return dbscan_cpu(points, options->eps, options->min_samples, method == PARAC_DBSCAN_GRID, options->exec.threads,
+                      labels, core_mask, info, error);
+}
+
+static parac_status run(const parac_dbscan_options *options, const dbscan_points *points, int32_t *labels,
+                        uint8_t *core_mask, parac_dbscan_info *info_out, parac_error *error)
+{
+    parac_dbscan_info info;
+    parac_device device = PARAC_DEVICE_CPU;
+    double started = parac_now_seconds();
+    parac_status status = check_input(options, points, error);
+    memset(&info, 0, sizeof info);
+    if (status != PARAC_OK) return status;
+    if (options->method != PARAC_DBSCAN_REFERENCE) {
+        status = parac_exec_resolve_device(&options->exec, &device, error);
+        if (status != PARAC_OK) return status;
+    }
+    status = run_on_device(options, points, device, labels, core_mask, &info, error);
+    info.seconds_total = parac_now_seconds() - started;
+    if (info_out) *info_out = info;
+    return status;
+}
+
+parac_status parac_dbscan_run(const parac_dbscan_options *options, const double *points, size_t count, size_t dim,
+                              int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info, parac_error *error)
+{
+    dbscan_points view = {points, NULL, count, dim};
+    return run(options, &view, labels, core_mask, info, error);
+}
+
+parac_status parac_dbscan_run_f32(const parac_dbscan_options *options, const float *points, size_t count, size_t dim,
+                                  int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info, parac_error *error)
+{
+    dbscan_points view = {NULL, points, count, dim};
+    return run(options, &view, labels, core_mask, info, error);
+}

@@ -1,0 +1,355 @@
+/* dbscan/dbscan_cpu.c — parallel exact DBSCAN on the CPU (OpenMP).
+ *
+ * Phases: (1) index: cell key per point, stable radix sort, cell table, the
+ * points copied in cell order; (2) core: a cell with >= min_samples points
+ * whose bounding box has diagonal <= eps is all core without pairwise work
+ * (the "dense-cell shortcut"), other points count neighbours over the stencil
+ * with early exit at min_samples; (3) union: lock-free union-find over core
+ * pairs, each pair visited from its lower point only; (4) border: the
+ * lowest-index core neighbour; (5) canonical renumbering. The brute-force
+ * method is the same code with one cell holding every point.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/threads.h"
+#include "core/timer.h"
+#include "dbscan/dbscan_grid.h"
+#include "dbscan/dbscan_internal.h"
+#include "dbscan/radix_sort.h"
+#include "dbscan/union_find.h"
+
+typedef struct point_range {
+    uint32_t begin, end;
+} point_range;
+
+typedef struct cpu_index {
+    dbscan_grid_plan plan;
+    size_t count, dim;
+    double eps2;
+    size_t min_samples;
+    int threads;
+    uint64_t *keys;        /* sorted cell key of each point */
+    uint32_t *order;       /* sorted position -> original index */
+    double *xs;            /* points in sorted order, count * dim */
+    size_t cells;
+    uint64_t *cell_key;    /* cells */
+    uint32_t *cell_start;  /* cells + 1 */
+    uint8_t *dense;        /* cells: all-core by the shortcut */
+    uint8_t *core;         /* sorted position */
+    uint32_t *parent;      /* union-find, sorted positions */
+} cpu_index;
+
+static void free_index(cpu_index *index)
+{
+    free(index->keys);
+    free(index->order);
+    free(index->xs);
+    free(index->cell_key);
+    free(index->cell_start);
+    free(index->dense);
+    free(index->core);
+    free(index->parent);
+}
+
+static size_t lower_bound_key(const uint64_t *keys, size_t count, uint64_t key)
+{
+    size_t low = 0, high = count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (keys[middle] < key) low = middle + 1;
+        else high = middle;
+    }
+    return low;
+}
+
+/* The point ranges of the stencil around a cell; returns how many. */
+static int neighbour_ranges(const cpu_index *index, size_t cell, point_range *ranges)
+{
+    uint64_t coordinates[DBSCAN_GRID_MAX_DIMS];
+    int count = 0;
+    if (index->plan.dims == 0) {
+        ranges[0].begin = 0;
+        ranges[0].end = (uint32_t)index->count;
+        return 1;
+    }
+    dbscan_grid_key_cell(&index->plan, index->cell_key[cell], coordinates);
+    for (int row = 0; row < index->plan.row_count; row++) {
+        uint64_t first, last;
+        size_t first_cell, end_cell;
+        if (!dbscan_grid_row_keys(&index->plan, coordinates, row, &first, &last)) continue;
+        first_cell = lower_bound_key(index->cell_key, index->cells, first);
+        end_cell = lower_bound_key(index->cell_key, index->cells, last + 1);
+        if (first_cell >= end_cell) continue;
+        ranges[count].begin = index->cell_start[first_cell];
+        ranges[count++].end = index->cell_start[end_cell];
+    }
+    return count;
+}
+
+static void point_bounds(const dbscan_points *points, int dims, int threads, double *low, double *high)
+{
+    double lo[DBSCAN_GRID_MAX_DIMS] = {INFINITY, INFINITY, INFINITY};
+    double hi[DBSCAN_GRID_MAX_DIMS] = {-INFINITY, -INFINITY, -INFINITY};
+#pragma omp parallel for num_threads(threads) reduction(min : lo[:DBSCAN_GRID_MAX_DIMS]) \
+    reduction(max : hi[:DBSCAN_GRID_MAX_DIMS])
+    for (size_t i = 0; i < points->count; i++)
+        for (int k = 0; k < dims; k++) {
+            double value = dbscan_coordinate(points, i, (size_t)k);
+            if (value < lo[k]) lo[k] = value;
+            if (value > hi[k]) hi[k] = value;
+        }
+    for (int k = 0; k < dims; k++) {
+        low[k] = points->count ? lo[k] : 0.0;
+        high[k] = points->count ? hi[k] : 0.0;
+    }
+}
+
+static parac_status build_cells(cpu_index *index)
+{
+    size_t n = index->count, cells = 0;
+    for (size_t i = 0; i < n; i++) cells += i == 0 || index->keys[i] != index->keys[i - 1];
+    index->cells = cells;
+    index->cell_key = malloc((cells + 1) * sizeof(uint64_t));
+    index->cell_start = malloc((cells + 1) * sizeof(uint32_t));
+    index->dense = calloc(cells + 1, 1);
+    if (!index->cell_key || !index->cell_start || !index->dense) return PARAC_ERR_NO_MEMORY;
+    cells = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || index->keys[i] != index->keys[i - 1]) {
+            index->cell_key[cells] = index->keys[i];
+            index->cell_start[cells++] = (uint32_t)i;
+        }
+    index->cell_start[cells] = (uint32_t)n;
+    return PARAC_OK;
+}
+
+static parac_status build_index(cpu_index *index, const dbscan_points *points, int use_grid, double eps,
+                                parac_error *error)
+{
+    size_t n = points->count, d = points->dim;
+    int dims = use_grid ? (int)(d < DBSCAN_GRID_MAX_DIMS ? d : DBSCAN_GRID_MAX_DIMS) : 0;
+    double low[DBSCAN_GRID_MAX_DIMS], high[DBSCAN_GRID_MAX_DIMS];
+    parac_status status;
+    point_bounds(points, dims, index->threads, low, high);
+    status = dbscan_grid_plan_build(&index->plan, dims, low, high, eps, error);
+    if (status != PARAC_OK) return status;
+    index->keys = malloc((n + 1) * sizeof(uint64_t));
+    index->order = malloc((n + 1) * sizeof(uint32_t));
+    index->xs = malloc((n * d + 1) * sizeof(double));
+    if (!index->keys || !index->order || !index->xs)
+        return parac_fail_no_memory(error, "dbscan index", (unsigned long long)n * (12 + 8 * d));
+#pragma omp parallel for num_threads(index->threads)
+    for (size_t i = 0; i < n; i++) {
+        uint64_t key = 0;
+        for (int k = 0; k < dims; k++)
+            key = key * index->plan.extent[k] +
+                  dbscan_grid_cell(&index->plan, k, dbscan_coordinate(points, i, (size_t)k));
+        index->keys[i] = key;
+        index->order[i] = (uint32_t)i;
+    }
+    status = dbscan_radix_sort_pairs(index->keys, index->order, n, index->plan.key_bits, index->threads, error);
+    if (status != PARAC_OK) return status;
+#pragma omp parallel for num_threads(index->threads)
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < d; k++) index->xs[i * d + k] = dbscan_coordinate(points, index->order[i], k);
+    if (build_cells(index) != PARAC_OK) return parac_fail_no_memory(error, "dbscan cells", n * 13);
+    return PARAC_OK;
+}
+
+/* All pairs of the cell are within eps when the squared diagonal of its
+ * bounding box is: |a_k - b_k| <= extent_k exactly, and rounding is monotone,
+ * so the computed pair distance never exceeds the computed diagonal. */
+static int cell_is_within_eps(const cpu_index *index, size_t cell)
+{
+    size_t d = index->dim, begin = index->cell_start[cell], end = index->cell_start[cell + 1];
+    double diagonal = 0.0;
+    for (size_t k = 0; k < d; k++) {
+        double lo = index->xs[begin * d + k], hi = lo, extent;
+        for (size_t i = begin + 1; i < end; i++) {
+            double value = index->xs[i * d + k];
+            lo = value < lo ? value : lo;
+            hi = value > hi ? value : hi;
+        }
+        extent = hi - lo;
+        diagonal += extent * extent;
+    }
+    return diagonal <= index->eps2;
+}
+
+static int point_is_core(const cpu_index *index, size_t p, const point_range *ranges, int range_count)
+{
+    size_t d = index->dim, neighbours = 0;
+    const double *x = index->xs + p * d;
+    for (int r = 0; r < range_count; r++)
+        for (uint32_t q = ranges[r].begin; q < ranges[r].end; q++)
+            if (dbscan_distance_squared(x, index->xs + (size_t)q * d, d) <= index->eps2 &&
+                ++neighbours >= index->min_samples)
+                return 1;
+    return 0;
+}
+
+static void mark_core_points(cpu_index *index)
+{
+#pragma omp parallel num_threads(index->threads)
+    {
+        point_range ranges[DBSCAN_GRID_MAX_ROWS];
+#pragma omp for schedule(dynamic, 16)
+        for (size_t cell = 0; cell < index->cells; cell++) {
+            size_t begin = index->cell_start[cell], end = index->cell_start[cell + 1];
+            int range_count;
+            if (end - begin >= index->min_samples && cell_is_within_eps(index, cell)) {
+                index->dense[cell] = 1;
+                memset(index->core + begin, 1, end - begin);
+                continue;
+            }
+            range_count = neighbour_ranges(index, cell, ranges);
+            for (size_t p = begin; p < end; p++) index->core[p] = (uint8_t)point_is_core(index, p, ranges, range_count);
+        }
+    }
+}
+
+/* A dense cell is one set already: link each core q after it to the cell
+ * when any of the cell's points is within eps of q. */
+static void join_dense_cell(cpu_index *index, size_t begin, size_t end, const point_range *ranges, int range_count)
+{
+    size_t d = index->dim;
+    for (int r = 0; r < range_count; r++)
+        for (uint32_t q = ranges[r].begin > end ? ranges[r].begin : (uint32_t)end; q < ranges[r].end; q++) {
+            if (!index->core[q] ||
+                union_find_root(index->parent, q) == union_find_root(index->parent, (uint32_t)begin))
+                continue;
+            for (size_t p = begin; p < end; p++)
+                if (dbscan_distance_squared(index->xs + p * d, index->xs + (size_t)q * d, d) <= index->eps2) {
+                    union_find_join(index->parent, (uint32_t)begin, q);
+                    break;
+                }
+        }
+}
+
+static void join_sparse_cell(cpu_index *index, size_t begin, size_t end, const point_range *ranges, int range_count)
+{
+    size_t d = index->dim;
+    for (size_t p = begin; p < end; p++) {
+        if (!index->core[p]) continue;
+        for (int r = 0; r < range_count; r++)
+            for (uint32_t q = ranges[r].begin > p + 1 ? ranges[r].begin : (uint32_t)(p + 1); q < ranges[r].end; q++)
+                if (index->core[q] &&
+                    dbscan_distance_squared(index->xs + p * d, index->xs + (size_t)q * d, d) <= index->eps2)
+                    union_find_join(index->parent, (uint32_t)p, q);
+    }
+}
+
+static void join_core_points(cpu_index *index)
+{
+#pragma omp parallel for num_threads(index->threads)
+    for (size_t p = 0; p < index->count; p++) index->parent[p] = (uint32_t)p;
+#pragma omp parallel for num_threads(index->threads) schedule(dynamic, 64)
+    for (size_t cell = 0; cell < index->cells; cell++)
+        if (index->dense[cell])
+            for (size_t p = index->cell_start[cell] + 1; p < index->cell_start[cell + 1]; p++)
+                index->parent[p] = index->cell_start[cell];
+#pragma omp parallel num_threads(index->threads)
+    {
+        point_range ranges[DBSCAN_GRID_MAX_ROWS];
+#pragma omp for schedule(dynamic, 16)
+        for (size_t cell = 0; cell < index->cells; cell++) {
+            size_t begin = index->cell_start[cell], end = index->cell_start[cell + 1];
+            int range_count = neighbour_ranges(index, cell, ranges);
+            if (index->dense[cell]) join_dense_cell(index, begin, end, ranges, range_count);
+            else join_sparse_cell(index, begin, end, ranges, range_count);
+        }
+    }
+}
+
+/* The cluster representative of each point, in original order. */
+static void assign_roots(cpu_index *index, uint32_t *root_of)
+{
+    size_t d = index->dim;
+#pragma omp parallel num_threads(index->threads)
+    {
+        point_range ranges[DBSCAN_GRID_MAX_ROWS];
+#pragma omp for schedule(dynamic, 16)
+        for (size_t cell = 0; cell < index->cells; cell++) {
+            size_t begin = index->cell_start[cell], end = index->cell_start[cell + 1];
+            int range_count = -1;
+            for (size_t p = begin; p < end; p++) {
+                uint32_t best = UINT32_MAX, best_position = 0;
+                if (index->core[p]) {
+                    root_of[index->order[p]] = union_find_root(index->parent, (uint32_t)p);
+                    continue;
+                }
+                if (range_count < 0) range_count = neighbour_ranges(index, cell, ranges);
+                for (int r = 0; r < range_count; r++)
+                    for (uint32_t q = ranges[r].begin; q < ranges[r].end; q++)
+                        if (index->core[q] && index->order[q] < best &&
+                            dbscan_distance_squared(index->xs + p * d, index->xs + (size_t)q * d, d) <= index->eps2) {
+                            best = index->order[q];
+                            best_position = q;
+                        }
+                root_of[index->order[p]] =
+                    best == UINT32_MAX ? DBSCAN_NO_ROOT : union_find_root(index->parent, best_position);
+            }
+        }
+    }
+}
+
+static parac_status finish_labels(cpu_index *index, int32_t *labels, uint8_t *core_mask, uint32_t *root_of,
+                                  parac_dbscan_info *info, parac_error *error)
+{
+    size_t n = index->count, core = 0, noise = 0;
+    int32_t *scratch = malloc((n + 1) * sizeof(int32_t));
+    if (!scratch) return parac_fail_no_memory(error, "dbscan labels", n * 4);
+    dbscan_canonical_labels(root_of, n, scratch, labels, &info->clusters);
+    free(scratch);
+#pragma omp parallel for num_threads(index->threads) reduction(+ : core, noise)
+    for (size_t p = 0; p < n; p++) {
+        core += index->core[p];
+        noise += root_of[index->order[p]] == DBSCAN_NO_ROOT;
+        if (core_mask) core_mask[index->order[p]] = index->core[p];
+    }
+    info->core = core;
+    info->noise = noise;
+    info->border = n - core - noise;
+    info->cells = index->cells;
+    return PARAC_OK;
+}
+
+parac_status dbscan_cpu(const dbscan_points *points, double eps, size_t min_samples, int use_grid, int threads,
+                        int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info, parac_error *error)
+{
+    cpu_index index;
+    uint32_t *root_of = NULL;
+    double mark = parac_now_seconds(), now;
+    parac_status status;
+    memset(&index, 0, sizeof index);
+    index.count = points->count;
+    index.dim = points->dim;
+    index.eps2 = eps * eps;
+    index.min_samples = min_samples;
+    index.threads = parac_threads_resolve(threads);
+    status = build_index(&index, points, use_grid, eps, error);
+    if (status != PARAC_OK) goto done;
+    index.core = malloc(index.count + 1);
+    index.parent = malloc((index.count + 1) * sizeof(uint32_t));
+    root_of = malloc((index.count + 1) * sizeof(uint32_t));
+    if (!index.core || !index.parent || !root_of) {
+        status = parac_fail_no_memory(error, "dbscan work arrays", (unsigned long long)index.count * 9);
+        goto done;
+    }
+    now = parac_now_seconds(), info->seconds_index = now - mark, mark = now;
+    mark_core_points(&index);
+    now = parac_now_seconds(), info->seconds_core = now - mark, mark = now;
+    join_core_points(&index);
+    now = parac_now_seconds(), info->seconds_union = now - mark, mark = now;
+    assign_roots(&index, root_of);
+    now = parac_now_seconds(), info->seconds_border = now - mark, mark = now;
+    status = finish_labels(&index, labels, core_mask, root_of, info, error);
+    info->seconds_relabel = parac_now_seconds() - mark;
+done:
+    free(root_of);
+    free_index(&index);
+    return status;
+}

@@ -1,0 +1,62 @@
+/* dbscan/dbscan_internal.h — what the dbscan paths (reference, CPU, CUDA) share. */
+#ifndef PARAC_DBSCAN_INTERNAL_H
+#define PARAC_DBSCAN_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <parac/dbscan.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DBSCAN_NO_ROOT UINT32_MAX
+
+/* The input points: exactly one of f64 / f32 is non-NULL. */
+typedef struct dbscan_points {
+    const double *f64;
+    const float *f32;
+    size_t count;
+    size_t dim;
+} dbscan_points;
+
+static inline double dbscan_coordinate(const dbscan_points *points, size_t row, size_t column)
+{
+    size_t at = row * points->dim + column;
+    return points->f64 ? points->f64[at] : (double)points->f32[at];
+}
+
+/* Squared distance summed in coordinate order: the one comparison every path makes. */
+static inline double dbscan_distance_squared(const double *a, const double *b, size_t dim)
+{
+    double sum = 0.0;
+    for (size_t k = 0; k < dim; k++) {
+        double difference = a[k] - b[k];
+        sum += difference * difference;
+    }
+    return sum;
+}
+
+/* The plain O(n^2) oracle (dbscan_reference.c). */
+parac_status dbscan_reference(const dbscan_points *points, double eps, size_t min_samples, int32_t *labels,
+                              uint8_t *core_mask, parac_dbscan_info *info, parac_error *error);
+
+/* The parallel CPU path, grid (use_grid = 1) or brute force (dbscan_cpu.c). */
+parac_status dbscan_cpu(const dbscan_points *points, double eps, size_t min_samples, int use_grid, int threads,
+                        int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info, parac_error *error);
+
+/* The CUDA path (dbscan_cuda.cu); PARAC_ERR_NO_MEMORY when it does not fit. */
+parac_status dbscan_cuda(const dbscan_points *points, double eps, size_t min_samples, int use_grid, int device_ordinal,
+                         int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info, parac_error *error);
+
+/* Canonical labels from a representative per point (DBSCAN_NO_ROOT = noise):
+ * clusters numbered by their lowest point index. root_of[i] < count.
+ * scratch holds count int32. Fills info->clusters. */
+void dbscan_canonical_labels(const uint32_t *root_of, size_t count, int32_t *scratch, int32_t *labels,
+                             size_t *clusters);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,166 @@
+/* fca/concept_set.c — the concept store (intents as bitsets over original
+ * attribute ids), its canonical order, and the public accessors. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "fca/fca_internal.h"
+
+parac_status fca_concepts_init(parac_fca_concepts *concepts, size_t attributes, parac_error *error)
+{
+    (void)error;
+    memset(concepts, 0, sizeof *concepts);
+    concepts->attributes = attributes;
+    concepts->attribute_words = parac_bitset_words(attributes) ? parac_bitset_words(attributes) : 1;
+    return PARAC_OK;
+}
+
+static parac_status reserve(parac_fca_concepts *concepts, size_t wanted, parac_error *error)
+{
+    size_t capacity = concepts->capacity ? concepts->capacity : 1024;
+    parac_word *grown;
+    if (wanted <= concepts->capacity) return PARAC_OK;
+    while (capacity < wanted) capacity *= 2;
+    grown = realloc(concepts->intents, capacity * concepts->attribute_words * sizeof(parac_word));
+    if (!grown)
+        return parac_fail_no_memory(error, "concept intents",
+                                    (unsigned long long)capacity * concepts->attribute_words * sizeof(parac_word));
+    concepts->intents = grown;
+    concepts->capacity = capacity;
+    return PARAC_OK;
+}
+
+parac_status fca_concepts_append(parac_fca_concepts *concepts, const parac_word *intent, parac_error *error)
+{
+    parac_status status = reserve(concepts, concepts->count + 1, error);
+    if (status != PARAC_OK) return status;
+    memcpy(concepts->intents + concepts->count * concepts->attribute_words, intent,
+           concepts->attribute_words * sizeof(parac_word));
+    concepts->count++;
+    return PARAC_OK;
+}
+
+parac_status fca_concepts_take(parac_fca_concepts *target, parac_fca_concepts *source, parac_error *error)
+{
+    parac_status status = reserve(target, target->count + source->count, error);
+    if (status != PARAC_OK) return status;
+    memcpy(target->intents + target->count * target->attribute_words, source->intents,
+           source->count * source->attribute_words * sizeof(parac_word));
+    target->count += source->count;
+    fca_concepts_release(source);
+    return PARAC_OK;
+}
+
+void fca_concepts_release(parac_fca_concepts *concepts)
+{
+    free(concepts->intents);
+    concepts->intents = NULL;
+    concepts->count = concepts->capacity = 0;
+}
+
+/* Lexicographic order of ascending id lists: at the first id p where the sets
+ * differ, the set holding p comes first unless the other set ends before p
+ * (then the other is a prefix and comes first). */
+int fca_intent_compare(const parac_word *a, const parac_word *b, size_t words)
+{
+    for (size_t w = 0; w < words; w++) {
+        parac_word differ = a[w] ^ b[w];
+        if (differ) {
+            int bit = __builtin_ctzll(differ);
+            int a_has = (int)((a[w] >> bit) & 1);
+            const parac_word *other = a_has ? b : a;
+            parac_word above = bit == 63 ? 0 : other[w] >> bit >> 1;
+            int other_continues = above != 0;
+            for (size_t v = w + 1; v < words && !other_continues; v++) other_continues = other[v] != 0;
+            if (other_continues) return a_has ? -1 : 1;
+            return a_has ? 1 : -1;
+        }
+    }
+    return 0;
+}
+
+/* Bottom-up merge sort of indices (stable, no global comparator state). */
+static void merge_sort(size_t *order, size_t *scratch, size_t count, const parac_word *intents, size_t words)
+{
+    for (size_t width = 1; width < count; width *= 2) {
+        for (size_t left = 0; left < count; left += 2 * width) {
+            size_t middle = left + width < count ? left + width : count;
+            size_t right = left + 2 * width < count ? left + 2 * width : count;
+            size_t i = left, j = middle, k = left;
+            while (i < middle && j < right)
+                scratch[k++] = fca_intent_compare(intents + order[j] * words, intents + order[i] * words, words) < 0
+                                   ? order[j++] : order[i++];
+            while (i < middle) scratch[k++] = order[i++];
+            while (j < right) scratch[k++] = order[j++];
+        }
+        memcpy(order, scratch, count * sizeof *order);
+    }
+}
+
+parac_status fca_concepts_sort(parac_fca_concepts *concepts, parac_error *error)
+{
+    size_t count = concepts->count, words = concepts->attribute_words;
+    size_t *order = malloc((count ? count : 1) * sizeof *order);
+    size_t *scratch = malloc((count ? count : 1) * sizeof *scratch);
+    parac_word *sorted = malloc((count ? count : 1) * words * sizeof *sorted);
+    if (!order || !scratch || !sorted) {
+        free(order), free(scratch), free(sorted);
+        return parac_fail_no_memory(error, "sorting concepts", (unsigned long long)count * (16 + words * 8));
+    }
+    for (size_t i = 0; i < count; i++) order[i] = i;
+    merge_sort(order, scratch, count, concepts->intents, words);
+    for (size_t i = 0; i < count; i++)
+        memcpy(sorted + i * words, concepts->intents + order[i] * words, words * sizeof *sorted);
+    free(concepts->intents);
+    concepts->intents = sorted;
+    concepts->capacity = count ? count : 1;
+    free(order);
+    free(scratch);
+    return PARAC_OK;
+}
+
+void parac_fca_concepts_destroy(parac_fca_concepts *concepts)
+{
+    if (!concepts) return;
+    free(concepts->intents);
+    free(concepts);
+}
+
+size_t parac_fca_concepts_size(const parac_fca_concepts *concepts) { return concepts ? concepts->count : 0; }
+
+size_t parac_fca_concept_intent(const parac_fca_concepts *concepts, size_t index, uint32_t *ids, size_t capacity)
+{
+    const parac_word *intent;
+    size_t size = 0;
+    if (!concepts || index >= concepts->count) return 0;
+    intent = concepts->intents + index * concepts->attribute_words;
+    for (size_t a = parac_bitset_next(intent, concepts->attributes, 0); a < concepts->attributes;
+         a = parac_bitset_next(intent, concepts->attributes, a + 1)) {
+        if (size < capacity && ids) ids[size] = (uint32_t)a;
+        size++;
+    }
+    return size;
+}
+
+size_t parac_fca_concept_extent(const parac_fca_context *context, const parac_fca_concepts *concepts, size_t index,
+                                uint32_t *ids, size_t capacity)
+{
+    size_t words = context->object_words, size = 0;
+    parac_word *extent;
+    const parac_word *intent;
+    if (!concepts || index >= concepts->count || concepts->attributes != context->attributes) return 0;
+    extent = calloc(words ? words : 1, sizeof *extent);
+    if (!extent) return 0;
+    intent = concepts->intents + index * concepts->attribute_words;
+    parac_bitset_fill(extent, context->objects);
+    for (size_t a = parac_bitset_next(intent, context->attributes, 0); a < context->attributes;
+         a = parac_bitset_next(intent, context->attributes, a + 1))
+        parac_bitset_and(extent, extent, context->columns + a * words, words);
+    for (size_t o = parac_bitset_next(extent, context->objects, 0); o < context->objects;
+         o = parac_bitset_next(extent, context->objects, o + 1)) {
+        if (size < capacity && ids) ids[size] = (uint32_t)o;
+        size++;
+    }
+    free(extent);
+    return size;
+}

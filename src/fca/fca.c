@@ -1,0 +1,66 @@
+/* fca/fca.c — the public entry points: choose the path (one thread, OpenMP,
+ * CUDA), run it, put the concepts in canonical order. */
+#include <stdlib.h>
+
+#include <parac/devices.h>
+
+#include "core/error.h"
+#include "core/threads.h"
+#include "fca/fca_internal.h"
+
+static parac_status run_search(const parac_fca_context *context, const parac_fca_options *options,
+                               parac_fca_concepts *concepts, uint64_t *count, parac_error *error)
+{
+    parac_fca_options defaults = {0};
+    parac_device device;
+    fca_search search;
+    parac_status status;
+    int threads;
+    if (!context || !count) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca: context and result are required");
+    if (!options) options = &defaults;
+    status = parac_exec_resolve_device(&options->exec, &device, error);
+    if (status != PARAC_OK) return status;
+    status = fca_search_create(context, options->min_support, &search, error);
+    if (status != PARAC_OK) return status;
+    threads = parac_threads_resolve(options->exec.threads);
+#ifdef PARAC_HAVE_CUDA
+    if (device == PARAC_DEVICE_CUDA)
+        status = fca_fcbo_cuda(&search, options->exec.cuda_device, concepts, count, error);
+    else
+#endif
+    if (threads <= 1)
+        status = fca_fcbo_serial(&search, concepts, count, error);
+    else
+        status = fca_fcbo_parallel(&search, threads, concepts, count, error);
+    fca_search_destroy(&search);
+    return status;
+}
+
+parac_status parac_fca_count(const parac_fca_context *context, const parac_fca_options *options, uint64_t *count,
+                             parac_error *error)
+{
+    return run_search(context, options, NULL, count, error);
+}
+
+parac_status parac_fca_compute(const parac_fca_context *context, const parac_fca_options *options,
+                               parac_fca_concepts **concepts, parac_error *error)
+{
+    parac_fca_concepts *made;
+    uint64_t count = 0;
+    parac_status status;
+    if (!context || !concepts) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca: context and concepts are required");
+    made = malloc(sizeof *made);
+    if (!made) return parac_fail_no_memory(error, "concepts", sizeof *made);
+    status = fca_concepts_init(made, context->attributes, error);
+    if (status == PARAC_OK) status = run_search(context, options, made, &count, error);
+    if (status == PARAC_OK && count != made->count)
+        status = parac_fail(error, PARAC_ERR_INTERNAL, "fca: counted %llu concepts but stored %zu",
+                            (unsigned long long)count, made->count);
+    if (status == PARAC_OK) status = fca_concepts_sort(made, error);
+    if (status != PARAC_OK) {
+        parac_fca_concepts_destroy(made);
+        return status;
+    }
+    *concepts = made;
+    return PARAC_OK;
+}

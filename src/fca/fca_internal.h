@@ -1,0 +1,89 @@
+/* fca/fca_internal.h — what the files of the fca module share: the context
+ * layout, the concept store, the search setup and the FCbO entry points. */
+#ifndef PARAC_FCA_INTERNAL_H
+#define PARAC_FCA_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <parac/fca.h>
+
+#include "core/bitset.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The context is kept both ways: rows answer A' (AND of object rows), columns
+ * answer B' and A ∩ {j}' (AND with one column). */
+struct parac_fca_context {
+    size_t objects, attributes;
+    size_t object_words, attribute_words;
+    parac_word *rows;    /* objects x attribute_words */
+    parac_word *columns; /* attributes x object_words */
+    char **object_names; /* NULL or objects strings */
+    char **attribute_names;
+};
+
+/* Builds rows and columns for an objects x attributes context with no bits set. */
+parac_status fca_context_alloc(size_t objects, size_t attributes, parac_fca_context **context, parac_error *error);
+/* Sets (object, attribute) in rows; fca_context_finish derives the columns. */
+void fca_context_set(parac_fca_context *context, size_t object, size_t attribute);
+void fca_context_finish(parac_fca_context *context);
+
+parac_status fca_read_fimi(const char *path, parac_fca_context **context, parac_error *error);
+parac_status fca_read_cxt(const char *path, parac_fca_context **context, parac_error *error);
+parac_status fca_read_csv01(const char *path, parac_fca_context **context, parac_error *error);
+
+/* Intents as bitsets over the original attribute ids, attribute_words each. */
+struct parac_fca_concepts {
+    size_t attributes, attribute_words;
+    size_t count, capacity;
+    parac_word *intents;
+};
+
+parac_status fca_concepts_init(parac_fca_concepts *concepts, size_t attributes, parac_error *error);
+parac_status fca_concepts_append(parac_fca_concepts *concepts, const parac_word *intent, parac_error *error);
+/* Moves every intent of source to the end of target and empties source. */
+parac_status fca_concepts_take(parac_fca_concepts *target, parac_fca_concepts *source, parac_error *error);
+/* Sorts into the canonical order (lexicographic by ascending id lists). */
+parac_status fca_concepts_sort(parac_fca_concepts *concepts, parac_error *error);
+void fca_concepts_release(parac_fca_concepts *concepts);
+/* <0, 0, >0 as intent a comes before, equals, follows b in canonical order. */
+int fca_intent_compare(const parac_word *a, const parac_word *b, size_t words);
+
+/* The search works on a copy of the context whose attributes are sorted by
+ * ascending support (rarest first): the concept set is the same, the tree
+ * is smaller because rare attributes shrink extents early. */
+typedef struct fca_search {
+    size_t objects, attributes;
+    size_t object_words, attribute_words;
+    parac_word *rows;             /* permuted attributes */
+    parac_word *columns;          /* permuted attributes */
+    uint32_t *original_attribute; /* search attribute -> original id */
+    uint64_t min_support;
+} fca_search;
+
+parac_status fca_search_create(const parac_fca_context *context, uint64_t min_support, fca_search *search,
+                               parac_error *error);
+void fca_search_destroy(fca_search *search);
+/* Maps a search-order intent to original ids. */
+void fca_search_original_intent(const fca_search *search, const parac_word *intent, parac_word *original);
+/* The root concept: extent all objects, intent their common attributes. */
+void fca_search_root(const fca_search *search, parac_word *extent, parac_word *intent);
+
+/* FCbO on one thread / on OpenMP tasks / on the GPU. concepts NULL = count only.
+ * Concepts come out in search order, mapped to original ids, unsorted. */
+parac_status fca_fcbo_serial(const fca_search *search, parac_fca_concepts *concepts, uint64_t *count,
+                             parac_error *error);
+parac_status fca_fcbo_parallel(const fca_search *search, int threads, parac_fca_concepts *concepts, uint64_t *count,
+                               parac_error *error);
+#ifdef PARAC_HAVE_CUDA
+parac_status fca_fcbo_cuda(const fca_search *search, int cuda_device, parac_fca_concepts *concepts, uint64_t *count,
+                           parac_error *error);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

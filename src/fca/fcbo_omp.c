@@ -1,0 +1,184 @@
+/* fca/fcbo_omp.c — FCbO on all cores with OpenMP tasks.
+ *
+ * Load balancing is dynamic: a worker expanding a node hands a child to the
+ * task pool only while fewer than SPAWN_PER_THREAD tasks per thread are
+ * waiting; otherwise it expands the child itself. Idle threads take waiting
+ * tasks (the runtime's work stealing), so deep, lopsided subtrees get split
+ * wherever they occur, not only at the top levels. A task copies its node
+ * (extent, intent and the failed sets it may still read) and borrows a worker
+ * (scratch stack + result buffer) from a pool, so a task run inline at a
+ * scheduling point never shares scratch with the one it interrupted.
+ */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "fca/fcbo_tree.h"
+
+#define SPAWN_PER_THREAD 4
+#define SMALLEST_SPAWNED_TAIL 3 /* children with fewer attributes left are expanded in place */
+
+typedef struct parallel_state {
+    const fca_search *search;
+    int store;
+    int spawn_limit;
+    int pending;          /* tasks created and not yet started (atomic) */
+    omp_lock_t lock;      /* guards the worker lists */
+    fcbo_worker **all;    /* every worker created */
+    fcbo_worker **idle;
+    size_t all_count, idle_count, capacity;
+    int out_of_memory;
+} parallel_state;
+
+typedef struct task_bundle {
+    fcbo_node node;
+    parac_word words[];
+} task_bundle;
+
+static fcbo_worker *acquire_worker(parallel_state *state);
+static void release_worker(parallel_state *state, fcbo_worker *worker);
+
+static void run_bundle(parallel_state *state, task_bundle *bundle)
+{
+    fcbo_worker *worker;
+#pragma omp atomic
+    state->pending--;
+    worker = acquire_worker(state);
+    if (worker) {
+        fcbo_expand(worker, &bundle->node);
+        release_worker(state, worker);
+    }
+    free(bundle);
+}
+
+/* A self-contained copy of child: extent, its nonzero word list, intent, failed rows >= next. */
+static task_bundle *copy_node(const fca_search *search, const fcbo_node *child)
+{
+    size_t object_words = search->object_words, words = search->attribute_words, n = search->attributes;
+    size_t list_words = fcbo_words_for(object_words, sizeof(uint32_t));
+    size_t y = child->next_attribute;
+    task_bundle *bundle = malloc(sizeof *bundle + (object_words + list_words + words + n * words) * sizeof(parac_word));
+    if (!bundle) return NULL;
+    bundle->node.extent = bundle->words;
+    bundle->node.nonzero_words = (uint32_t *)(bundle->words + object_words);
+    bundle->node.intent = bundle->words + object_words + list_words;
+    bundle->node.failed = bundle->node.intent + words;
+    bundle->node.next_attribute = y;
+    bundle->node.nonzero_count = child->nonzero_count;
+    for (size_t i = 0; i < child->nonzero_count; i++) {
+        uint32_t w = child->nonzero_words[i];
+        bundle->node.nonzero_words[i] = w;
+        bundle->node.extent[w] = child->extent[w];
+    }
+    memcpy(bundle->node.intent, child->intent, words * sizeof(parac_word));
+    memcpy(bundle->node.failed + y * words, child->failed + y * words, (n - y) * words * sizeof(parac_word));
+    return bundle;
+}
+
+static int spawn_child(fcbo_worker *worker, const fcbo_node *child)
+{
+    parallel_state *state = worker->spawn_data;
+    task_bundle *bundle;
+    int pending;
+#pragma omp atomic read
+    pending = state->pending;
+    if (pending >= state->spawn_limit || child->next_attribute + SMALLEST_SPAWNED_TAIL > state->search->attributes)
+        return 0;
+    bundle = copy_node(state->search, child);
+    if (!bundle) return 0; /* no memory for a copy: expand in place */
+#pragma omp atomic
+    state->pending++;
+#pragma omp task firstprivate(bundle) default(none) shared(state)
+    run_bundle(state, bundle);
+    return 1;
+}
+
+static fcbo_worker *create_worker(parallel_state *state)
+{
+    fcbo_worker *worker = malloc(sizeof *worker);
+    parac_error error;
+    if (state->all_count == state->capacity) {
+        size_t capacity = state->capacity ? state->capacity * 2 : 64;
+        fcbo_worker **all = realloc(state->all, capacity * sizeof *all);
+        fcbo_worker **idle = all ? realloc(state->idle, capacity * sizeof *idle) : NULL;
+        if (all) state->all = all;
+        if (idle) state->idle = idle;
+        if (!all || !idle) { free(worker); return NULL; }
+        state->capacity = capacity;
+    }
+    if (!worker) return NULL;
+    if (fcbo_worker_init(worker, state->search, state->store, &error) != PARAC_OK) {
+        fcbo_worker_destroy(worker);
+        free(worker);
+        return NULL;
+    }
+    worker->spawn = spawn_child;
+    worker->spawn_data = state;
+    state->all[state->all_count++] = worker;
+    return worker;
+}
+
+static fcbo_worker *acquire_worker(parallel_state *state)
+{
+    fcbo_worker *worker;
+    omp_set_lock(&state->lock);
+    worker = state->idle_count ? state->idle[--state->idle_count] : create_worker(state);
+    if (!worker) state->out_of_memory = 1;
+    omp_unset_lock(&state->lock);
+    return worker;
+}
+
+static void release_worker(parallel_state *state, fcbo_worker *worker)
+{
+    omp_set_lock(&state->lock);
+    state->idle[state->idle_count++] = worker;
+    omp_unset_lock(&state->lock);
+}
+
+/* Sums counts, gathers concepts and the first failure; frees the workers. */
+static parac_status collect(parallel_state *state, parac_fca_concepts *concepts, uint64_t *count, parac_error *error)
+{
+    parac_status status = state->out_of_memory ? parac_fail_no_memory(error, "FCbO workers", 0) : PARAC_OK;
+    uint64_t total = 0;
+    for (size_t i = 0; i < state->all_count; i++) {
+        fcbo_worker *worker = state->all[i];
+        total += worker->count;
+        if (status == PARAC_OK && worker->status != PARAC_OK) {
+            status = worker->status;
+            if (error) *error = worker->error;
+        }
+        if (status == PARAC_OK && concepts) status = fca_concepts_take(concepts, worker->concepts, error);
+        fcbo_worker_destroy(worker);
+        free(worker);
+    }
+    *count = total;
+    return status;
+}
+
+parac_status fca_fcbo_parallel(const fca_search *search, int threads, parac_fca_concepts *concepts, uint64_t *count,
+                               parac_error *error)
+{
+    parallel_state state;
+    parac_status status;
+    memset(&state, 0, sizeof state);
+    state.search = search;
+    state.store = concepts != NULL;
+    state.spawn_limit = SPAWN_PER_THREAD * threads;
+    omp_init_lock(&state.lock);
+#pragma omp parallel num_threads(threads) default(none) shared(state)
+#pragma omp single
+    {
+        fcbo_worker *worker = acquire_worker(&state);
+        fcbo_node root;
+        if (worker) {
+            if (fcbo_make_root(worker, &root)) fcbo_expand(worker, &root);
+            release_worker(&state, worker);
+        }
+    }
+    status = collect(&state, concepts, count, error);
+    omp_destroy_lock(&state.lock);
+    free(state.all);
+    free(state.idle);
+    return status;
+}

@@ -1,0 +1,66 @@
+/* fca/fcbo_tree.h — one node of the FCbO search tree and the worker that
+ * expands it, shared by the serial and the OpenMP paths. */
+#ifndef PARAC_FCA_FCBO_TREE_H
+#define PARAC_FCA_FCBO_TREE_H
+
+#include "fca/fca_internal.h"
+
+/* A stack of big blocks: nodes take their scratch here and give it back in
+ * LIFO order, so a search allocates almost nothing after warming up and
+ * pointers never move (blocks are not reallocated). */
+typedef struct fcbo_stack_block fcbo_stack_block;
+typedef struct fcbo_stack {
+    fcbo_stack_block *top;
+    fcbo_stack_block *spare;
+} fcbo_stack;
+typedef struct fcbo_stack_mark {
+    fcbo_stack_block *block;
+    size_t used;
+} fcbo_stack_mark;
+
+/* A concept (extent, intent) whose children are attributes >= next_attribute.
+ * Only the extent words listed in nonzero_words are meaningful: the others
+ * are zero by definition and never read, which makes extent work
+ * proportional to the words in use instead of the object count. failed holds
+ * FCbO's sets N_j (attributes x attribute_words); rows < next_attribute are unused. */
+typedef struct fcbo_node {
+    parac_word *extent;
+    uint32_t *nonzero_words;
+    size_t nonzero_count;
+    parac_word *intent;
+    size_t next_attribute;
+    parac_word *failed;
+} fcbo_node;
+
+typedef struct fcbo_worker fcbo_worker;
+/* Hands a child to another thread; returns 1 when it did (the child must be copied). */
+typedef int (*fcbo_spawn_fn)(fcbo_worker *worker, const fcbo_node *child);
+
+struct fcbo_worker {
+    const fca_search *search;
+    fcbo_stack stack;
+    parac_fca_concepts *concepts; /* NULL: count only */
+    parac_word *original_intent;  /* scratch for mapping intents to original ids */
+    uint64_t count;
+    parac_status status;          /* first failure (out of memory) */
+    parac_error error;
+    fcbo_spawn_fn spawn;          /* NULL on one thread */
+    void *spawn_data;
+};
+
+parac_status fcbo_worker_init(fcbo_worker *worker, const fca_search *search, int store, parac_error *error);
+void fcbo_worker_destroy(fcbo_worker *worker);
+
+/* Words of scratch for `count` items of `size` bytes. */
+static inline size_t fcbo_words_for(size_t count, size_t size) { return (count * size + 7) / 8; }
+parac_word *fcbo_stack_alloc(fcbo_stack *stack, size_t words);
+fcbo_stack_mark fcbo_stack_save(const fcbo_stack *stack);
+void fcbo_stack_restore(fcbo_stack *stack, fcbo_stack_mark mark);
+
+/* Emits the node's concept and searches its subtree (children may be spawned). */
+void fcbo_expand(fcbo_worker *worker, const fcbo_node *node);
+
+/* Builds the root node on the worker's stack; 0 when it fails min_support. */
+int fcbo_make_root(fcbo_worker *worker, fcbo_node *root);
+
+#endif

@@ -1,0 +1,215 @@
+/* gemm/io_mtx.c — dense matrices from and to .npy and Matrix Market files.
+ *
+ * Matrix Market "array" files are column-major on disk and are kept so (the
+ * plan takes column-major operands as they are); "coordinate" files are
+ * expanded into a row-major dense matrix, duplicates summed, symmetric and
+ * skew-symmetric halves mirrored. Every value must be finite.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/error.h"
+#include "core/line_reader.h"
+#include "core/npy.h"
+#include <parac/gemm.h>
+
+typedef enum mtx_symmetry { MTX_GENERAL, MTX_SYMMETRIC, MTX_SKEW } mtx_symmetry;
+
+typedef struct mtx_header {
+    int coordinate; /* else array */
+    int pattern;
+    mtx_symmetry symmetry;
+} mtx_header;
+
+static parac_status parse_banner(parac_line_reader *reader, mtx_header *h, parac_error *error)
+{
+    char object[32], format[32], field[32], symmetry[32];
+    if (sscanf(reader->buffer, "%%%%MatrixMarket %31s %31s %31s %31s", object, format, field, symmetry) != 4 ||
+        strcasecmp(object, "matrix") != 0)
+        return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
+                             "not a Matrix Market header (expected '%%%%MatrixMarket matrix FORMAT FIELD SYMMETRY')");
+    h->coordinate = strcasecmp(format, "coordinate") == 0;
+    if (!h->coordinate && strcasecmp(format, "array") != 0)
+        return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number, "unknown format '%s'", format);
+    h->pattern = strcasecmp(field, "pattern") == 0;
+    if (strcasecmp(field, "real") != 0 && strcasecmp(field, "integer") != 0 && strcasecmp(field, "double") != 0 &&
+        !(h->pattern && h->coordinate))
+        return parac_fail_at(error, PARAC_ERR_UNSUPPORTED, reader->path, reader->line_number,
+                             "field '%s' is not supported (real, integer, pattern)", field);
+    if (strcasecmp(symmetry, "general") == 0) h->symmetry = MTX_GENERAL;
+    else if (strcasecmp(symmetry, "symmetric") == 0) h->symmetry = MTX_SYMMETRIC;
+    else if (strcasecmp(symmetry, "skew-symmetric") == 0) h->symmetry = MTX_SKEW;
+    else
+        return parac_fail_at(error, PARAC_ERR_UNSUPPORTED, reader->path, reader->line_number,
+                             "symmetry '%s' is not supported", symmetry);
+    return PARAC_OK;
+}
+
+/* Next line that is neither a comment nor blank: 1, 0 at end, -1 on error. */
+static int next_data_line(parac_line_reader *reader, parac_error *error)
+{
+    int got;
+    while ((got = parac_line_reader_next(reader, error)) == 1) {
+        const char *p = reader->buffer;
+        while (*p == ' ' || *p == '\t') p++;
+        if (*p != '%' && *p != '\0') return 1;
+    }
+    return got;
+}
+
+static parac_status parse_value(parac_line_reader *reader, const char *text, float *value, parac_error *error)
+{
+    char *end;
+    double v = strtod(text, &end);
+    while (*end == ' ' || *end == '\t') end++;
+    if (end == text || *end != '\0')
+        return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number, "expected a number, got '%s'", text);
+    if (!isfinite(v) || !isfinite((float)v))
+        return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number, "non-finite value '%s'", text);
+    *value = (float)v;
+    return PARAC_OK;
+}
+
+static parac_status read_coordinate_entry(parac_line_reader *reader, const mtx_header *h, parac_matrix *m,
+                                          parac_error *error)
+{
+    long long r, c;
+    int used = 0;
+    float v = 1.0f;
+    parac_status status;
+    if (sscanf(reader->buffer, " %lld %lld %n", &r, &c, &used) < 2)
+        return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number, "expected 'ROW COL VALUE'");
+    if (r < 1 || r > m->rows || c < 1 || c > m->cols)
+        return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
+                             "entry (%lld, %lld) is outside the %lld x %lld matrix", r, c, (long long)m->rows,
+                             (long long)m->cols);
+    if (!h->pattern && (status = parse_value(reader, reader->buffer + used, &v, error)) != PARAC_OK) return status;
+    m->values[(r - 1) * m->cols + (c - 1)] += v;
+    if (h->symmetry != MTX_GENERAL && r != c)
+        m->values[(c - 1) * m->cols + (r - 1)] += h->symmetry == MTX_SKEW ? -v : v;
+    return PARAC_OK;
+}
+
+static parac_status read_mtx_body(parac_line_reader *reader, const mtx_header *h, parac_matrix *m, parac_error *error)
+{
+    long long rows, cols, entries = 0, expected;
+    int got = next_data_line(reader, error);
+    parac_status status = PARAC_OK;
+    if (got < 0) return error->status;
+    if (got == 0 || sscanf(reader->buffer, "%lld %lld %lld", &rows, &cols, &entries) < (h->coordinate ? 3 : 2) ||
+        rows < 1 || cols < 1 || entries < 0)
+        return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number, "bad size line");
+    m->rows = rows;
+    m->cols = cols;
+    m->layout = h->coordinate ? PARAC_GEMM_ROW_MAJOR : PARAC_GEMM_COL_MAJOR;
+    if (!(m->values = calloc((size_t)(rows * cols), sizeof(float))))
+        return parac_fail_no_memory(error, "matrix", (unsigned long long)(rows * cols) * 4);
+    expected = h->coordinate ? entries : rows * cols;
+    for (long long e = 0; e < expected && status == PARAC_OK; e++) {
+        if ((got = next_data_line(reader, error)) != 1)
+            return got < 0 ? error->status
+                           : parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
+                                           "file ends after %lld of %lld entries", e, expected);
+        status = h->coordinate ? read_coordinate_entry(reader, h, m, error)
+                               : parse_value(reader, reader->buffer, &m->values[e], error);
+    }
+    return status;
+}
+
+static parac_status read_mtx(const char *path, parac_matrix *m, parac_error *error)
+{
+    parac_line_reader reader;
+    mtx_header header = {0, 0, MTX_GENERAL};
+    parac_status status = parac_line_reader_open(&reader, path, error);
+    int got;
+    if (status != PARAC_OK) return status;
+    got = parac_line_reader_next(&reader, error);
+    if (got < 0) status = error->status;
+    else if (got == 0) status = parac_fail_at(error, PARAC_ERR_PARSE, path, 1, "empty file");
+    else status = parse_banner(&reader, &header, error);
+    if (status == PARAC_OK) status = read_mtx_body(&reader, &header, m, error);
+    parac_line_reader_close(&reader);
+    return status;
+}
+
+static parac_status read_npy(const char *path, parac_matrix *m, parac_error *error)
+{
+    parac_npy_array array;
+    parac_status status = parac_npy_read(path, &array, error);
+    if (status != PARAC_OK) return status;
+    if (array.ndim != 2 || array.shape[0] < 1 || array.shape[1] < 1) {
+        parac_npy_array_free(&array);
+        return parac_fail_at(error, PARAC_ERR_PARSE, path, 0, "expected a non-empty 2-D array, got %d dimensions",
+                             array.ndim);
+    }
+    m->rows = (int64_t)array.shape[0];
+    m->cols = (int64_t)array.shape[1];
+    m->layout = PARAC_GEMM_ROW_MAJOR;
+    m->values = malloc(array.count * sizeof(float));
+    if (!m->values) status = parac_fail_no_memory(error, "matrix", array.count * 4);
+    for (uint64_t i = 0; status == PARAC_OK && i < array.count; i++) {
+        double v = array.dtype == PARAC_DTYPE_F32 ? ((const float *)array.data)[i]
+                 : array.dtype == PARAC_DTYPE_F64 ? ((const double *)array.data)[i]
+                 : array.dtype == PARAC_DTYPE_I32 ? ((const int32_t *)array.data)[i]
+                                                  : (double)((const int64_t *)array.data)[i];
+        if (!isfinite((float)v))
+            status = parac_fail_at(error, PARAC_ERR_PARSE, path, 0, "non-finite value at row %llu, column %llu",
+                                   (unsigned long long)(i / array.shape[1]), (unsigned long long)(i % array.shape[1]));
+        else
+            m->values[i] = (float)v;
+    }
+    parac_npy_array_free(&array);
+    return status;
+}
+
+parac_status parac_matrix_read(const char *path, parac_matrix *matrix, parac_error *error)
+{
+    parac_status status;
+    memset(matrix, 0, sizeof *matrix);
+    if (parac_path_has_extension(path, ".mtx")) status = read_mtx(path, matrix, error);
+    else if (parac_path_has_extension(path, ".npy")) status = read_npy(path, matrix, error);
+    else status = parac_fail_at(error, PARAC_ERR_UNSUPPORTED, path, 0, "unknown matrix format (expected .npy or .mtx)");
+    if (status != PARAC_OK) parac_matrix_free(matrix);
+    return status;
+}
+
+static float value_at(const parac_matrix *m, int64_t r, int64_t c)
+{
+    return m->layout == PARAC_GEMM_ROW_MAJOR ? m->values[r * m->cols + c] : m->values[c * m->rows + r];
+}
+
+static parac_status write_mtx(const char *path, const parac_matrix *m, parac_error *error)
+{
+    FILE *file = fopen(path, "w");
+    if (!file) return parac_fail_at(error, PARAC_ERR_IO, path, 0, "cannot open for writing");
+    fprintf(file, "%%%%MatrixMarket matrix array real general\n%lld %lld\n", (long long)m->rows, (long long)m->cols);
+    for (int64_t c = 0; c < m->cols; c++)
+        for (int64_t r = 0; r < m->rows; r++) fprintf(file, "%.9g\n", value_at(m, r, c));
+    if (fclose(file) != 0) return parac_fail_at(error, PARAC_ERR_IO, path, 0, "write failed");
+    return PARAC_OK;
+}
+
+parac_status parac_matrix_write(const char *path, const parac_matrix *m, parac_error *error)
+{
+    uint64_t shape[2] = {(uint64_t)m->rows, (uint64_t)m->cols};
+    float *row_major;
+    parac_status status;
+    if (parac_path_has_extension(path, ".mtx")) return write_mtx(path, m, error);
+    if (m->layout == PARAC_GEMM_ROW_MAJOR) return parac_npy_write(path, PARAC_DTYPE_F32, 2, shape, m->values, error);
+    row_major = malloc((size_t)(m->rows * m->cols) * sizeof(float));
+    if (!row_major) return parac_fail_no_memory(error, "matrix", (unsigned long long)(m->rows * m->cols) * 4);
+    for (int64_t r = 0; r < m->rows; r++)
+        for (int64_t c = 0; c < m->cols; c++) row_major[r * m->cols + c] = value_at(m, r, c);
+    status = parac_npy_write(path, PARAC_DTYPE_F32, 2, shape, row_major, error);
+    free(row_major);
+    return status;
+}
+
+void parac_matrix_free(parac_matrix *matrix)
+{
+    if (!matrix) return;
+    free(matrix->values);
+    matrix->values = NULL;
+}

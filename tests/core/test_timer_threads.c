@@ -1,0 +1,83 @@
+/* tests/core/test_timer_threads.c — monotonic timer, thread counts, logger, progress bar. */
+#include <omp.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/log.h"
+#include "core/progress.h"
+#include "core/threads.h"
+#include "core/timer.h"
+#include "test_util.h"
+
+static void check_timer(void)
+{
+    double start = parac_now_seconds(), previous = start, now;
+    struct timespec pause = {0, 20 * 1000 * 1000};
+    int backwards = 0;
+    for (int i = 0; i < 100000; i++) {
+        now = parac_now_seconds();
+        backwards += now < previous;
+        previous = now;
+    }
+    CHECK_EQ_INT(backwards, 0);
+    start = parac_now_seconds();
+    nanosleep(&pause, NULL);
+    now = parac_now_seconds();
+    CHECK(now - start >= 0.019 && now - start < 2.0, "a 20 ms sleep measured %g s", now - start);
+}
+
+static void check_threads(void)
+{
+    int available = parac_threads_available(), seen = 0;
+    CHECK(available >= 1);
+    CHECK_EQ_INT(available, omp_get_num_procs());
+    CHECK_EQ_INT(parac_threads_resolve(0), available);
+    CHECK_EQ_INT(parac_threads_resolve(-3), available);
+    CHECK_EQ_INT(parac_threads_resolve(1), 1);
+    CHECK_EQ_INT(parac_threads_resolve(13), 13);
+    /* The resolved count really is what a region with num_threads gets. */
+#pragma omp parallel num_threads(parac_threads_resolve(3))
+    {
+#pragma omp single
+        seen = omp_get_num_threads();
+    }
+    CHECK(seen == 3 || (seen >= 1 && omp_get_dynamic()), "region had %d threads", seen);
+}
+
+static void check_logger(void)
+{
+    FILE *sink = tmpfile();
+    char text[512] = "";
+    size_t got;
+    parac_logger logger = {PARAC_LOG_WARNING, sink, "parac"};
+    parac_log(&logger, PARAC_LOG_ERROR, "bad %d", 1);
+    parac_log(&logger, PARAC_LOG_WARNING, "careful");
+    parac_log(&logger, PARAC_LOG_INFO, "dropped");
+    parac_log(&logger, PARAC_LOG_DEBUG, "dropped too");
+    parac_log(NULL, PARAC_LOG_ERROR, "no logger");
+    rewind(sink);
+    got = fread(text, 1, sizeof text - 1, sink);
+    text[got] = '\0';
+    fclose(sink);
+    CHECK(strcmp(text, "parac: error: bad 1\nparac: warning: careful\n") == 0, "log text: '%s'", text);
+}
+
+static void check_progress_off(void)
+{
+    parac_progress_bar bar;
+    parac_progress_start(&bar, "test", 0);
+    CHECK_EQ_INT(bar.active, 0);
+    parac_progress_update(&bar, 5, 10); /* inactive: draws nothing, must not crash */
+    parac_progress_update(NULL, 5, 10);
+    parac_progress_finish(&bar);
+    CHECK_EQ_INT(bar.drawn, 0);
+}
+
+int main(void)
+{
+    check_timer();
+    check_threads();
+    check_logger();
+    check_progress_off();
+    return test_finish("core.timer_threads");
+}
