@@ -82,6 +82,7 @@ parac_status parac_birch_partial_fit(parac_birch *model, const double *points, s
  * when the subclusters are too many for the Ward distance matrix. */
 parac_status parac_birch_global_step(parac_birch *model, parac_error *error);
 
+size_t parac_birch_dims(const parac_birch *model);
 size_t parac_birch_points_seen(const parac_birch *model);
 size_t parac_birch_subcluster_count(const parac_birch *model);
 size_t parac_birch_cluster_count(const parac_birch *model);         /* after the global step */

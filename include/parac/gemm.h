@@ -137,6 +137,16 @@ parac_status parac_gemm_execute(parac_gemm_plan *plan, float alpha, const float 
 parac_status parac_gemm_execute_device(parac_gemm_plan *plan, float alpha, const float *device_a,
                                        const float *device_b, float beta, float *device_c, parac_error *error);
 
+/* Seconds the last execute spent computing (pack + tile kernels + reduction),
+ * without host<->device copies: GPU time from CUDA events, else wall time. */
+double parac_gemm_last_compute_seconds(const parac_gemm_plan *plan);
+
+/* The vendor library's answer for a CUDA plan's problem, on host buffers:
+ * cublasSgemm (fp32) or cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32 (tf32).
+ * PARAC_ERR_UNSUPPORTED for CPU plans. For --verify and benchmarks. */
+parac_status parac_gemm_vendor_reference(parac_gemm_plan *plan, float alpha, const float *a, const float *b,
+                                         float beta, float *c, parac_error *error);
+
 /* Tuning: tries the candidate tile shapes for this plan's shape class on the
  * plan's device, keeps the fastest in the cache file
  * ($XDG_CACHE_HOME/parac/gemm-tune.txt, else ~/.cache/parac/gemm-tune.txt);
@@ -150,40 +160,40 @@ void parac_gemm_reference(const parac_gemm_options *options, float alpha, const 
 
 /* --- matrices: generation and files ------------------------------------------------ */
 
-typedef enum parac_matrix_kind {
-    PARAC_MATRIX_DENSE = 0,
-    PARAC_MATRIX_BANDED,       /* (r, c) = 0 when |r - c| > band */
-    PARAC_MATRIX_BLOCK_SPARSE  /* block x block blocks, a fraction `density` of them non-zero */
-} parac_matrix_kind;
+typedef enum parac_gemm_matrix_kind {
+    PARAC_GEMM_MATRIX_DENSE = 0,
+    PARAC_GEMM_MATRIX_BANDED,       /* (r, c) = 0 when |r - c| > band */
+    PARAC_GEMM_MATRIX_BLOCK_SPARSE  /* block x block blocks, a fraction `density` of them non-zero */
+} parac_gemm_matrix_kind;
 
-typedef struct parac_matrix_spec {
+typedef struct parac_gemm_matrix_spec {
     int64_t rows, cols;
-    parac_matrix_kind kind;
+    parac_gemm_matrix_kind kind;
     int64_t band;
     double density;   /* block-sparse: fraction of non-zero blocks, (0, 1] */
     int64_t block;    /* block-sparse: block edge */
     int power_law;    /* block-sparse: block rows' densities follow a power law (irregular work) */
     uint64_t seed;
-} parac_matrix_spec;
+} parac_gemm_matrix_spec;
 
 /* Fills a row-major rows x cols matrix (caller-allocated) with values uniform
  * in [-1, 1) on the spec's non-zero pattern; the same seed gives the same matrix. */
-parac_status parac_matrix_generate(const parac_matrix_spec *spec, float *values, parac_error *error);
+parac_status parac_gemm_matrix_generate(const parac_gemm_matrix_spec *spec, float *values, parac_error *error);
 
 /* A dense matrix read from a file, row- or column-major as stored. */
-typedef struct parac_matrix {
+typedef struct parac_gemm_matrix {
     int64_t rows, cols;
     parac_gemm_layout layout;
-    float *values; /* malloc'ed; parac_matrix_free */
-} parac_matrix;
+    float *values; /* malloc'ed; parac_gemm_matrix_free */
+} parac_gemm_matrix;
 
 /* Reads .npy (2-D float32/float64, C order) or Matrix Market (.mtx: coordinate
  * or array, real/integer, general/symmetric). Non-finite values, bad headers,
  * out-of-range indices: PARAC_ERR_PARSE naming file and line. */
-parac_status parac_matrix_read(const char *path, parac_matrix *matrix, parac_error *error);
+parac_status parac_gemm_matrix_read(const char *path, parac_gemm_matrix *matrix, parac_error *error);
 /* Writes .npy (float32) or .mtx (array, real) by the path's extension. */
-parac_status parac_matrix_write(const char *path, const parac_matrix *matrix, parac_error *error);
-void parac_matrix_free(parac_matrix *matrix);
+parac_status parac_gemm_matrix_write(const char *path, const parac_gemm_matrix *matrix, parac_error *error);
+void parac_gemm_matrix_free(parac_gemm_matrix *matrix);
 
 #ifdef __cplusplus
 }

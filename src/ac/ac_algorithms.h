@@ -55,9 +55,12 @@ void ac_model_free(ac_model *model);
 
 /* Domains from the network's initial `present` bits; copies; back to value-id bitsets. */
 parac_status ac_domains_init(const ac_model *model, ac_domains *domains, parac_error *error);
+parac_status ac_domains_create(const ac_model *model, ac_domains *domains, parac_error *error); /* all empty */
 parac_status ac_domains_clone(const ac_model *model, const ac_domains *from, ac_domains *to, parac_error *error);
 void ac_domains_copy(const ac_model *model, ac_domains *to, const ac_domains *from);
 void ac_domains_free(ac_domains *domains);
+/* Domains from a value-id bitset (the inverse of ac_domains_export). */
+void ac_domains_import(const ac_model *model, const uint64_t *value_bits, ac_domains *domains);
 void ac_domains_export(const ac_model *model, const ac_domains *domains, int wipeout, uint64_t *value_bits);
 uint64_t ac_domains_total(const ac_model *model, const ac_domains *domains);
 static inline parac_word *ac_domain_of(const ac_model *model, const ac_domains *domains, uint32_t var)
@@ -98,19 +101,20 @@ int ac3bit_propagate_from(const ac_model *model, ac_domains *domains, void *resi
                           size_t start_count, parac_ac_stats *stats, parac_error *error, parac_status *status);
 void *ac3bit_residues_create(const ac_model *model);
 
-/* The network inside a loaded parac_csp handle (defined with the loader).
- * TEMPORARY weak until the loader defines it. */
-__attribute__((weak)) const parac_csp_network *parac_csp_network_of(const parac_csp *csp);
-
 /* The whole run on a network, used by parac_ac_enforce and the tests. */
 parac_status ac_enforce_network(const parac_csp_network *network, const parac_ac_options *options, uint64_t *domains,
                                 parac_ac_stats *stats, parac_error *error);
+/* As ac_enforce_network; edge_limit > 0 caps the N-E edges held on the GPU at once (chunking). */
+parac_status ac_enforce_network_limited(const parac_csp_network *network, const parac_ac_options *options,
+                                        uint64_t edge_limit, uint64_t *domains, parac_ac_stats *stats,
+                                        parac_error *error);
 
 #ifdef PARAC_HAVE_CUDA
 #include "cuda/context.h"
 /* GPU paths (binary networks). value_bits in/out: the value-id bitset (initial domains in, closure out). */
-parac_status ac_cuda_ac4(parac_cuda_context *context, const ac_model *model, int plus, uint64_t *value_bits,
-                         parac_ac_stats *stats, parac_error *error);
+/* edge_limit > 0 caps the N-E edges held on the device (tests use it to force chunking). */
+parac_status ac_cuda_ac4(parac_cuda_context *context, const ac_model *model, int plus, uint64_t edge_limit,
+                         uint64_t *value_bits, parac_ac_stats *stats, parac_error *error);
 parac_status ac_cuda_bitset(parac_cuda_context *context, const ac_model *model, uint64_t *value_bits,
                             parac_ac_stats *stats, parac_error *error);
 parac_status ac_cuda_sac(parac_cuda_context *context, const ac_model *model, uint64_t *value_bits,

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/timer.h"
+#include "csp/csp_handle.h"
 #ifdef PARAC_HAVE_CUDA
 #include "cuda/context.h"
 #endif
@@ -97,41 +98,53 @@ static parac_status run_cpu(const ac_model *model, ac_domains *domains, const pa
 
 #ifdef PARAC_HAVE_CUDA
 static parac_status run_cuda(const ac_model *model, const ac_domains *domains, const parac_ac_options *options,
-                             parac_ac_algorithm algorithm, uint64_t *value_bits, parac_ac_stats *stats,
-                             parac_error *error)
+                             parac_ac_algorithm algorithm, uint64_t edge_limit, uint64_t *value_bits,
+                             parac_ac_stats *stats, parac_error *error)
 {
     parac_cuda_context context;
+    double start = parac_now_seconds();
     parac_status status = parac_cuda_context_create(options->exec.cuda_device, &context, error);
     if (status != PARAC_OK) return status;
+    stats->build_seconds += parac_now_seconds() - start;
     ac_domains_export(model, domains, 0, value_bits);
     if (options->singleton) status = ac_cuda_sac(&context, model, value_bits, stats, error);
     else if (algorithm == PARAC_AC_GPU_BITSET) status = ac_cuda_bitset(&context, model, value_bits, stats, error);
-    else status = ac_cuda_ac4(&context, model, algorithm == PARAC_AC_AC4_GPU_PLUS, value_bits, stats, error);
+    else status = ac_cuda_ac4(&context, model, algorithm == PARAC_AC_AC4_GPU_PLUS, edge_limit, value_bits, stats, error);
     parac_cuda_context_destroy(&context);
     return status;
 }
 #endif
 
 static parac_status run_on_device(const ac_model *model, ac_domains *domains, const parac_ac_options *options,
-                                  parac_ac_algorithm algorithm, parac_device device, uint64_t *value_bits,
-                                  parac_ac_stats *stats, parac_error *error)
+                                  parac_ac_algorithm algorithm, parac_device device, uint64_t edge_limit,
+                                  uint64_t *value_bits, parac_ac_stats *stats, parac_error *error)
 {
     parac_status status;
+    for (size_t v = 0; v < model->network->variable_count; v++)
+        if (domains->size[v] == 0) stats->wipeout = 1; /* empty from the start: nothing to run */
+    if (stats->wipeout) return PARAC_OK;
     if (device == PARAC_DEVICE_CPU) {
         status = run_cpu(model, domains, options, algorithm, stats, error);
         if (status == PARAC_OK) ac_domains_export(model, domains, stats->wipeout, value_bits);
         return status;
     }
 #ifdef PARAC_HAVE_CUDA
-    return run_cuda(model, domains, options, algorithm, value_bits, stats, error);
+    return run_cuda(model, domains, options, algorithm, edge_limit, value_bits, stats, error);
 #else
-    (void)value_bits;
+    (void)value_bits, (void)edge_limit;
     return parac_fail(error, PARAC_ERR_NO_DEVICE, "this build has no CUDA support");
 #endif
 }
 
 parac_status ac_enforce_network(const parac_csp_network *network, const parac_ac_options *options, uint64_t *domains,
                                 parac_ac_stats *stats_out, parac_error *error)
+{
+    return ac_enforce_network_limited(network, options, 0, domains, stats_out, error);
+}
+
+parac_status ac_enforce_network_limited(const parac_csp_network *network, const parac_ac_options *options,
+                                        uint64_t edge_limit, uint64_t *domains, parac_ac_stats *stats_out,
+                                        parac_error *error)
 {
     parac_ac_options defaults = {0};
     parac_ac_stats stats = {0};
@@ -140,7 +153,7 @@ parac_status ac_enforce_network(const parac_csp_network *network, const parac_ac
     size_t words = parac_bitset_words(network->value_count);
     uint64_t *value_bits = calloc(words + 1, sizeof *value_bits);
     parac_status status;
-    double start = parac_now_seconds();
+    double start = parac_now_seconds(), build_before;
     if (!options) options = &defaults;
     if (!value_bits) return parac_fail_no_memory(error, "result domains", (unsigned long long)words * 8);
     if ((status = choose(network, options, &stats.algorithm, &stats.device, error)) != PARAC_OK) goto done;
@@ -151,9 +164,12 @@ parac_status ac_enforce_network(const parac_csp_network *network, const parac_ac
     stats.ne_edges = parac_csp_edge_count(network);
     stats.build_seconds = parac_now_seconds() - start;
     start = parac_now_seconds();
-    status = run_on_device(&model, &current, options, stats.algorithm, stats.device, value_bits, &stats, error);
+    build_before = stats.build_seconds;
+    status = run_on_device(&model, &current, options, stats.algorithm, stats.device, edge_limit, value_bits, &stats,
+                           error);
     if (status != PARAC_OK) goto done;
-    stats.propagate_seconds = parac_now_seconds() - start;
+    /* GPU paths add their uploads and BuildNE to build_seconds: keep them out of propagation. */
+    stats.propagate_seconds = parac_now_seconds() - start - (stats.build_seconds - build_before);
     stats.values_after = stats.wipeout ? 0 : parac_bitset_popcount(value_bits, words);
     if (stats.wipeout) memset(value_bits, 0, words * sizeof *value_bits);
     stats.removed = stats.values_before - stats.values_after;
@@ -172,7 +188,6 @@ parac_status parac_ac_enforce(const parac_csp *csp, const parac_ac_options *opti
                               parac_ac_stats *stats, parac_error *error)
 {
     if (!csp) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "parac_ac_enforce: no network");
-    if (!parac_csp_network_of) return parac_fail(error, PARAC_ERR_INTERNAL, "the CSP loader is not built yet");
     return ac_enforce_network(parac_csp_network_of(csp), options, domains, stats, error);
 }
 

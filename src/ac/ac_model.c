@@ -155,17 +155,14 @@ static parac_status domains_alloc(const ac_model *model, ac_domains *domains, pa
 
 parac_status ac_domains_init(const ac_model *model, ac_domains *domains, parac_error *error)
 {
-    const parac_csp_network *net = model->network;
     parac_status status = domains_alloc(model, domains, error);
-    if (status != PARAC_OK) return status;
-    for (size_t v = 0; v < net->variable_count; v++) {
-        parac_word *dom = ac_domain_of(model, domains, (uint32_t)v);
-        uint64_t base = net->value_offset[v];
-        for (uint32_t s = 0; s < net->domain_size[v]; s++)
-            if (parac_bitset_test(net->present, base + s)) parac_bitset_set(dom, s);
-        domains->size[v] = (uint32_t)parac_bitset_popcount(dom, parac_bitset_words(net->domain_size[v]));
-    }
-    return PARAC_OK;
+    if (status == PARAC_OK) ac_domains_import(model, model->network->present, domains);
+    return status;
+}
+
+parac_status ac_domains_create(const ac_model *model, ac_domains *domains, parac_error *error)
+{
+    return domains_alloc(model, domains, error);
 }
 
 parac_status ac_domains_clone(const ac_model *model, const ac_domains *from, ac_domains *to, parac_error *error)
@@ -188,6 +185,19 @@ void ac_domains_free(ac_domains *domains)
     free(domains->size);
     domains->words = NULL;
     domains->size = NULL;
+}
+
+void ac_domains_import(const ac_model *model, const uint64_t *value_bits, ac_domains *domains)
+{
+    const parac_csp_network *net = model->network;
+    for (size_t v = 0; v < net->variable_count; v++) {
+        parac_word *dom = ac_domain_of(model, domains, (uint32_t)v);
+        size_t words = parac_bitset_words(net->domain_size[v]);
+        parac_bitset_zero(dom, words);
+        for (uint32_t s = 0; s < net->domain_size[v]; s++)
+            if (parac_bitset_test(value_bits, net->value_offset[v] + s)) parac_bitset_set(dom, s);
+        domains->size[v] = (uint32_t)parac_bitset_popcount(dom, words);
+    }
 }
 
 void ac_domains_export(const ac_model *model, const ac_domains *domains, int wipeout, uint64_t *value_bits)

@@ -203,6 +203,7 @@ parac_status parac_birch_global_step(parac_birch *model, parac_error *error)
     return PARAC_OK;
 }
 
+size_t parac_birch_dims(const parac_birch *model) { return model->tree.dims; }
 size_t parac_birch_points_seen(const parac_birch *model) { return model->points_seen; }
 size_t parac_birch_subcluster_count(const parac_birch *model) { return model->tree.leaf_entries; }
 size_t parac_birch_cluster_count(const parac_birch *model) { return model->global_done ? model->clusters : 0; }

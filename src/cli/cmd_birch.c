@@ -77,8 +77,9 @@ static parac_status label_input(const char *path, parac_birch *model, size_t chu
     return status;
 }
 
-static parac_status write_centers(parac_birch *model, const birch_args *args, size_t dims, parac_error *error)
+static parac_status write_centers(parac_birch *model, const birch_args *args, parac_error *error)
 {
+    size_t dims = parac_birch_dims(model);
     size_t rows = args->centers_path ? parac_birch_cluster_count(model) : parac_birch_subcluster_count(model);
     double *centers = malloc((rows + 1) * dims * sizeof(double));
     parac_status status = PARAC_OK;
@@ -101,7 +102,7 @@ static parac_status write_centers(parac_birch *model, const birch_args *args, si
 
 static int check_args(const birch_args *args)
 {
-    if (args->chunk < 1) return cli_usage_error("birch", "--chunk must be >= 1");
+    if (args->chunk < 0) return cli_usage_error("birch", "--chunk must be >= 1");
     if (args->batch < 0) return cli_usage_error("birch", "--batch-size must be >= 0");
     if (args->clusters < 0 || args->clusters > INT32_MAX) return cli_usage_error("birch", "--n-clusters must be >= 0");
     if (args->branching < 2 || args->branching > 1000000)
@@ -112,8 +113,6 @@ static int check_args(const birch_args *args)
 static void print_summary(parac_birch *model, const cli_common *common, double seconds)
 {
     parac_json_writer json;
-    parac_birch_options unused;
-    (void)unused;
     if (!common->json) {
         printf("%zu points, %zu subclusters, %zu clusters (%.3f s)\n", parac_birch_points_seen(model),
                parac_birch_subcluster_count(model), parac_birch_cluster_count(model), seconds);
@@ -127,6 +126,40 @@ static void print_summary(parac_birch *model, const cli_common *common, double s
     cli_summary_end(&json);
 }
 
+/* Whole input in memory: one partial_fit, labels straight from the points. */
+static parac_status run_in_memory(const char *path, const parac_birch_options *options, int want_labels,
+                                  parac_birch **model, int32_t **labels, parac_error *error)
+{
+    parac_matrix matrix;
+    parac_status status = parac_matrix_load(path, 0, &matrix, error);
+    if (status != PARAC_OK) return status;
+    if (matrix.rows == 0) status = parac_fail_at(error, PARAC_ERR_PARSE, path, 0, "no points to cluster");
+    if (status == PARAC_OK) status = parac_birch_create(options, matrix.cols, model, error);
+    if (status == PARAC_OK) status = parac_birch_partial_fit(*model, matrix.data, matrix.rows, error);
+    if (status == PARAC_OK) status = parac_birch_global_step(*model, error);
+    if (status == PARAC_OK && want_labels) {
+        *labels = malloc(matrix.rows * sizeof(int32_t));
+        if (!*labels) status = parac_fail_no_memory(error, "labels", matrix.rows * sizeof(int32_t));
+        else status = parac_birch_predict(*model, matrix.data, matrix.rows, *labels, NULL, error);
+    }
+    parac_matrix_free(&matrix);
+    return status;
+}
+
+/* Streamed input: partial_fit per chunk, then a second pass for the labels. */
+static parac_status run_streamed(const char *path, const parac_birch_options *options, size_t chunk, int want_labels,
+                                 parac_birch **model, int32_t **labels, parac_error *error)
+{
+    parac_status status = fit_input(path, options, chunk, model, error);
+    if (status == PARAC_OK) status = parac_birch_global_step(*model, error);
+    if (status == PARAC_OK && want_labels) {
+        *labels = malloc(parac_birch_points_seen(*model) * sizeof(int32_t));
+        if (!*labels) status = parac_fail_no_memory(error, "labels", parac_birch_points_seen(*model) * sizeof(int32_t));
+        else status = label_input(path, *model, chunk, *labels, error);
+    }
+    return status;
+}
+
 int cli_birch(int argc, char **argv)
 {
     birch_args args = {0.5, 50, 3, 0, PARAC_BIRCH_DEFAULT_BATCH, NULL, NULL, NULL};
@@ -134,10 +167,10 @@ int cli_birch(int argc, char **argv)
         {"--threshold", 0, CLI_DOUBLE, &args.threshold, "T", "largest subcluster radius (default 0.5)"},
         {"--branching-factor", 0, CLI_INT64, &args.branching, "B", "most entries per CF node (default 50)"},
         {"--n-clusters", 0, CLI_INT64, &args.clusters, "K", "clusters of the Ward global step; 0 keeps the subclusters (default 3)"},
-        {"--output", 'o', CLI_STRING, &args.labels_path, "LABELS", "each point's cluster (.npy int32 or text; - is stdout)"},
-        {"--centers", 0, CLI_STRING, &args.centers_path, "FILE", "cluster centres (count-weighted), K rows"},
+        {"--output", 'o', CLI_STRING, &args.labels_path, "LABELS", "each point's cluster (.npy int32 or text)"},
+        {"--centers", 0, CLI_STRING, &args.centers_path, "FILE", "cluster centres (count-weighted means), K rows"},
         {"--subclusters", 0, CLI_STRING, &args.subclusters_path, "FILE", "subcluster centroids in leaf order"},
-        {"--chunk", 0, CLI_INT64, &args.chunk, "N", "read and insert N points at a time (streaming; default: whole file)"},
+        {"--chunk", 0, CLI_INT64, &args.chunk, "N", "stream: read and insert N points at a time (default: whole input)"},
         {"--batch-size", 0, CLI_INT64, &args.batch, "B", "points per parallel batch; 0 = serial, scikit-learn's order (default 8192)"},
     };
     const cli_command command = {"birch", "INPUT [--threshold T] [--branching-factor B] [--n-clusters K] [-o LABELS] [options]",
@@ -154,13 +187,11 @@ int cli_birch(int argc, char **argv)
     parac_error error;
     int32_t *labels = NULL;
     double started;
-    size_t chunk;
     int code = cli_parse(&command, argc, argv, &common, positionals, &positional_count);
     if (code != CLI_CONTINUE) return code;
-    if (!args.chunk) args.chunk = INT64_MAX / 2;
     if ((code = check_args(&args)) != CLI_CONTINUE) return code;
-    if (args.labels_path && strcmp(positionals[0], "-") == 0)
-        return cli_usage_error("birch", "labels of standard input need a second pass over it: give a file");
+    if (args.chunk > 0 && args.labels_path && strcmp(positionals[0], "-") == 0)
+        return cli_usage_error("birch", "labels of a streamed standard input need a second pass: give a file, or drop --chunk");
     parac_error_clear(&error);
     parac_birch_options_init(&options);
     options.threshold = args.threshold;
@@ -168,25 +199,17 @@ int cli_birch(int argc, char **argv)
     options.n_clusters = (int)args.clusters;
     options.batch_size = (size_t)args.batch;
     options.exec = common.exec;
-    chunk = args.chunk > (int64_t)(1 << 20) ? (size_t)1 << 20 : (size_t)args.chunk;
-    if (args.chunk < INT64_MAX / 2) chunk = (size_t)args.chunk;
     started = parac_now_seconds();
-    if (fit_input(positionals[0], &options, args.chunk < INT64_MAX / 2 ? chunk : SIZE_MAX / 2, &model, &error) != PARAC_OK ||
-        parac_birch_global_step(model, &error) != PARAC_OK)
-        goto done;
-    if (parac_birch_too_few_subclusters(model))
-        cli_warn(&common, "birch: %zu subclusters found, fewer than --n-clusters %lld: each is a cluster; lower --threshold",
-                 parac_birch_subcluster_count(model), (long long)args.clusters);
-    if (args.labels_path) {
-        labels = malloc((parac_birch_points_seen(model) + 1) * sizeof(int32_t));
-        if (!labels) {
-            parac_fail_no_memory(&error, "labels", parac_birch_points_seen(model) * sizeof(int32_t));
+    if (args.chunk > 0) {
+        if (run_streamed(positionals[0], &options, (size_t)args.chunk, args.labels_path != NULL, &model, &labels, &error) != PARAC_OK)
             goto done;
-        }
-        if (label_input(positionals[0], model, chunk, labels, &error) != PARAC_OK) goto done;
-    }
-    if ((args.centers_path || args.subclusters_path) && write_centers(model, &args, model ? 0 : 0, &error) != PARAC_OK)
+    } else if (run_in_memory(positionals[0], &options, args.labels_path != NULL, &model, &labels, &error) != PARAC_OK) {
         goto done;
+    }
+    if (parac_birch_too_few_subclusters(model))
+        cli_warn(&common, "birch: %zu subclusters, fewer than --n-clusters %lld: each is a cluster; lower --threshold",
+                 parac_birch_subcluster_count(model), (long long)args.clusters);
+    if ((args.centers_path || args.subclusters_path) && write_centers(model, &args, &error) != PARAC_OK) goto done;
     if (labels && parac_labels_save(args.labels_path, labels, parac_birch_points_seen(model), &error) != PARAC_OK)
         goto done;
     print_summary(model, &common, parac_now_seconds() - started);

@@ -39,9 +39,11 @@ static parac_status load_points(const char *path, loaded_points *points, parac_e
         parac_status status = parac_npy_read(path, &points->npy, error);
         if (status != PARAC_OK) return status;
         if (points->npy.dtype == PARAC_DTYPE_F32) {
-            if (points->npy.ndim > 2)
+            if (points->npy.ndim > 2) {
+                parac_npy_array_free(&points->npy);
                 return parac_fail_at(error, PARAC_ERR_PARSE, path, 0, "expected a 1-D or 2-D array, found %d-D",
                                      points->npy.ndim);
+            }
             points->f32 = points->npy.data;
             points->rows = points->npy.ndim == 0 ? 1 : points->npy.shape[0];
             points->cols = points->npy.ndim == 2 ? points->npy.shape[1] : 1;

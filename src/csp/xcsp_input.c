@@ -75,7 +75,7 @@ parac_status xcsp_input_open(xcsp_input *in, const char *path, parac_error *erro
     unsigned char head[16];
     size_t length;
     lzma_stream blank = LZMA_STREAM_INIT;
-    memset(in, 0, offsetof(xcsp_input, buffer));
+    memset(in, 0, sizeof *in);
     in->lzma = blank;
     in->name = path;
     in->file = fopen(path, "rb");
@@ -104,7 +104,7 @@ parac_status xcsp_input_open_memory(xcsp_input *in, const char *xml, size_t size
                                     parac_error *error)
 {
     lzma_stream blank = LZMA_STREAM_INIT;
-    memset(in, 0, offsetof(xcsp_input, buffer));
+    memset(in, 0, sizeof *in);
     in->lzma = blank;
     in->name = name;
     if (size > INT32_MAX) return parac_fail_at(error, PARAC_ERR_INVALID_ARGUMENT, name, 0, "document over 2 GiB");

@@ -46,10 +46,6 @@ parac_status dbscan_reference(const dbscan_points *points, double eps, size_t mi
 parac_status dbscan_cpu(const dbscan_points *points, double eps, size_t min_samples, int use_grid, int threads,
                         int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info, parac_error *error);
 
-/* The CUDA path (dbscan_cuda.cu); PARAC_ERR_NO_MEMORY when it does not fit. */
-parac_status dbscan_cuda(const dbscan_points *points, double eps, size_t min_samples, int use_grid, int device_ordinal,
-                         int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info, parac_error *error);
-
 /* Canonical labels from a representative per point (DBSCAN_NO_ROOT = noise):
  * clusters numbered by their lowest point index. root_of[i] < count.
  * scratch holds count int32. Fills info->clusters. */

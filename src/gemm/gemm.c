@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "core/error.h"
+#include "core/timer.h"
 #include "gemm/gemm_internal.h"
 
 parac_status parac_gemm_execute(parac_gemm_plan *plan, float alpha, const float *a, const float *b, float beta,
@@ -12,7 +13,12 @@ parac_status parac_gemm_execute(parac_gemm_plan *plan, float alpha, const float 
 #ifdef PARAC_HAVE_CUDA
     if (plan->device == PARAC_DEVICE_CUDA) return gemm_cuda_execute_host(plan, alpha, a, b, beta, c, error);
 #endif
-    return gemm_cpu_execute(plan, alpha, a, b, beta, c, error);
+    {
+        double start = parac_now_seconds();
+        parac_status status = gemm_cpu_execute(plan, alpha, a, b, beta, c, error);
+        plan->last_compute_seconds = parac_now_seconds() - start;
+        return status;
+    }
 }
 
 parac_status parac_gemm_execute_device(parac_gemm_plan *plan, float alpha, const float *device_a,
@@ -24,6 +30,18 @@ parac_status parac_gemm_execute_device(parac_gemm_plan *plan, float alpha, const
 #endif
     (void)alpha, (void)device_a, (void)device_b, (void)beta, (void)device_c;
     return parac_fail(error, PARAC_ERR_UNSUPPORTED, "gemm: device buffers need a plan made for a CUDA device");
+}
+
+double parac_gemm_last_compute_seconds(const parac_gemm_plan *plan) { return plan->last_compute_seconds; }
+
+parac_status parac_gemm_vendor_reference(parac_gemm_plan *plan, float alpha, const float *a, const float *b,
+                                         float beta, float *c, parac_error *error)
+{
+#ifdef PARAC_HAVE_CUDA
+    if (plan->device == PARAC_DEVICE_CUDA) return gemm_cuda_vendor_reference(plan, alpha, a, b, beta, c, error);
+#endif
+    (void)alpha, (void)a, (void)b, (void)beta, (void)c;
+    return parac_fail(error, PARAC_ERR_UNSUPPORTED, "gemm: the vendor reference (cuBLAS) needs a CUDA plan");
 }
 
 typedef struct text_out {

@@ -20,10 +20,9 @@
 #define MICRO_COLS 16
 #define PACK_BLOCK 32
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
-#define GEMM_MULTIVERSION __attribute__((target_clones("arch=haswell", "default")))
-#else
-#define GEMM_MULTIVERSION
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define GEMM_HAVE_AVX2_KERNEL 1
+#include <immintrin.h>
 #endif
 
 static float element_of(const float *x, parac_gemm_layout layout, int64_t ld, int64_t r, int64_t c)
@@ -37,6 +36,7 @@ typedef struct pack_source {
     int64_t ld;
     int k_is_column; /* A: (r, k) -> element (r, k); B: element (k, r) */
     int64_t extent_k, extent_r, padded_k, padded_r;
+    int tile_r; /* panel width: tile_m for A, tile_n for B */
     int tf32;
 } pack_source;
 
@@ -48,7 +48,10 @@ static float pack_value(const pack_source *s, int64_t kk, int64_t r)
     return s->tf32 ? gemm_round_tf32(v) : v;
 }
 
-/* dst[kk * padded_r + r], in 32x32 blocks so strided sources stay cache-friendly. */
+/* Panel layout: value (kk, r) at ((r / tile_r) * padded_k + kk) * tile_r + r % tile_r, so each
+ * tile's k rows are contiguous (one stream per tile, no 4 KiB-stride cache aliasing on the CPU,
+ * one contiguous chunk per pipeline stage on the GPU). Filled in 32x32 blocks so strided
+ * sources stay cache-friendly. */
 static void pack_k_major(const pack_source *s, float *dst)
 {
     int64_t blocks_k = gemm_ceil_div(s->padded_k, PACK_BLOCK), blocks_r = gemm_ceil_div(s->padded_r, PACK_BLOCK);
@@ -57,7 +60,7 @@ static void pack_k_major(const pack_source *s, float *dst)
         int64_t k0 = (b / blocks_r) * PACK_BLOCK, r0 = (b % blocks_r) * PACK_BLOCK;
         for (int64_t kk = k0; kk < k0 + PACK_BLOCK && kk < s->padded_k; kk++)
             for (int64_t r = r0; r < r0 + PACK_BLOCK && r < s->padded_r; r++)
-                dst[kk * s->padded_r + r] = pack_value(s, kk, r);
+                dst[((r / s->tile_r) * s->padded_k + kk) * s->tile_r + r % s->tile_r] = pack_value(s, kk, r);
     }
 }
 
@@ -65,7 +68,7 @@ void gemm_pack_a(const parac_gemm_plan *plan, const float *a, float *packed)
 {
     const parac_gemm_options *o = &plan->options;
     pack_source s = {a, o->layout_a, plan->lda, 1, o->k, o->m, plan->padded_k, plan->padded_m,
-                     o->dtype == PARAC_GEMM_TF32};
+                     plan->tile_m, o->dtype == PARAC_GEMM_TF32};
     pack_k_major(&s, packed);
 }
 
@@ -73,28 +76,62 @@ void gemm_pack_b(const parac_gemm_plan *plan, const float *b, float *packed)
 {
     const parac_gemm_options *o = &plan->options;
     pack_source s = {b, o->layout_b, plan->ldb, 0, o->k, o->n, plan->padded_k, plan->padded_n,
-                     o->dtype == PARAC_GEMM_TF32};
+                     plan->tile_n, o->dtype == PARAC_GEMM_TF32};
     pack_k_major(&s, packed);
 }
 
 /* MICRO_ROWS x MICRO_COLS of a C tile over the listed k tiles; a and b point at
- * the block's first row / column in k row 0 of the packed operands. */
-GEMM_MULTIVERSION
-static void micro_kernel(const float *a, const float *b, int64_t a_stride, int64_t b_stride, const int32_t *k_tiles,
-                         int64_t k_tile_count, int tile_k, float *out, int out_stride)
+ * the block's first row / column in k row 0 of the packed panels. Plain C: fmaf per element. */
+static void micro_kernel_portable(const float *a, const float *b, int64_t a_stride, int64_t b_stride,
+                                  const int32_t *k_tiles, int64_t k_tile_count, int tile_k, float *out, int out_stride)
 {
     float sum[MICRO_ROWS][MICRO_COLS] = {{0.0f}};
     for (int64_t l = 0; l < k_tile_count; l++) {
         const float *ak = a + (int64_t)k_tiles[l] * tile_k * a_stride;
         const float *bk = b + (int64_t)k_tiles[l] * tile_k * b_stride;
         for (int kk = 0; kk < tile_k; kk++, ak += a_stride, bk += b_stride)
-            for (int r = 0; r < MICRO_ROWS; r++) {
-                float av = ak[r];
-                for (int c = 0; c < MICRO_COLS; c++) sum[r][c] = fmaf(av, bk[c], sum[r][c]);
-            }
+            for (int r = 0; r < MICRO_ROWS; r++)
+                for (int c = 0; c < MICRO_COLS; c++) sum[r][c] = fmaf(ak[r], bk[c], sum[r][c]);
     }
     for (int r = 0; r < MICRO_ROWS; r++)
         for (int c = 0; c < MICRO_COLS; c++) out[r * out_stride + c] = sum[r][c];
+}
+
+#ifdef GEMM_HAVE_AVX2_KERNEL
+/* The same with AVX2 FMA: _mm256_fmadd_ps rounds each lane exactly like fmaf. */
+__attribute__((target("avx2,fma"))) static void micro_kernel_avx2(const float *a, const float *b, int64_t a_stride,
+                                                                  int64_t b_stride, const int32_t *k_tiles,
+                                                                  int64_t k_tile_count, int tile_k, float *out,
+                                                                  int out_stride)
+{
+    __m256 s00 = _mm256_setzero_ps(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00, s30 = s00, s31 = s00;
+    for (int64_t l = 0; l < k_tile_count; l++) {
+        const float *ak = a + (int64_t)k_tiles[l] * tile_k * a_stride;
+        const float *bk = b + (int64_t)k_tiles[l] * tile_k * b_stride;
+        for (int kk = 0; kk < tile_k; kk++, ak += a_stride, bk += b_stride) {
+            __m256 b0 = _mm256_loadu_ps(bk), b1 = _mm256_loadu_ps(bk + 8), x;
+            x = _mm256_broadcast_ss(ak + 0), s00 = _mm256_fmadd_ps(x, b0, s00), s01 = _mm256_fmadd_ps(x, b1, s01);
+            x = _mm256_broadcast_ss(ak + 1), s10 = _mm256_fmadd_ps(x, b0, s10), s11 = _mm256_fmadd_ps(x, b1, s11);
+            x = _mm256_broadcast_ss(ak + 2), s20 = _mm256_fmadd_ps(x, b0, s20), s21 = _mm256_fmadd_ps(x, b1, s21);
+            x = _mm256_broadcast_ss(ak + 3), s30 = _mm256_fmadd_ps(x, b0, s30), s31 = _mm256_fmadd_ps(x, b1, s31);
+        }
+    }
+    _mm256_storeu_ps(out, s00), _mm256_storeu_ps(out + 8, s01);
+    _mm256_storeu_ps(out + out_stride, s10), _mm256_storeu_ps(out + out_stride + 8, s11);
+    _mm256_storeu_ps(out + 2 * out_stride, s20), _mm256_storeu_ps(out + 2 * out_stride + 8, s21);
+    _mm256_storeu_ps(out + 3 * out_stride, s30), _mm256_storeu_ps(out + 3 * out_stride + 8, s31);
+}
+#endif
+
+typedef void (*micro_kernel_fn)(const float *, const float *, int64_t, int64_t, const int32_t *, int64_t, int, float *,
+                                int);
+
+static micro_kernel_fn pick_micro_kernel(void)
+{
+#ifdef GEMM_HAVE_AVX2_KERNEL
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return micro_kernel_avx2;
+#endif
+    return micro_kernel_portable;
 }
 
 static float epilogue(float alpha, float acc, float beta, float c)
@@ -114,14 +151,14 @@ static void store_c_tile(const parac_gemm_plan *plan, int64_t tile_row, int64_t 
         }
 }
 
-static void run_item(const parac_gemm_plan *plan, const gemm_work_item *w, const float *packed_a,
+static void run_item(micro_kernel_fn micro_kernel, const parac_gemm_plan *plan, const gemm_work_item *w, const float *packed_a,
                      const float *packed_b, float *partials, float *acc, float alpha, float beta, float *c)
 {
     int64_t r0 = (int64_t)w->tile_row * plan->tile_m, c0 = (int64_t)w->tile_col * plan->tile_n;
     float *out = w->partial_slot >= 0 ? partials + (int64_t)w->partial_slot * plan->tile_m * plan->tile_n : acc;
     for (int i = 0; i < plan->tile_m; i += MICRO_ROWS)
         for (int j = 0; j < plan->tile_n; j += MICRO_COLS)
-            micro_kernel(packed_a + r0 + i, packed_b + c0 + j, plan->padded_m, plan->padded_n,
+            micro_kernel(packed_a + r0 * plan->padded_k + i, packed_b + c0 * plan->padded_k + j, plan->tile_m, plan->tile_n,
                          plan->k_list + w->list_begin, w->list_end - w->list_begin, plan->tile_k,
                          out + i * plan->tile_n + j, plan->tile_n);
     if (w->partial_slot < 0) store_c_tile(plan, w->tile_row, w->tile_col, acc, alpha, beta, c);
@@ -163,6 +200,7 @@ parac_status gemm_cpu_execute(parac_gemm_plan *plan, float alpha, const float *a
     gemm_pack_a(plan, a, packed_a);
     gemm_pack_b(plan, b, packed_b);
     dynamic = plan->schedule == PARAC_GEMM_SCHEDULE_DYNAMIC;
+    micro_kernel_fn micro_kernel = pick_micro_kernel();
     int failed = 0;
 #pragma omp parallel num_threads(threads) reduction(| : failed)
     {
@@ -170,7 +208,7 @@ parac_status gemm_cpu_execute(parac_gemm_plan *plan, float alpha, const float *a
         if (!acc) failed = 1;
 #pragma omp for schedule(dynamic, 1)
         for (int64_t i = 0; i < plan->item_count; i++)
-            if (acc) run_item(plan, &plan->items[dynamic ? plan->dynamic_order[i] : i], packed_a, packed_b, partials,
+            if (acc) run_item(micro_kernel, plan, &plan->items[dynamic ? plan->dynamic_order[i] : i], packed_a, packed_b, partials,
                               acc, alpha, beta, c);
 #pragma omp for schedule(dynamic, 1)
         for (int64_t r = 0; r < plan->reduction_count; r++)

@@ -58,6 +58,7 @@ struct parac_gemm_plan {
     int64_t partial_slots;
     parac_gemm_plan_info info;
     float *host_workspace; /* packed A, packed B, partials (CPU) */
+    double last_compute_seconds;
     void *cuda;            /* gemm_cuda_state (CUDA builds) */
 };
 
@@ -75,7 +76,8 @@ parac_status gemm_schedule_build(parac_gemm_plan *plan, parac_error *error);
 /* gemm_cpu.c */
 parac_status gemm_cpu_execute(parac_gemm_plan *plan, float alpha, const float *a, const float *b, float beta, float *c,
                               parac_error *error);
-/* Packs a tile-padded k-major copy: dst[kk * padded_minor + r] = op(kk, r). */
+/* Packs a tile-padded k-major copy in panels: A(r, kk) at ((r / tile_m) * padded_k + kk) * tile_m
+ * + r % tile_m (B likewise with tile_n), tf32-rounded for the tf32 dtype. */
 void gemm_pack_a(const parac_gemm_plan *plan, const float *a, float *packed);
 void gemm_pack_b(const parac_gemm_plan *plan, const float *b, float *packed);
 
@@ -91,6 +93,8 @@ parac_status gemm_cuda_execute_host(parac_gemm_plan *plan, float alpha, const fl
 parac_status gemm_cuda_execute_device(parac_gemm_plan *plan, float alpha, const float *a, const float *b, float beta,
                                       float *c, parac_error *error);
 const char *gemm_cuda_device_name(const parac_gemm_plan *plan);
+parac_status gemm_cuda_vendor_reference(parac_gemm_plan *plan, float alpha, const float *a, const float *b, float beta,
+                                        float *c, parac_error *error);
 #endif
 
 #ifdef __cplusplus

@@ -14,7 +14,7 @@
 
 #define PATTERN_STREAM_OFFSET 0x9e3779b97f4a7c15ull
 
-static double *block_row_densities(const parac_matrix_spec *spec, int64_t block_rows)
+static double *block_row_densities(const parac_gemm_matrix_spec *spec, int64_t block_rows)
 {
     double *density = malloc((size_t)block_rows * sizeof *density), sum = 0.0, scale;
     int64_t *rank = malloc((size_t)block_rows * sizeof *rank);
@@ -41,18 +41,18 @@ static double *block_row_densities(const parac_matrix_spec *spec, int64_t block_
     return density;
 }
 
-static parac_status check_spec(const parac_matrix_spec *spec, parac_error *error)
+static parac_status check_spec(const parac_gemm_matrix_spec *spec, parac_error *error)
 {
     if (spec->rows < 1 || spec->cols < 1)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "matrix: rows and cols must be >= 1");
-    if (spec->kind == PARAC_MATRIX_BANDED && spec->band < 0)
+    if (spec->kind == PARAC_GEMM_MATRIX_BANDED && spec->band < 0)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "matrix: band must be >= 0");
-    if (spec->kind == PARAC_MATRIX_BLOCK_SPARSE && (spec->block < 1 || !(spec->density > 0.0 && spec->density <= 1.0)))
+    if (spec->kind == PARAC_GEMM_MATRIX_BLOCK_SPARSE && (spec->block < 1 || !(spec->density > 0.0 && spec->density <= 1.0)))
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "matrix: block-sparse needs block >= 1 and density in (0, 1]");
     return PARAC_OK;
 }
 
-static int keep_block(const parac_matrix_spec *spec, const double *density, int64_t block_row, int64_t block_col,
+static int keep_block(const parac_gemm_matrix_spec *spec, const double *density, int64_t block_row, int64_t block_col,
                       int64_t block_cols)
 {
     parac_rng rng;
@@ -60,14 +60,14 @@ static int keep_block(const parac_matrix_spec *spec, const double *density, int6
     return parac_rng_uniform(&rng) < density[block_row];
 }
 
-parac_status parac_matrix_generate(const parac_matrix_spec *spec, float *values, parac_error *error)
+parac_status parac_gemm_matrix_generate(const parac_gemm_matrix_spec *spec, float *values, parac_error *error)
 {
     parac_status status = check_spec(spec, error);
-    int64_t block = spec->kind == PARAC_MATRIX_BLOCK_SPARSE ? spec->block : 1;
+    int64_t block = spec->kind == PARAC_GEMM_MATRIX_BLOCK_SPARSE ? spec->block : 1;
     int64_t block_rows = (spec->rows + block - 1) / block, block_cols = (spec->cols + block - 1) / block;
     double *density = NULL;
     if (status != PARAC_OK) return status;
-    if (spec->kind == PARAC_MATRIX_BLOCK_SPARSE && !(density = block_row_densities(spec, block_rows)))
+    if (spec->kind == PARAC_GEMM_MATRIX_BLOCK_SPARSE && !(density = block_row_densities(spec, block_rows)))
         return parac_fail_no_memory(error, "block densities", (unsigned long long)block_rows * 16);
 #pragma omp parallel for schedule(static)
     for (int64_t r = 0; r < spec->rows; r++) {
@@ -75,10 +75,10 @@ parac_status parac_matrix_generate(const parac_matrix_spec *spec, float *values,
         float *row = values + r * spec->cols;
         parac_rng_split(&rng, spec->seed, (uint64_t)r);
         for (int64_t c = 0; c < spec->cols; c++) row[c] = (float)(2.0 * parac_rng_uniform(&rng) - 1.0);
-        if (spec->kind == PARAC_MATRIX_BANDED)
+        if (spec->kind == PARAC_GEMM_MATRIX_BANDED)
             for (int64_t c = 0; c < spec->cols; c++)
                 if (llabs(r - c) > spec->band) row[c] = 0.0f;
-        if (spec->kind == PARAC_MATRIX_BLOCK_SPARSE)
+        if (spec->kind == PARAC_GEMM_MATRIX_BLOCK_SPARSE)
             for (int64_t bc = 0; bc < block_cols; bc++)
                 if (!keep_block(spec, density, r / block, bc, block_cols))
                     for (int64_t c = bc * block; c < (bc + 1) * block && c < spec->cols; c++) row[c] = 0.0f;

@@ -72,7 +72,7 @@ static parac_status parse_value(parac_line_reader *reader, const char *text, flo
     return PARAC_OK;
 }
 
-static parac_status read_coordinate_entry(parac_line_reader *reader, const mtx_header *h, parac_matrix *m,
+static parac_status read_coordinate_entry(parac_line_reader *reader, const mtx_header *h, parac_gemm_matrix *m,
                                           parac_error *error)
 {
     long long r, c;
@@ -92,7 +92,7 @@ static parac_status read_coordinate_entry(parac_line_reader *reader, const mtx_h
     return PARAC_OK;
 }
 
-static parac_status read_mtx_body(parac_line_reader *reader, const mtx_header *h, parac_matrix *m, parac_error *error)
+static parac_status read_mtx_body(parac_line_reader *reader, const mtx_header *h, parac_gemm_matrix *m, parac_error *error)
 {
     long long rows, cols, entries = 0, expected;
     int got = next_data_line(reader, error);
@@ -118,7 +118,7 @@ static parac_status read_mtx_body(parac_line_reader *reader, const mtx_header *h
     return status;
 }
 
-static parac_status read_mtx(const char *path, parac_matrix *m, parac_error *error)
+static parac_status read_mtx(const char *path, parac_gemm_matrix *m, parac_error *error)
 {
     parac_line_reader reader;
     mtx_header header = {0, 0, MTX_GENERAL};
@@ -134,7 +134,7 @@ static parac_status read_mtx(const char *path, parac_matrix *m, parac_error *err
     return status;
 }
 
-static parac_status read_npy(const char *path, parac_matrix *m, parac_error *error)
+static parac_status read_npy(const char *path, parac_gemm_matrix *m, parac_error *error)
 {
     parac_npy_array array;
     parac_status status = parac_npy_read(path, &array, error);
@@ -164,23 +164,23 @@ static parac_status read_npy(const char *path, parac_matrix *m, parac_error *err
     return status;
 }
 
-parac_status parac_matrix_read(const char *path, parac_matrix *matrix, parac_error *error)
+parac_status parac_gemm_matrix_read(const char *path, parac_gemm_matrix *matrix, parac_error *error)
 {
     parac_status status;
     memset(matrix, 0, sizeof *matrix);
     if (parac_path_has_extension(path, ".mtx")) status = read_mtx(path, matrix, error);
     else if (parac_path_has_extension(path, ".npy")) status = read_npy(path, matrix, error);
     else status = parac_fail_at(error, PARAC_ERR_UNSUPPORTED, path, 0, "unknown matrix format (expected .npy or .mtx)");
-    if (status != PARAC_OK) parac_matrix_free(matrix);
+    if (status != PARAC_OK) parac_gemm_matrix_free(matrix);
     return status;
 }
 
-static float value_at(const parac_matrix *m, int64_t r, int64_t c)
+static float value_at(const parac_gemm_matrix *m, int64_t r, int64_t c)
 {
     return m->layout == PARAC_GEMM_ROW_MAJOR ? m->values[r * m->cols + c] : m->values[c * m->rows + r];
 }
 
-static parac_status write_mtx(const char *path, const parac_matrix *m, parac_error *error)
+static parac_status write_mtx(const char *path, const parac_gemm_matrix *m, parac_error *error)
 {
     FILE *file = fopen(path, "w");
     if (!file) return parac_fail_at(error, PARAC_ERR_IO, path, 0, "cannot open for writing");
@@ -191,7 +191,7 @@ static parac_status write_mtx(const char *path, const parac_matrix *m, parac_err
     return PARAC_OK;
 }
 
-parac_status parac_matrix_write(const char *path, const parac_matrix *m, parac_error *error)
+parac_status parac_gemm_matrix_write(const char *path, const parac_gemm_matrix *m, parac_error *error)
 {
     uint64_t shape[2] = {(uint64_t)m->rows, (uint64_t)m->cols};
     float *row_major;
@@ -207,7 +207,7 @@ parac_status parac_matrix_write(const char *path, const parac_matrix *m, parac_e
     return status;
 }
 
-void parac_matrix_free(parac_matrix *matrix)
+void parac_gemm_matrix_free(parac_gemm_matrix *matrix)
 {
     if (!matrix) return;
     free(matrix->values);

@@ -1,0 +1,269 @@
+/* ac/ac_bitset_gpu.cu — gpu-bitset: rounds of bitset revisions, all in parallel.
+ *
+ * The GPU twin of ac_bitset_rounds.c, round for round: a round revises every
+ * (arc (x, y), value a) whose y changed in the previous round against the
+ * domains as they were at the round's start, clearing unsupported bits in a
+ * copy (atomicAnd). A second kernel recounts each domain and flags change and
+ * emptiness. Same rounds as the CPU twin, so the same iteration count.
+ *
+ * Kernels:
+ *   revise_slots_kernel  one thread per (arc, a) slot: any(row(a) & D(y)) over row_words words
+ *   recount_kernel       one thread per variable: popcount, changed flag, empty flag
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ac/ac_gpu.h"
+#include "core/error.h"
+#include "core/timer.h"
+#include "cuda/cuda_check.h"
+
+enum { FLAG_CHANGED = 0, FLAG_EMPTY = 1 };
+
+__device__ uint32_t arc_of_slot(const uint64_t *slot_offset, uint64_t arc_count, uint64_t slot)
+{
+    uint64_t low = 0, high = arc_count; /* last arc with slot_offset[arc] <= slot */
+    while (high - low > 1) {
+        uint64_t mid = low + (high - low) / 2;
+        if (slot_offset[mid] <= slot) low = mid;
+        else high = mid;
+    }
+    return (uint32_t)low;
+}
+
+__device__ int has_support(const bitset_model &m, uint32_t arc, uint64_t a, const uint64_t *dom_y)
+{
+    const uint64_t *row = m.matrices + m.matrix_offset[arc] + a * m.row_words[arc];
+    for (uint32_t w = 0; w < m.row_words[arc]; w++)
+        if (row[w] & dom_y[w]) return 1;
+    return 0;
+}
+
+__global__ void revise_slots_kernel(bitset_model m, const uint64_t *old_words, const uint8_t *changed_before,
+                                    unsigned long long *next_words)
+{
+    for (uint64_t s = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; s < m.slot_count;
+         s += (uint64_t)gridDim.x * blockDim.x) {
+        uint32_t arc = arc_of_slot(m.slot_offset, m.arc_count, s);
+        uint32_t x = m.arc_x[arc], y = m.arc_y[arc];
+        uint64_t a = s - m.slot_offset[arc], x_word = m.domain_word_offset[x] + a / 64;
+        if (!changed_before[y] || !((old_words[x_word] >> (a % 64)) & 1u)) continue;
+        if (!has_support(m, arc, a, old_words + m.domain_word_offset[y]))
+            atomicAnd(&next_words[x_word], ~(1ull << (a % 64)));
+    }
+}
+
+__global__ void recount_kernel(bitset_model m, const uint64_t *next_words, const int32_t *old_sizes,
+                               int32_t *new_sizes, uint8_t *changed_now, int32_t *flags)
+{
+    for (uint64_t x = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; x < m.variable_count;
+         x += (uint64_t)gridDim.x * blockDim.x) {
+        int32_t size = 0;
+        for (uint64_t w = m.domain_word_offset[x]; w < m.domain_word_offset[x + 1]; w++) size += __popcll(next_words[w]);
+        new_sizes[x] = size;
+        changed_now[x] = size != old_sizes[x];
+        if (size != old_sizes[x]) flags[FLAG_CHANGED] = 1;
+        if (size == 0) flags[FLAG_EMPTY] = 1;
+    }
+}
+
+/* ---- the bitset model upload (shared with sac_gpu.cu) ---- */
+
+typedef struct bitset_host {
+    uint32_t *arc_x, *arc_y, *row_words, *arcs_on, *domain_size;
+    uint64_t *matrix_offset, *matrices, *arcs_on_offset, *domain_word_offset;
+} bitset_host;
+
+static void bitset_host_free(bitset_host *h)
+{
+    free(h->arc_x), free(h->arc_y), free(h->row_words), free(h->arcs_on), free(h->domain_size);
+    free(h->matrix_offset), free(h->matrices), free(h->arcs_on_offset), free(h->domain_word_offset);
+}
+
+static parac_status bitset_host_fill(const ac_model *model, bitset_host *h, parac_error *error)
+{
+    const parac_csp_network *net = model->network;
+    size_t arcs = model->arc_count, n = net->variable_count;
+    uint64_t words = 0;
+    for (size_t a = 0; a < arcs; a++) words += (uint64_t)net->domain_size[model->arcs[a].x] * model->arcs[a].row_words;
+    h->arc_x = (uint32_t *)malloc((arcs + 1) * 4), h->arc_y = (uint32_t *)malloc((arcs + 1) * 4);
+    h->row_words = (uint32_t *)malloc((arcs + 1) * 4), h->arcs_on = (uint32_t *)malloc((arcs + 1) * 4);
+    h->domain_size = (uint32_t *)malloc((n + 1) * 4);
+    h->matrix_offset = (uint64_t *)malloc((arcs + 1) * 8), h->matrices = (uint64_t *)malloc((words + 1) * 8);
+    h->arcs_on_offset = (uint64_t *)malloc((n + 1) * 8), h->domain_word_offset = (uint64_t *)malloc((n + 1) * 8);
+    if (!h->arc_x || !h->arc_y || !h->row_words || !h->arcs_on || !h->domain_size || !h->matrix_offset ||
+        !h->matrices || !h->arcs_on_offset || !h->domain_word_offset)
+        return parac_fail_no_memory(error, "bitset model", (unsigned long long)words * 8);
+    words = 0;
+    for (size_t a = 0; a < arcs; a++) {
+        uint64_t matrix_words = (uint64_t)net->domain_size[model->arcs[a].x] * model->arcs[a].row_words;
+        h->arc_x[a] = model->arcs[a].x, h->arc_y[a] = model->arcs[a].y;
+        h->row_words[a] = (uint32_t)model->arcs[a].row_words;
+        h->arcs_on[a] = model->arcs_on[a];
+        h->matrix_offset[a] = words;
+        memcpy(h->matrices + words, model->arcs[a].matrix, matrix_words * 8);
+        words += matrix_words;
+    }
+    h->matrix_offset[arcs] = words;
+    for (size_t v = 0; v <= n; v++) {
+        h->arcs_on_offset[v] = model->arcs_on_offset[v];
+        h->domain_word_offset[v] = model->domain_word_offset[v];
+        h->domain_size[v] = v < n ? net->domain_size[v] : 0;
+    }
+    return PARAC_OK;
+}
+
+#define BITSET_UPLOAD(field, type, count)                                                             \
+    PARAC_TRY(parac_cuda_alloc(context, (void **)&bits->field, ((count) + 1) * sizeof(type), error)); \
+    PARAC_TRY(parac_cuda_upload(context, bits->field, h.field, ((count) + 1) * sizeof(type), error))
+
+parac_status bitset_model_upload(parac_cuda_context *context, const ac_model *model, bitset_model *bits,
+                                            parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    size_t n = model->network->variable_count, arcs = model->arc_count;
+    bitset_host h;
+    memset(&h, 0, sizeof h);
+    memset(bits, 0, sizeof *bits);
+    bits->variable_count = n;
+    bits->arc_count = arcs;
+    bits->slot_count = model->arc_value_offset[arcs];
+    bits->domain_words = model->domain_word_offset[n];
+    PARAC_TRY(bitset_host_fill(model, &h, error));
+    BITSET_UPLOAD(arc_x, uint32_t, arcs);
+    BITSET_UPLOAD(arc_y, uint32_t, arcs);
+    BITSET_UPLOAD(row_words, uint32_t, arcs);
+    BITSET_UPLOAD(arcs_on, uint32_t, arcs);
+    BITSET_UPLOAD(matrix_offset, uint64_t, arcs);
+    BITSET_UPLOAD(matrices, uint64_t, h.matrix_offset[arcs]);
+    BITSET_UPLOAD(arcs_on_offset, uint64_t, n);
+    BITSET_UPLOAD(domain_word_offset, uint64_t, n);
+    BITSET_UPLOAD(domain_size, uint32_t, n);
+    PARAC_TRY(parac_cuda_alloc(context, (void **)&bits->slot_offset, (arcs + 1) * sizeof(uint64_t), error));
+    PARAC_TRY(parac_cuda_upload(context, bits->slot_offset, model->arc_value_offset, (arcs + 1) * sizeof(uint64_t),
+                                error));
+    PARAC_TRY(parac_cuda_synchronize(context, error));
+fail:
+    if (status != PARAC_OK) parac_cuda_synchronize(context, NULL);
+    bitset_host_free(&h);
+    if (status != PARAC_OK) bitset_model_free(context, bits);
+    return status;
+}
+
+void bitset_model_free(parac_cuda_context *context, bitset_model *bits)
+{
+    void *fields[] = {bits->arc_x,   bits->arc_y,       bits->row_words,      bits->matrix_offset,
+                      bits->matrices, bits->slot_offset, bits->arcs_on_offset, bits->arcs_on,
+                      bits->domain_word_offset, bits->domain_size};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) parac_cuda_free(context, fields[i]);
+    memset(bits, 0, sizeof *bits);
+}
+
+/* ---- the rounds ---- */
+
+typedef struct bitset_rounds {
+    uint64_t *words[2];
+    int32_t *sizes[2];
+    uint8_t *changed[2];
+    int32_t *flags;
+} bitset_rounds;
+
+static parac_status rounds_alloc(parac_cuda_context *context, const bitset_model *m, bitset_rounds *r,
+                                 parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    for (int i = 0; i < 2; i++) {
+        PARAC_TRY(parac_cuda_alloc(context, (void **)&r->words[i], (m->domain_words + 1) * 8, error));
+        PARAC_TRY(parac_cuda_alloc(context, (void **)&r->sizes[i], (m->variable_count + 1) * 4, error));
+        PARAC_TRY(parac_cuda_alloc(context, (void **)&r->changed[i], m->variable_count + 1, error));
+    }
+    PARAC_TRY(parac_cuda_alloc(context, (void **)&r->flags, 2 * sizeof(int32_t), error));
+fail:
+    return status;
+}
+
+static void rounds_free(parac_cuda_context *context, bitset_rounds *r)
+{
+    for (int i = 0; i < 2; i++) {
+        parac_cuda_free(context, r->words[i]);
+        parac_cuda_free(context, r->sizes[i]);
+        parac_cuda_free(context, r->changed[i]);
+    }
+    parac_cuda_free(context, r->flags);
+}
+
+/* Round `old` -> `1 - old`; sets *changed and *empty. */
+static parac_status run_round(parac_cuda_context *context, const bitset_model *m, bitset_rounds *r, int old,
+                              int *changed, int *empty, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    cudaStream_t stream = (cudaStream_t)context->stream;
+    int32_t flags[2];
+    int next = 1 - old;
+    PARAC_CUDA_TRY(cudaMemcpyAsync(r->words[next], r->words[old], m->domain_words * 8, cudaMemcpyDeviceToDevice, stream));
+    PARAC_TRY(parac_cuda_memset(context, r->flags, 0, sizeof flags, error));
+    revise_slots_kernel<<<ne_blocks(m->slot_count, context), NE_THREADS, 0, stream>>>(
+        *m, r->words[old], r->changed[old], (unsigned long long *)r->words[next]);
+    PARAC_CUDA_TRY_LAUNCH();
+    recount_kernel<<<ne_blocks(m->variable_count, context), NE_THREADS, 0, stream>>>(
+        *m, r->words[next], r->sizes[old], r->sizes[next], r->changed[next], r->flags);
+    PARAC_CUDA_TRY_LAUNCH();
+    PARAC_TRY(parac_cuda_download(context, flags, r->flags, sizeof flags, error));
+    *changed = flags[FLAG_CHANGED] != 0;
+    *empty = flags[FLAG_EMPTY] != 0;
+fail:
+    return status;
+}
+
+/* Domains in, closure out (host ac_domains layout); returns through stats->wipeout. */
+static parac_status bitset_propagate(parac_cuda_context *context, const bitset_model *m, ac_domains *domains,
+                                     parac_ac_stats *stats, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    bitset_rounds r;
+    int old = 0, changed = 1, empty = 0;
+    int32_t *host_sizes = (int32_t *)malloc((m->variable_count + 1) * sizeof(int32_t));
+    memset(&r, 0, sizeof r);
+    if (!host_sizes) return parac_fail_no_memory(error, "sizes", (unsigned long long)m->variable_count * 4);
+    for (size_t v = 0; v < m->variable_count; v++) host_sizes[v] = (int32_t)domains->size[v];
+    PARAC_TRY(rounds_alloc(context, m, &r, error));
+    PARAC_TRY(parac_cuda_upload(context, r.words[0], domains->words, m->domain_words * 8, error));
+    PARAC_TRY(parac_cuda_upload(context, r.sizes[0], host_sizes, m->variable_count * 4, error));
+    PARAC_TRY(parac_cuda_memset(context, r.changed[0], 1, m->variable_count + 1, error));
+    while (changed && !empty) {
+        stats->iterations++;
+        stats->revisions += m->arc_count;
+        PARAC_TRY(run_round(context, m, &r, old, &changed, &empty, error));
+        old = 1 - old;
+    }
+    stats->wipeout = empty;
+    PARAC_TRY(parac_cuda_download(context, domains->words, r.words[old], m->domain_words * 8, error));
+    PARAC_TRY(parac_cuda_download(context, host_sizes, r.sizes[old], m->variable_count * 4, error));
+    for (size_t v = 0; v < m->variable_count; v++) domains->size[v] = (uint32_t)host_sizes[v];
+fail:
+    rounds_free(context, &r);
+    parac_cuda_synchronize(context, NULL);
+    free(host_sizes);
+    return status;
+}
+
+extern "C" parac_status ac_cuda_bitset(parac_cuda_context *context, const ac_model *model, uint64_t *value_bits,
+                                       parac_ac_stats *stats, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    bitset_model m;
+    ac_domains domains;
+    double start = parac_now_seconds();
+    memset(&m, 0, sizeof m);
+    memset(&domains, 0, sizeof domains);
+    PARAC_TRY(ac_domains_create(model, &domains, error));
+    ac_domains_import(model, value_bits, &domains);
+    PARAC_TRY(bitset_model_upload(context, model, &m, error));
+    stats->build_seconds += parac_now_seconds() - start;
+    PARAC_TRY(bitset_propagate(context, &m, &domains, stats, error));
+    ac_domains_export(model, &domains, stats->wipeout, value_bits);
+fail:
+    bitset_model_free(context, &m);
+    ac_domains_free(&domains);
+    return status;
+}

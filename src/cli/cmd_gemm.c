@@ -1,0 +1,293 @@
+/* cli/cmd_gemm.c — `parac gemm`: C = alpha*A*B + beta*C on generated or file matrices. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+#include <parac/gemm.h>
+
+#include "core/error.h"
+#include "core/timer.h"
+
+typedef struct gemm_args {
+    int64_t m, n, k, band, block, tile_m, tile_n, tile_k, split_k;
+    double density, alpha, beta;
+    const char *dtype, *schedule, *output;
+    int power_law, verify, explain, repeats, autotune;
+} gemm_args;
+
+typedef struct gemm_inputs {
+    parac_gemm_matrix a, b;
+    float *c;
+    int sparse; /* scan A and B for zero tiles */
+} gemm_inputs;
+
+static parac_status parse_names(const gemm_args *args, parac_gemm_options *o, parac_error *error)
+{
+    if (strcmp(args->dtype, "fp32") == 0) o->dtype = PARAC_GEMM_FP32;
+    else if (strcmp(args->dtype, "tf32") == 0) o->dtype = PARAC_GEMM_TF32;
+    else return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: --dtype must be fp32 or tf32, not '%s'", args->dtype);
+    if (strcmp(args->schedule, "auto") == 0) o->schedule = PARAC_GEMM_SCHEDULE_AUTO;
+    else if (strcmp(args->schedule, "static") == 0) o->schedule = PARAC_GEMM_SCHEDULE_STATIC;
+    else if (strcmp(args->schedule, "dynamic") == 0) o->schedule = PARAC_GEMM_SCHEDULE_DYNAMIC;
+    else
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: --schedule must be static, dynamic or auto, not '%s'",
+                          args->schedule);
+    o->tile_m = (int)args->tile_m;
+    o->tile_n = (int)args->tile_n;
+    o->tile_k = (int)args->tile_k;
+    o->split_k = (int)args->split_k;
+    return PARAC_OK;
+}
+
+static parac_status generate_inputs(const gemm_args *args, uint64_t seed, gemm_inputs *in, parac_error *error)
+{
+    parac_gemm_matrix_spec a_spec = {args->m, args->k, PARAC_GEMM_MATRIX_DENSE, 0, 0.0, 0, args->power_law, seed};
+    parac_gemm_matrix_spec b_spec = {args->k, args->n, PARAC_GEMM_MATRIX_DENSE, 0, 0.0, 0, 0, seed + 1};
+    parac_status status;
+    if (args->m < 1 || args->n < 1 || args->k < 1)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: give A and B files, or --m, --n and --k (>= 1)");
+    if (args->band >= 0 && args->density > 0.0)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: --band and --block-density exclude each other");
+    if (args->band >= 0) {
+        a_spec.kind = PARAC_GEMM_MATRIX_BANDED;
+        a_spec.band = args->band;
+    } else if (args->density > 0.0) {
+        a_spec.kind = PARAC_GEMM_MATRIX_BLOCK_SPARSE;
+        a_spec.density = args->density;
+        a_spec.block = args->block;
+    }
+    in->sparse = a_spec.kind != PARAC_GEMM_MATRIX_DENSE;
+    in->a = (parac_gemm_matrix){args->m, args->k, PARAC_GEMM_ROW_MAJOR, malloc((size_t)(args->m * args->k) * 4)};
+    in->b = (parac_gemm_matrix){args->k, args->n, PARAC_GEMM_ROW_MAJOR, malloc((size_t)(args->k * args->n) * 4)};
+    if (!in->a.values || !in->b.values) return parac_fail_no_memory(error, "gemm inputs", (unsigned long long)(args->m + args->n) * args->k * 4);
+    if ((status = parac_gemm_matrix_generate(&a_spec, in->a.values, error)) != PARAC_OK) return status;
+    return parac_gemm_matrix_generate(&b_spec, in->b.values, error);
+}
+
+static double zero_fraction(const parac_gemm_matrix *m)
+{
+    int64_t zeros = 0, count = m->rows * m->cols;
+    for (int64_t i = 0; i < count; i++) zeros += m->values[i] == 0.0f;
+    return (double)zeros / (double)count;
+}
+
+static parac_status read_inputs(const char *a_path, const char *b_path, gemm_inputs *in, parac_error *error)
+{
+    parac_status status = parac_gemm_matrix_read(a_path, &in->a, error);
+    if (status == PARAC_OK) status = parac_gemm_matrix_read(b_path, &in->b, error);
+    if (status == PARAC_OK && in->a.cols != in->b.rows)
+        status = parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
+                            "gemm: shape mismatch: %s is %lld x %lld but %s is %lld x %lld (need A cols == B rows)",
+                            a_path, (long long)in->a.rows, (long long)in->a.cols, b_path, (long long)in->b.rows,
+                            (long long)in->b.cols);
+    if (status == PARAC_OK) in->sparse = zero_fraction(&in->a) > 0.25 || zero_fraction(&in->b) > 0.25;
+    return status;
+}
+
+/* Max |c - ref| over max |ref|: a norm-wise relative error that stays meaningful near zeros. */
+static double max_relative_error(const float *c, const float *ref, int64_t count)
+{
+    double worst = 0.0, scale = 0.0;
+    for (int64_t i = 0; i < count; i++) {
+        double d = fabs((double)c[i] - (double)ref[i]);
+        if (d > worst || isnan(d)) worst = isnan(d) ? INFINITY : d;
+        if (fabs((double)ref[i]) > scale) scale = fabs((double)ref[i]);
+    }
+    return worst / (scale > 0.0 ? scale : 1.0);
+}
+
+static parac_status verify(parac_gemm_plan *plan, const parac_gemm_options *o, const gemm_args *args,
+                           const gemm_inputs *in, const float *c_initial, double *error_out, const char **against,
+                           parac_error *error)
+{
+    size_t count = (size_t)(o->m * o->n);
+    float *ref = malloc(count * sizeof *ref);
+    parac_gemm_plan_info info;
+    parac_status status = PARAC_OK;
+    if (!ref) return parac_fail_no_memory(error, "reference C", count * 4);
+    memcpy(ref, c_initial, count * sizeof *ref);
+    parac_gemm_plan_info_get(plan, &info);
+    if (info.device == PARAC_DEVICE_CUDA) {
+        *against = "cublas";
+        status = parac_gemm_vendor_reference(plan, (float)args->alpha, in->a.values, in->b.values, (float)args->beta, ref, error);
+    } else if ((double)o->m * (double)o->n * (double)o->k <= 4e9) {
+        *against = "double";
+        parac_gemm_reference(o, (float)args->alpha, in->a.values, in->b.values, (float)args->beta, ref);
+    } else {
+        *against = NULL;
+    }
+    if (status == PARAC_OK && *against) *error_out = max_relative_error(in->c, ref, (int64_t)count);
+    free(ref);
+    return status;
+}
+
+static void fill_options(const gemm_args *args, const cli_common *common, const gemm_inputs *in, parac_gemm_options *o)
+{
+    o->exec = common->exec;
+    o->m = in->a.rows;
+    o->k = in->a.cols;
+    o->n = in->b.cols;
+    o->layout_a = in->a.layout;
+    o->layout_b = in->b.layout;
+    o->layout_c = PARAC_GEMM_ROW_MAJOR;
+    if (in->sparse) {
+        o->scan_a = in->a.values;
+        o->scan_b = in->b.values;
+    }
+    (void)args;
+}
+
+/* Warm-up, then `repeats` timed runs (C restored before each); the median compute time. */
+static parac_status run_timed(parac_gemm_plan *plan, const gemm_args *args, gemm_inputs *in, const float *c_initial,
+                              size_t c_count, double *seconds, parac_error *error)
+{
+    double times[64];
+    int repeats = args->repeats < 1 ? 1 : (args->repeats > 64 ? 64 : args->repeats);
+    parac_status status = PARAC_OK;
+    for (int r = 0; r <= repeats && status == PARAC_OK; r++) {
+        memcpy(in->c, c_initial, c_count * sizeof(float));
+        status = parac_gemm_execute(plan, (float)args->alpha, in->a.values, in->b.values, (float)args->beta, in->c, error);
+        if (r > 0) times[r - 1] = parac_gemm_last_compute_seconds(plan);
+    }
+    for (int i = 1; i < repeats; i++) /* insertion sort; repeats is small */
+        for (int j = i; j > 0 && times[j] < times[j - 1]; j--) {
+            double t = times[j];
+            times[j] = times[j - 1];
+            times[j - 1] = t;
+        }
+    *seconds = status == PARAC_OK ? times[repeats / 2] : 0.0;
+    return status;
+}
+
+static void print_summary(const cli_common *common, const parac_gemm_plan_info *info, const gemm_args *args,
+                          const parac_gemm_options *o, double seconds, double rel_err, const char *against)
+{
+    parac_json_writer json;
+    double tflops = info->flops_dense / seconds / 1e12, useful = info->flops / seconds / 1e12;
+    if (!common->json) {
+        printf("gemm %lld x %lld x %lld %s on %s: %.6f s, %.3f TFLOP/s dense-equivalent, %.3f TFLOP/s executed",
+               (long long)o->m, (long long)o->n, (long long)o->k, args->dtype, parac_device_name(info->device), seconds,
+               tflops, useful);
+        if (against) printf(", max rel err %.3g vs %s", rel_err, against);
+        printf("\n");
+        return;
+    }
+    cli_summary_begin(&json, "gemm", common, info->device, seconds);
+    parac_json_field_int(&json, "m", o->m);
+    parac_json_field_int(&json, "n", o->n);
+    parac_json_field_int(&json, "k", o->k);
+    parac_json_field_string(&json, "dtype", args->dtype);
+    parac_json_field_string(&json, "schedule", info->schedule == PARAC_GEMM_SCHEDULE_DYNAMIC ? "dynamic" : "static");
+    parac_json_field_int(&json, "tile_m", info->tile_m);
+    parac_json_field_int(&json, "tile_n", info->tile_n);
+    parac_json_field_int(&json, "tile_k", info->tile_k);
+    parac_json_field_int(&json, "split_k", info->split_k);
+    parac_json_field_int(&json, "tile_kernels", info->tile_kernels);
+    parac_json_field_int(&json, "tile_kernels_dense", info->tile_kernels_dense);
+    parac_json_field_double(&json, "tflops", tflops);
+    parac_json_field_double(&json, "useful_tflops", useful);
+    if (against) {
+        parac_json_field_double(&json, "max_rel_err", rel_err);
+        parac_json_field_string(&json, "verified_against", against);
+    }
+    cli_summary_end(&json);
+}
+
+static parac_status write_output(const char *path, const gemm_inputs *in, const parac_gemm_options *o, parac_error *error)
+{
+    parac_gemm_matrix c = {o->m, o->n, PARAC_GEMM_ROW_MAJOR, in->c};
+    return parac_gemm_matrix_write(path, &c, error);
+}
+
+static const char GEMM_DESCRIPTION[] =
+    "C = alpha*A*B + beta*C in fp32 (or tf32) through a plan: tile grid, packed layout, tile kernels\n"
+    "(all-zero A/B tiles skipped), a dependency DAG and a static or dynamic schedule. Either give A and B\n"
+    "files (.npy or .mtx; C goes to -o) or generate them with --m --n --k (A optionally banded or block-sparse).";
+
+static parac_status run_gemm(const gemm_args *args, const cli_common *common, gemm_inputs *in, parac_error *error)
+{
+    parac_gemm_options o;
+    parac_gemm_plan *plan = NULL;
+    parac_gemm_plan_info info;
+    parac_status status;
+    size_t c_count;
+    float *c_initial = NULL;
+    double seconds = 0.0, rel_err = 0.0;
+    const char *against = NULL;
+    memset(&o, 0, sizeof o);
+    if ((status = parse_names(args, &o, error)) != PARAC_OK) return status;
+    fill_options(args, common, in, &o);
+    c_count = (size_t)(o.m * o.n);
+    if (args->autotune && (status = parac_gemm_autotune(&o, &seconds, error)) != PARAC_OK) return status;
+    if ((status = parac_gemm_plan_create(&o, &plan, error)) != PARAC_OK) return status;
+    parac_gemm_plan_info_get(plan, &info);
+    if (args->explain) {
+        char text[4096];
+        parac_gemm_plan_explain(plan, text, sizeof text);
+        fputs(text, stdout);
+    }
+    in->c = malloc(c_count * sizeof(float));
+    c_initial = calloc(c_count, sizeof(float));
+    if (!in->c || !c_initial) status = parac_fail_no_memory(error, "C", c_count * 8);
+    if (status == PARAC_OK && args->beta != 0.0) {
+        parac_gemm_matrix_spec c_spec = {o.m, o.n, PARAC_GEMM_MATRIX_DENSE, 0, 0.0, 0, 0, common->seed + 2};
+        status = parac_gemm_matrix_generate(&c_spec, c_initial, error);
+    }
+    if (status == PARAC_OK) status = run_timed(plan, args, in, c_initial, c_count, &seconds, error);
+    if (status == PARAC_OK && args->verify) status = verify(plan, &o, args, in, c_initial, &rel_err, &against, error);
+    if (status == PARAC_OK && args->output) status = write_output(args->output, in, &o, error);
+    if (status == PARAC_OK) print_summary(common, &info, args, &o, seconds, rel_err, against);
+    free(c_initial);
+    parac_gemm_plan_destroy(plan);
+    return status;
+}
+
+int cli_gemm(int argc, char **argv)
+{
+    gemm_args args = {0, 0, 0, -1, 64, 0, 0, 0, 0, 0.0, 1.0, 0.0, "fp32", "auto", NULL, 0, 0, 0, 3, 0};
+    const cli_option options[] = {
+        {"--m", 0, CLI_INT64, &args.m, "M", "rows of A and C (generated input)"},
+        {"--n", 0, CLI_INT64, &args.n, "N", "columns of B and C (generated input)"},
+        {"--k", 0, CLI_INT64, &args.k, "K", "columns of A, rows of B (generated input)"},
+        {"--dtype", 0, CLI_STRING, &args.dtype, "fp32|tf32", "arithmetic (default fp32)"},
+        {"--schedule", 0, CLI_STRING, &args.schedule, "static|dynamic|auto", "tile scheduling (default auto)"},
+        {"--band", 0, CLI_INT64, &args.band, "W", "A is banded: A(i,j) = 0 when |i-j| > W"},
+        {"--block-density", 0, CLI_DOUBLE, &args.density, "P", "A is block-sparse with a fraction P of non-zero blocks"},
+        {"--block", 0, CLI_INT64, &args.block, "B", "block edge for --block-density (default 64)"},
+        {"--power-law", 0, CLI_FLAG, &args.power_law, NULL, "block rows' densities follow a power law (irregular)"},
+        {"--alpha", 0, CLI_DOUBLE, &args.alpha, "X", "alpha (default 1)"},
+        {"--beta", 0, CLI_DOUBLE, &args.beta, "X", "beta (default 0; generated C is random when non-zero)"},
+        {"--tile-m", 0, CLI_INT64, &args.tile_m, "T", "C tile rows: 64 or 128 (default: chosen)"},
+        {"--tile-n", 0, CLI_INT64, &args.tile_n, "T", "C tile columns: 64 or 128 (default: chosen)"},
+        {"--tile-k", 0, CLI_INT64, &args.tile_k, "T", "k tile: multiple of 16 up to 256 (default 64)"},
+        {"--split-k", 0, CLI_INT64, &args.split_k, "S", "k segments per C tile (default: chosen)"},
+        {"--repeats", 0, CLI_INT, &args.repeats, "R", "timed runs after a warm-up; the median is reported (default 3)"},
+        {"--verify", 0, CLI_FLAG, &args.verify, NULL, "compare with cuBLAS (GPU) or a double reference (CPU, small)"},
+        {"--explain", 0, CLI_FLAG, &args.explain, NULL, "print the plan"},
+        {"--autotune", 0, CLI_FLAG, &args.autotune, NULL, "search tile shapes for this shape class and cache them"},
+        {"--output", 'o', CLI_STRING, &args.output, "FILE", "write C (.npy or .mtx)"},
+    };
+    const cli_command command = {"gemm", "[A B -o C] [--m M --n N --k K] [options]", GEMM_DESCRIPTION, options,
+                                 sizeof options / sizeof options[0], 0, 2};
+    cli_common common;
+    const char *positionals[2];
+    int positional_count, code = cli_parse(&command, argc, argv, &common, positionals, &positional_count);
+    gemm_inputs in;
+    parac_error error;
+    parac_status status;
+    if (code != CLI_CONTINUE) return code;
+    if (positional_count == 1) return cli_usage_error("gemm", "give two matrix files (A and B) or none");
+    memset(&in, 0, sizeof in);
+    parac_error_clear(&error);
+    status = positional_count == 2 ? read_inputs(positionals[0], positionals[1], &in, &error)
+                                   : generate_inputs(&args, common.seed_given ? common.seed : 42, &in, &error);
+    if (status == PARAC_OK && (!isfinite(args.alpha) || !isfinite(args.beta)))
+        status = parac_fail(&error, PARAC_ERR_INVALID_ARGUMENT, "gemm: --alpha and --beta must be finite");
+    if (status == PARAC_OK) status = run_gemm(&args, &common, &in, &error);
+    parac_gemm_matrix_free(&in.a);
+    parac_gemm_matrix_free(&in.b);
+    free(in.c);
+    return status == PARAC_OK ? CLI_EXIT_OK : cli_report(&error);
+}

@@ -1,0 +1,512 @@
+/* fca/fcbo_cuda.cu — FCbO on the GPU with a device-resident task pool.
+ *
+ * A task is a search-tree node: extent bitmap, intent bitmap, next attribute
+ * and its failed-attribute sets N_j (attributes x attribute_words), stored
+ * struct-of-arrays. The pool is a stack; each round the host takes the top
+ * `batch` tasks, and one kernel expands them:
+ *   - warps fetch task indices from an atomic head (batched fetch, no host
+ *     scheduling), one warp per task;
+ *   - a warp tries attributes j = y..n-1 in order (FCbO's order: failures at
+ *     j feed the N_j of every child), spreading bitmap work over its lanes:
+ *     C = A ∩ {j}' word-parallel, D = C' attribute-parallel (lane m tests
+ *     C ⊆ column m, a ballot packs 32 attributes), the canonicity test on
+ *     the prefix before j only (never bit j);
+ *   - canonical children get their slot, which is also their concept id
+ *     within the round, by atomicAdd; after the loop the warp copies the
+ *     final failed sets into each child.
+ * Children are pushed back on the pool. The pool is bounded: when it would
+ * overflow, its top part spills to host memory and comes back when the
+ * device pool runs dry. Buffer sizes follow free device memory and halve on
+ * out-of-memory. --count downloads only one counter per round; otherwise the
+ * children's intents are downloaded and mapped to original ids.
+ * The CPU twin is fcbo_serial.c: same tree, same concepts.
+ */
+#include <cuda_runtime.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "cuda/context.h"
+#include "cuda/cuda_check.h"
+#include "fca/fca_internal.h"
+
+typedef unsigned long long word_t;
+
+#define FULL_MASK 0xffffffffu
+#define THREADS_PER_BLOCK 256
+#define BLOCKS_PER_SM 8
+#define MAX_POOL_BYTES ((size_t)16 << 30)
+
+typedef struct task_arrays {
+    word_t *extent;   /* capacity x object_words */
+    word_t *intent;   /* capacity x attribute_words */
+    word_t *failed;   /* capacity x attributes x attribute_words */
+    uint32_t *next;   /* capacity */
+    size_t capacity;
+} task_arrays;
+
+typedef struct task_shape {
+    uint32_t objects, attributes, object_words, attribute_words;
+    unsigned long long min_support;
+} task_shape;
+
+typedef struct batch_params {
+    task_shape shape;
+    const word_t *columns;
+    task_arrays pool;
+    task_arrays children;
+    size_t batch_first;
+    unsigned int batch;
+    unsigned int *head;          /* next task of the batch to fetch */
+    unsigned int *child_count;   /* children created this round */
+    unsigned int *overflow;
+    word_t *scratch;             /* per warp: C (object_words) + D (attribute_words) */
+    uint32_t *child_lists;       /* per warp: slots of the current task's children */
+} batch_params;
+
+/* ---- kernels -------------------------------------------------------------------- */
+
+__device__ static inline word_t bits_below(uint32_t j, uint32_t w)
+{
+    uint32_t low = w * 64;
+    if (j >= low + 64) return ~0ull;
+    if (j <= low) return 0;
+    return (1ull << (j - low)) - 1;
+}
+
+/* 1 when some word w < ceil(j/64) has (x[w] & ~B[w]) below j: x adds an attribute before j. */
+__device__ static int warp_adds_before(const word_t *x, const word_t *intent, uint32_t j, uint32_t lane)
+{
+    int adds = 0;
+    for (uint32_t w = lane; w * 64 < j; w += 32) adds |= (x[w] & ~intent[w] & bits_below(j, w)) != 0;
+    return __any_sync(FULL_MASK, adds);
+}
+
+__device__ static unsigned int warp_intersect(const task_shape *shape, const word_t *extent, const word_t *column,
+                                              word_t *result, uint32_t lane)
+{
+    unsigned int support = 0;
+    for (uint32_t w = lane; w < shape->object_words; w += 32) {
+        word_t bits = extent[w] & column[w];
+        result[w] = bits;
+        support += (unsigned int)__popcll(bits);
+    }
+    for (int offset = 16; offset; offset >>= 1) support += __shfl_xor_sync(FULL_MASK, support, offset);
+    __syncwarp();
+    return support;
+}
+
+/* D = C': lane m of each 32-attribute chunk tests C ⊆ column m. */
+__device__ static void warp_close(const task_shape *shape, const word_t *columns, const word_t *extent, word_t *intent,
+                                  uint32_t lane)
+{
+    for (uint32_t base = 0; base < shape->attributes; base += 64) {
+        word_t word = 0;
+        for (uint32_t half = 0; half < 2; half++) {
+            uint32_t m = base + half * 32 + lane;
+            int has = m < shape->attributes;
+            if (has) {
+                const word_t *column = columns + (size_t)m * shape->object_words;
+                for (uint32_t w = 0; w < shape->object_words; w++)
+                    if (extent[w] & ~column[w]) { has = 0; break; }
+            }
+            word |= (word_t)__ballot_sync(FULL_MASK, has) << (half * 32);
+        }
+        if (lane == 0) intent[base / 64] = word;
+    }
+    __syncwarp();
+}
+
+__device__ static void warp_copy(word_t *dst, const word_t *src, size_t count, uint32_t lane)
+{
+    for (size_t i = lane; i < count; i += 32) dst[i] = src[i];
+}
+
+__device__ static int warp_is_full_intent(const task_shape *shape, const word_t *intent, uint32_t lane)
+{
+    unsigned int count = 0;
+    for (uint32_t w = lane; w < shape->attribute_words; w += 32) count += (unsigned int)__popcll(intent[w]);
+    for (int offset = 16; offset; offset >>= 1) count += __shfl_xor_sync(FULL_MASK, count, offset);
+    return count == shape->attributes;
+}
+
+/* Claims a child slot and writes (C, D, j + 1); returns the slot or UINT32_MAX on overflow. */
+__device__ static uint32_t warp_push_child(const batch_params *p, const word_t *extent, const word_t *intent,
+                                           uint32_t next, uint32_t lane)
+{
+    const task_shape *shape = &p->shape;
+    unsigned int slot = 0;
+    if (lane == 0) slot = atomicAdd(p->child_count, 1u);
+    slot = __shfl_sync(FULL_MASK, slot, 0);
+    if (slot >= p->children.capacity) {
+        if (lane == 0) atomicExch(p->overflow, 1u);
+        return UINT32_MAX;
+    }
+    warp_copy(p->children.extent + (size_t)slot * shape->object_words, extent, shape->object_words, lane);
+    warp_copy(p->children.intent + (size_t)slot * shape->attribute_words, intent, shape->attribute_words, lane);
+    if (lane == 0) p->children.next[slot] = next;
+    return slot;
+}
+
+__device__ static void expand_task(const batch_params *p, size_t task, uint32_t warp, uint32_t lane)
+{
+    const task_shape *shape = &p->shape;
+    uint32_t n = shape->attributes, words = shape->attribute_words, child_total = 0;
+    const word_t *extent = p->pool.extent + task * shape->object_words;
+    const word_t *intent = p->pool.intent + task * words;
+    word_t *failed = p->pool.failed + task * n * words; /* updated in place: the task is ours alone */
+    word_t *c = p->scratch + (size_t)warp * (shape->object_words + words), *d = c + shape->object_words;
+    uint32_t *children = p->child_lists + (size_t)warp * n;
+    uint32_t y = p->pool.next[task];
+    if (y >= n || warp_is_full_intent(shape, intent, lane)) return;
+    for (uint32_t j = y; j < n; j++) {
+        if ((intent[j / 64] >> (j % 64)) & 1) continue;
+        if (warp_adds_before(failed + (size_t)j * words, intent, j, lane)) continue;
+        if (warp_intersect(shape, extent, p->columns + (size_t)j * shape->object_words, c, lane) < shape->min_support)
+            continue;
+        warp_close(shape, p->columns, c, d, lane);
+        if (!warp_adds_before(d, intent, j, lane)) {
+            uint32_t slot = warp_push_child(p, c, d, j + 1, lane);
+            if (slot != UINT32_MAX && lane == 0) children[child_total] = slot;
+            child_total += slot != UINT32_MAX;
+        } else {
+            warp_copy(failed + (size_t)j * words, d, words, lane);
+        }
+        __syncwarp();
+    }
+    __syncwarp();
+    for (uint32_t k = 0; k < child_total; k++) {
+        uint32_t slot = children[k], from = p->children.next[slot];
+        warp_copy(p->children.failed + (size_t)slot * n * words + (size_t)from * words, failed + (size_t)from * words,
+                  (size_t)(n - from) * words, lane);
+    }
+}
+
+__global__ static void expand_batch_kernel(batch_params p)
+{
+    uint32_t lane = threadIdx.x & 31;
+    uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    for (;;) {
+        unsigned int index = 0;
+        if (lane == 0) index = atomicAdd(p.head, 1u);
+        index = __shfl_sync(FULL_MASK, index, 0);
+        if (index >= p.batch) return;
+        expand_task(&p, p.batch_first + index, warp, lane);
+    }
+}
+
+/* ---- host side ------------------------------------------------------------------ */
+
+typedef struct host_tasks {
+    word_t *extent, *intent, *failed;
+    uint32_t *next;
+    size_t count, capacity;
+} host_tasks;
+
+typedef struct gpu_search {
+    parac_cuda_context context;
+    int context_ready;
+    task_shape shape;
+    size_t failed_words; /* per task */
+    word_t *columns;
+    task_arrays pool, children;
+    size_t pool_count;
+    unsigned int *counters; /* head, child_count, overflow */
+    word_t *scratch;
+    uint32_t *child_lists;
+    unsigned int warps, blocks;
+    host_tasks spill;
+} gpu_search;
+
+static parac_status alloc_tasks(gpu_search *g, task_arrays *tasks, size_t capacity, parac_error *error)
+{
+    parac_cuda_context *context = &g->context;
+    parac_status status;
+    memset(tasks, 0, sizeof *tasks);
+    if ((status = parac_cuda_alloc(context, (void **)&tasks->extent, capacity * g->shape.object_words * 8, error)) ||
+        (status = parac_cuda_alloc(context, (void **)&tasks->intent, capacity * g->shape.attribute_words * 8, error)) ||
+        (status = parac_cuda_alloc(context, (void **)&tasks->failed, capacity * g->failed_words * 8, error)) ||
+        (status = parac_cuda_alloc(context, (void **)&tasks->next, capacity * 4, error)))
+        return status;
+    tasks->capacity = capacity;
+    return PARAC_OK;
+}
+
+static void free_tasks(gpu_search *g, task_arrays *tasks)
+{
+    parac_cuda_free(&g->context, tasks->extent);
+    parac_cuda_free(&g->context, tasks->intent);
+    parac_cuda_free(&g->context, tasks->failed);
+    parac_cuda_free(&g->context, tasks->next);
+    memset(tasks, 0, sizeof *tasks);
+}
+
+/* Copies count tasks between device arrays (kind: device to device). */
+static parac_status copy_tasks(gpu_search *g, task_arrays *dst, size_t to, const task_arrays *src, size_t from,
+                               size_t count, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    cudaStream_t stream = (cudaStream_t)g->context.stream;
+    size_t ow = g->shape.object_words, aw = g->shape.attribute_words, fw = g->failed_words;
+    if (!count) return PARAC_OK;
+    PARAC_CUDA_TRY(cudaMemcpyAsync(dst->extent + to * ow, src->extent + from * ow, count * ow * 8, cudaMemcpyDeviceToDevice, stream));
+    PARAC_CUDA_TRY(cudaMemcpyAsync(dst->intent + to * aw, src->intent + from * aw, count * aw * 8, cudaMemcpyDeviceToDevice, stream));
+    PARAC_CUDA_TRY(cudaMemcpyAsync(dst->failed + to * fw, src->failed + from * fw, count * fw * 8, cudaMemcpyDeviceToDevice, stream));
+    PARAC_CUDA_TRY(cudaMemcpyAsync(dst->next + to, src->next + from, count * 4, cudaMemcpyDeviceToDevice, stream));
+fail:
+    return status;
+}
+
+static int host_reserve(gpu_search *g, size_t wanted)
+{
+    host_tasks *h = &g->spill;
+    size_t capacity = h->capacity ? h->capacity : 1024;
+    void *e, *i, *f, *n;
+    if (wanted <= h->capacity) return 0;
+    while (capacity < wanted) capacity *= 2;
+    e = realloc(h->extent, capacity * g->shape.object_words * 8);
+    if (e) h->extent = (word_t *)e;
+    i = realloc(h->intent, capacity * g->shape.attribute_words * 8);
+    if (i) h->intent = (word_t *)i;
+    f = realloc(h->failed, capacity * g->failed_words * 8);
+    if (f) h->failed = (word_t *)f;
+    n = realloc(h->next, capacity * 4);
+    if (n) h->next = (uint32_t *)n;
+    if (!e || !i || !f || !n) return -1;
+    h->capacity = capacity;
+    return 0;
+}
+
+/* Moves the top `count` pool tasks to host memory (LIFO). */
+static parac_status spill_to_host(gpu_search *g, size_t count, parac_error *error)
+{
+    host_tasks *h = &g->spill;
+    size_t from = g->pool_count - count, ow = g->shape.object_words, aw = g->shape.attribute_words, fw = g->failed_words;
+    parac_status status;
+    if (host_reserve(g, h->count + count)) return parac_fail_no_memory(error, "FCbO host task spill", count * fw * 8);
+    if ((status = parac_cuda_download(&g->context, h->extent + h->count * ow, g->pool.extent + from * ow, count * ow * 8, error)) ||
+        (status = parac_cuda_download(&g->context, h->intent + h->count * aw, g->pool.intent + from * aw, count * aw * 8, error)) ||
+        (status = parac_cuda_download(&g->context, h->failed + h->count * fw, g->pool.failed + from * fw, count * fw * 8, error)) ||
+        (status = parac_cuda_download(&g->context, h->next + h->count, g->pool.next + from, count * 4, error)))
+        return status;
+    h->count += count;
+    g->pool_count -= count;
+    return PARAC_OK;
+}
+
+/* Brings back up to half a pool of spilled tasks when the device pool is empty. */
+static parac_status reload_from_host(gpu_search *g, parac_error *error)
+{
+    host_tasks *h = &g->spill;
+    size_t count = h->count < g->pool.capacity / 2 ? h->count : g->pool.capacity / 2, from;
+    size_t ow = g->shape.object_words, aw = g->shape.attribute_words, fw = g->failed_words;
+    parac_status status;
+    if (!count) count = 1;
+    from = h->count - count;
+    if ((status = parac_cuda_upload(&g->context, g->pool.extent, h->extent + from * ow, count * ow * 8, error)) ||
+        (status = parac_cuda_upload(&g->context, g->pool.intent, h->intent + from * aw, count * aw * 8, error)) ||
+        (status = parac_cuda_upload(&g->context, g->pool.failed, h->failed + from * fw, count * fw * 8, error)) ||
+        (status = parac_cuda_upload(&g->context, g->pool.next, h->next + from, count * 4, error)) ||
+        (status = parac_cuda_synchronize(&g->context, error)))
+        return status;
+    h->count -= count;
+    g->pool_count = count;
+    return PARAC_OK;
+}
+
+static void release_gpu(gpu_search *g)
+{
+    if (g->context_ready) {
+        free_tasks(g, &g->pool);
+        free_tasks(g, &g->children);
+        parac_cuda_free(&g->context, g->columns);
+        parac_cuda_free(&g->context, g->counters);
+        parac_cuda_free(&g->context, g->scratch);
+        parac_cuda_free(&g->context, g->child_lists);
+        parac_cuda_context_destroy(&g->context);
+    }
+    free(g->spill.extent);
+    free(g->spill.intent);
+    free(g->spill.failed);
+    free(g->spill.next);
+}
+
+/* Pool and child buffers from a byte budget; halves the budget on out-of-memory. */
+static parac_status allocate_buffers(gpu_search *g, size_t budget, parac_error *error)
+{
+    size_t per_task = (g->shape.object_words + g->shape.attribute_words + g->failed_words) * 8 + 4;
+    size_t n = g->shape.attributes;
+    parac_status status = PARAC_ERR_NO_MEMORY;
+    while (budget / (3 * per_task) > n) {
+        size_t child_capacity = budget / (3 * per_task);
+        if (child_capacity > UINT32_MAX / 2) child_capacity = UINT32_MAX / 2;
+        status = alloc_tasks(g, &g->children, child_capacity, error);
+        if (status == PARAC_OK) status = alloc_tasks(g, &g->pool, 2 * child_capacity, error);
+        if (status != PARAC_ERR_NO_MEMORY) return status;
+        free_tasks(g, &g->children);
+        free_tasks(g, &g->pool);
+        budget /= 2;
+    }
+    return status == PARAC_OK ? status : parac_fail(error, PARAC_ERR_NO_MEMORY, "fca cuda: not enough device memory for the task pool");
+}
+
+static parac_status setup_gpu(gpu_search *g, const fca_search *search, int cuda_device, parac_error *error)
+{
+    parac_status status;
+    size_t free_bytes = 0, total_bytes = 0, warps;
+    g->shape.objects = (uint32_t)search->objects;
+    g->shape.attributes = (uint32_t)search->attributes;
+    g->shape.object_words = (uint32_t)search->object_words;
+    g->shape.attribute_words = (uint32_t)search->attribute_words;
+    g->shape.min_support = search->min_support;
+    g->failed_words = search->attributes * search->attribute_words;
+    if ((status = parac_cuda_context_create(cuda_device, &g->context, error)) != PARAC_OK) return status;
+    g->context_ready = 1;
+    g->blocks = (unsigned int)(g->context.multiprocessors * BLOCKS_PER_SM);
+    g->warps = g->blocks * (THREADS_PER_BLOCK / 32);
+    warps = g->warps;
+    if ((status = parac_cuda_alloc(&g->context, (void **)&g->columns, search->attributes * search->object_words * 8, error)) ||
+        (status = parac_cuda_upload(&g->context, g->columns, search->columns, search->attributes * search->object_words * 8, error)) ||
+        (status = parac_cuda_alloc(&g->context, (void **)&g->counters, 4 * sizeof(unsigned int), error)) ||
+        (status = parac_cuda_alloc(&g->context, (void **)&g->scratch, warps * (search->object_words + search->attribute_words) * 8, error)) ||
+        (status = parac_cuda_alloc(&g->context, (void **)&g->child_lists, warps * search->attributes * 4, error)) ||
+        (status = parac_cuda_memory_info(&g->context, &free_bytes, &total_bytes, error)))
+        return status;
+    return allocate_buffers(g, free_bytes / 2 < MAX_POOL_BYTES ? free_bytes / 2 : MAX_POOL_BYTES, error);
+}
+
+static parac_status push_root(gpu_search *g, const fca_search *search, parac_word *extent, parac_word *intent,
+                              parac_error *error)
+{
+    uint32_t zero = 0;
+    parac_status status;
+    fca_search_root(search, extent, intent);
+    if ((status = parac_cuda_upload(&g->context, g->pool.extent, extent, search->object_words * 8, error)) ||
+        (status = parac_cuda_upload(&g->context, g->pool.intent, intent, search->attribute_words * 8, error)) ||
+        (status = parac_cuda_memset(&g->context, g->pool.failed, 0, g->failed_words * 8, error)) ||
+        (status = parac_cuda_upload(&g->context, g->pool.next, &zero, 4, error)) ||
+        (status = parac_cuda_synchronize(&g->context, error)))
+        return status;
+    g->pool_count = 1;
+    return PARAC_OK;
+}
+
+/* One kernel over the top `batch` tasks; returns the number of children made. */
+static parac_status run_round(gpu_search *g, size_t batch, unsigned int *made, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    unsigned int counters[3];
+    batch_params p;
+    memset(&p, 0, sizeof p);
+    p.shape = g->shape;
+    p.columns = g->columns;
+    p.pool = g->pool;
+    p.children = g->children;
+    p.batch_first = g->pool_count - batch;
+    p.batch = (unsigned int)batch;
+    p.head = g->counters;
+    p.child_count = g->counters + 1;
+    p.overflow = g->counters + 2;
+    p.scratch = g->scratch;
+    p.child_lists = g->child_lists;
+    PARAC_TRY(parac_cuda_memset(&g->context, g->counters, 0, 3 * sizeof(unsigned int), error));
+    expand_batch_kernel<<<g->blocks, THREADS_PER_BLOCK, 0, (cudaStream_t)g->context.stream>>>(p);
+    PARAC_CUDA_TRY_LAUNCH();
+    PARAC_TRY(parac_cuda_download(&g->context, counters, g->counters, sizeof counters, error));
+    if (counters[2]) return parac_fail(error, PARAC_ERR_INTERNAL, "fca cuda: child buffer overflow");
+    *made = counters[1];
+fail:
+    return status;
+}
+
+/* Downloads the round's child intents and appends them (original ids) to concepts. */
+static parac_status store_children(gpu_search *g, const fca_search *search, unsigned int made, parac_word **buffer,
+                                   size_t *buffer_words, parac_word *original, parac_fca_concepts *concepts,
+                                   parac_error *error)
+{
+    size_t words = search->attribute_words, needed = (size_t)made * words;
+    parac_status status;
+    if (needed > *buffer_words) {
+        parac_word *grown = (parac_word *)realloc(*buffer, needed * sizeof(parac_word));
+        if (!grown) return parac_fail_no_memory(error, "downloaded intents", needed * 8);
+        *buffer = grown;
+        *buffer_words = needed;
+    }
+    status = parac_cuda_download(&g->context, *buffer, g->children.intent, needed * 8, error);
+    for (size_t i = 0; status == PARAC_OK && i < made; i++) {
+        fca_search_original_intent(search, *buffer + i * words, original);
+        status = fca_concepts_append(concepts, original, error);
+    }
+    return status;
+}
+
+/* Makes room for `made` children on the pool (spilling its top to the host), then pushes them. */
+static parac_status push_children(gpu_search *g, unsigned int made, parac_error *error)
+{
+    parac_status status;
+    if (g->pool_count + made > g->pool.capacity) {
+        size_t needed = g->pool_count + made - g->pool.capacity, extra = g->pool.capacity / 4;
+        size_t count = needed + extra < g->pool_count ? needed + extra : g->pool_count;
+        if ((status = spill_to_host(g, count, error)) != PARAC_OK) return status;
+    }
+    status = copy_tasks(g, &g->pool, g->pool_count, &g->children, 0, made, error);
+    if (status == PARAC_OK) g->pool_count += made;
+    return status;
+}
+
+static parac_status search_rounds(gpu_search *g, const fca_search *search, parac_fca_concepts *concepts,
+                                  uint64_t *count, parac_error *error)
+{
+    size_t batch_limit = g->children.capacity / (search->attributes ? search->attributes : 1);
+    size_t buffer_words = 0;
+    parac_word *buffer = NULL, *original = (parac_word *)malloc(search->attribute_words * 8);
+    parac_status status = original ? PARAC_OK : parac_fail_no_memory(error, "intent", 64);
+    while (status == PARAC_OK && (g->pool_count || g->spill.count)) {
+        size_t batch;
+        unsigned int made = 0;
+        if (!g->pool_count && (status = reload_from_host(g, error)) != PARAC_OK) break;
+        batch = g->pool_count < batch_limit ? g->pool_count : batch_limit;
+        if ((status = run_round(g, batch, &made, error)) != PARAC_OK) break;
+        *count += made;
+        g->pool_count -= batch;
+        if (concepts && made &&
+            (status = store_children(g, search, made, &buffer, &buffer_words, original, concepts, error)) != PARAC_OK)
+            break;
+        status = push_children(g, made, error);
+    }
+    free(buffer);
+    free(original);
+    return status;
+}
+
+extern "C" parac_status fca_fcbo_cuda(const fca_search *search, int cuda_device, parac_fca_concepts *concepts,
+                                      uint64_t *count, parac_error *error)
+{
+    gpu_search g;
+    parac_word *extent = (parac_word *)calloc(search->object_words, 8);
+    parac_word *intent = (parac_word *)calloc(search->attribute_words, 8);
+    parac_word *original = (parac_word *)calloc(search->attribute_words, 8);
+    parac_status status = PARAC_OK;
+    memset(&g, 0, sizeof g);
+    *count = 0;
+    if (!extent || !intent || !original) status = parac_fail_no_memory(error, "root concept", search->object_words * 8);
+    if (status == PARAC_OK && search->objects < search->min_support) goto done; /* not even the top concept */
+    if (status == PARAC_OK) {
+        fca_search_root(search, extent, intent);
+        fca_search_original_intent(search, intent, original);
+        *count = 1;
+        if (concepts) status = fca_concepts_append(concepts, original, error);
+    }
+    if (status != PARAC_OK || search->attributes == 0 || parac_bitset_popcount(intent, search->attribute_words) == search->attributes)
+        goto done;
+    if ((status = setup_gpu(&g, search, cuda_device, error)) == PARAC_OK &&
+        (status = push_root(&g, search, extent, intent, error)) == PARAC_OK)
+        status = search_rounds(&g, search, concepts, count, error);
+done:
+    release_gpu(&g);
+    free(extent);
+    free(intent);
+    free(original);
+    return status;
+}

@@ -1,0 +1,181 @@
+/* metrics/spatial.c — silhouette and Davies-Bouldin from the points (OpenMP).
+ *
+ * Silhouette is exact and O(n^2 d): each thread takes whole points and sums
+ * the distances to every other point into per-cluster totals, so each
+ * point's value does not depend on the thread count, and the final mean is
+ * summed in point order.
+ */
+#include <parac/metrics.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/rng.h"
+#include "core/threads.h"
+#include "metrics/label_table.h"
+
+static parac_status check_points(const double *points, size_t count, size_t dim, parac_error *error)
+{
+    if (count == 0) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "metrics: no points");
+    if (dim == 0) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "metrics: points have dimension 0");
+    for (size_t i = 0; i < count * dim; i++)
+        if (!isfinite(points[i]))
+            return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "metrics: point %zu has a non-finite coordinate",
+                              i / dim);
+    return PARAC_OK;
+}
+
+static parac_status check_cluster_count(size_t clusters, size_t count, parac_error *error)
+{
+    if (clusters < 2 || clusters > count - 1)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
+                          "metrics: %zu distinct labels for %zu points; need 2 to n-1", clusters, count);
+    return PARAC_OK;
+}
+
+static double distance(const double *a, const double *b, size_t dim)
+{
+    double sum = 0.0;
+    for (size_t k = 0; k < dim; k++) sum += (a[k] - b[k]) * (a[k] - b[k]);
+    return sqrt(sum);
+}
+
+static double point_silhouette(const double *xs, size_t n, size_t d, const uint32_t *cluster, const double *sizes,
+                               size_t clusters, size_t i, double *totals)
+{
+    double own, nearest = INFINITY;
+    memset(totals, 0, clusters * sizeof(double));
+    for (size_t j = 0; j < n; j++) totals[cluster[j]] += distance(xs + i * d, xs + j * d, d);
+    if (sizes[cluster[i]] <= 1) return 0.0;
+    own = totals[cluster[i]] / (sizes[cluster[i]] - 1);
+    for (size_t c = 0; c < clusters; c++)
+        if (c != cluster[i] && totals[c] / sizes[c] < nearest) nearest = totals[c] / sizes[c];
+    return (nearest - own) / (own > nearest ? own : nearest);
+}
+
+static parac_status silhouette_of(const double *xs, size_t n, size_t d, const int32_t *labels, int threads,
+                                  double *score, parac_error *error)
+{
+    uint32_t *cluster = malloc((n + 1) * sizeof(uint32_t));
+    double *values = malloc((n + 1) * sizeof(double)), *sizes = NULL, sum = 0.0;
+    size_t clusters = 0;
+    parac_status status = PARAC_ERR_NO_MEMORY;
+    if (!cluster || !values) goto done;
+    if ((status = metrics_dense_labels(labels, n, cluster, &clusters, error)) != PARAC_OK) goto done;
+    if ((status = check_cluster_count(clusters, n, error)) != PARAC_OK) goto done;
+    status = PARAC_ERR_NO_MEMORY;
+    if (!(sizes = calloc(clusters, sizeof(double)))) goto done;
+    for (size_t i = 0; i < n; i++) sizes[cluster[i]] += 1;
+    status = PARAC_OK;
+#pragma omp parallel num_threads(threads)
+    {
+        double *totals = malloc(clusters * sizeof(double));
+#pragma omp for schedule(dynamic, 8)
+        for (size_t i = 0; i < n; i++)
+            values[i] = totals ? point_silhouette(xs, n, d, cluster, sizes, clusters, i, totals) : NAN;
+        free(totals);
+    }
+    for (size_t i = 0; i < n; i++) sum += values[i];
+    if (isnan(sum)) status = PARAC_ERR_NO_MEMORY;
+    *score = sum / (double)n;
+done:
+    if (status == PARAC_ERR_NO_MEMORY) parac_fail_no_memory(error, "silhouette", n * 16);
+    free(cluster);
+    free(values);
+    free(sizes);
+    return status;
+}
+
+parac_status parac_metrics_silhouette(const parac_silhouette_options *options, const double *points, size_t count,
+                                      size_t dim, const int32_t *labels, double *score, parac_error *error)
+{
+    int threads = parac_threads_resolve(options->exec.threads);
+    size_t sample = options->sample;
+    parac_status status = check_points(points, count, dim, error);
+    double *xs;
+    int32_t *picked_labels;
+    size_t *pick;
+    parac_rng rng;
+    if (status != PARAC_OK) return status;
+    if (sample == 0 || sample >= count) return silhouette_of(points, count, dim, labels, threads, score, error);
+    /* A random subset without replacement (partial Fisher-Yates), in index order. */
+    pick = malloc(count * sizeof(size_t));
+    xs = malloc(sample * dim * sizeof(double));
+    picked_labels = malloc(sample * sizeof(int32_t));
+    if (pick && xs && picked_labels) {
+        parac_rng_seed(&rng, options->seed);
+        for (size_t i = 0; i < count; i++) pick[i] = i;
+        for (size_t i = 0; i < sample; i++) {
+            size_t j = i + (size_t)parac_rng_below(&rng, count - i), kept = pick[j];
+            pick[j] = pick[i];
+            pick[i] = kept;
+        }
+        for (size_t i = 0; i < sample; i++) {
+            memcpy(xs + i * dim, points + pick[i] * dim, dim * sizeof(double));
+            picked_labels[i] = labels[pick[i]];
+        }
+        status = silhouette_of(xs, sample, dim, picked_labels, threads, score, error);
+    } else {
+        status = parac_fail_no_memory(error, "silhouette sample", count * 8);
+    }
+    free(pick);
+    free(xs);
+    free(picked_labels);
+    return status;
+}
+
+static void centroids_and_scatter(const double *points, size_t n, size_t d, const uint32_t *cluster, size_t clusters,
+                                  double *centroids, double *scatter)
+{
+    double *sizes = calloc(clusters, sizeof(double));
+    memset(centroids, 0, clusters * d * sizeof(double));
+    memset(scatter, 0, clusters * sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+        sizes[cluster[i]] += 1;
+        for (size_t k = 0; k < d; k++) centroids[cluster[i] * d + k] += points[i * d + k];
+    }
+    for (size_t c = 0; c < clusters; c++)
+        for (size_t k = 0; k < d; k++) centroids[c * d + k] /= sizes[c];
+    for (size_t i = 0; i < n; i++) scatter[cluster[i]] += distance(points + i * d, centroids + cluster[i] * d, d);
+    for (size_t c = 0; c < clusters; c++) scatter[c] /= sizes[c];
+    free(sizes);
+}
+
+parac_status parac_metrics_davies_bouldin(const double *points, size_t count, size_t dim, const int32_t *labels,
+                                          int threads, double *score, parac_error *error)
+{
+    uint32_t *cluster = malloc((count + 1) * sizeof(uint32_t));
+    double *centroids = NULL, *scatter = NULL, total = 0.0;
+    size_t clusters = 0;
+    parac_status status = check_points(points, count, dim, error);
+    (void)threads;
+    if (status != PARAC_OK) goto done;
+    status = cluster ? metrics_dense_labels(labels, count, cluster, &clusters, error) : PARAC_ERR_NO_MEMORY;
+    if (status == PARAC_OK) status = check_cluster_count(clusters, count, error);
+    if (status != PARAC_OK) goto done;
+    centroids = malloc(clusters * dim * sizeof(double));
+    scatter = malloc(clusters * sizeof(double));
+    if (!centroids || !scatter) {
+        status = parac_fail_no_memory(error, "Davies-Bouldin", clusters * dim * 8);
+        goto done;
+    }
+    centroids_and_scatter(points, count, dim, cluster, clusters, centroids, scatter);
+    /* As sklearn: a zero centroid distance counts as infinite (ratio 0). */
+    for (size_t i = 0; i < clusters; i++) {
+        double worst = 0.0;
+        for (size_t j = 0; j < clusters; j++) {
+            double separation = distance(centroids + i * dim, centroids + j * dim, dim);
+            if (j == i || separation == 0) continue;
+            if ((scatter[i] + scatter[j]) / separation > worst) worst = (scatter[i] + scatter[j]) / separation;
+        }
+        total += worst;
+    }
+    *score = total / (double)clusters;
+done:
+    free(cluster);
+    free(centroids);
+    free(scatter);
+    return status;
+}

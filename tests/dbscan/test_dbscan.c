@@ -1,0 +1,227 @@
+/* tests/dbscan/test_dbscan.c — every CPU method against the O(n^2) reference. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <parac/dbscan.h>
+
+#include "core/rng.h"
+#include "test_util.h"
+
+typedef struct run_result {
+    int32_t *labels;
+    uint8_t *core;
+    parac_dbscan_info info;
+    int status;
+} run_result;
+
+static run_result run(const double *xs, size_t n, size_t d, double eps, size_t min_samples,
+                      parac_dbscan_method method, int threads)
+{
+    run_result result;
+    parac_dbscan_options options;
+    parac_error error;
+    memset(&options, 0, sizeof options);
+    options.eps = eps;
+    options.min_samples = min_samples;
+    options.method = method;
+    options.exec.device = PARAC_DEVICE_CPU;
+    options.exec.threads = threads;
+    result.labels = malloc((n + 1) * sizeof(int32_t));
+    result.core = malloc(n + 1);
+    result.status = parac_dbscan_run(&options, xs, n, d, result.labels, result.core, &result.info, &error);
+    if (result.status) printf("  dbscan failed: %s\n", error.message);
+    return result;
+}
+
+static void free_result(run_result *result)
+{
+    free(result->labels);
+    free(result->core);
+}
+
+static int same_answer(const run_result *a, const run_result *b, size_t n)
+{
+    return a->status == 0 && b->status == 0 && memcmp(a->labels, b->labels, n * sizeof(int32_t)) == 0 &&
+           memcmp(a->core, b->core, n) == 0 && a->info.clusters == b->info.clusters;
+}
+
+/* Every method and thread count gives the reference's bytes. */
+static void check_all_methods(const char *name, const double *xs, size_t n, size_t d, double eps, size_t min_samples)
+{
+    run_result reference = run(xs, n, d, eps, min_samples, PARAC_DBSCAN_REFERENCE, 1);
+    const parac_dbscan_method methods[] = {PARAC_DBSCAN_GRID, PARAC_DBSCAN_BRUTE_FORCE, PARAC_DBSCAN_AUTO};
+    const int threads[] = {1, 2, 3};
+    for (size_t m = 0; m < 3; m++)
+        for (size_t t = 0; t < 3; t++) {
+            run_result other = run(xs, n, d, eps, min_samples, methods[m], threads[t]);
+            CHECK(same_answer(&reference, &other, n), "%s: n=%zu d=%zu eps=%g min=%zu method=%s threads=%d", name, n,
+                  d, eps, min_samples, parac_dbscan_method_name(methods[m]), threads[t]);
+            free_result(&other);
+        }
+    free_result(&reference);
+}
+
+/* Coordinates on a lattice of step 1/4 give many pairs at exactly eps. */
+static double *lattice_points(uint64_t seed, size_t n, size_t d, double span)
+{
+    parac_rng rng;
+    double *xs = malloc(n * d * sizeof(double));
+    parac_rng_seed(&rng, seed);
+    for (size_t i = 0; i < n * d; i++) xs[i] = (double)parac_rng_below(&rng, (uint64_t)(span * 4)) / 4.0;
+    return xs;
+}
+
+static double *clustered_points(uint64_t seed, size_t n, size_t d)
+{
+    parac_rng rng;
+    double *xs = malloc(n * d * sizeof(double));
+    parac_rng_seed(&rng, seed);
+    for (size_t i = 0; i < n; i++) {
+        double center = (double)(i % 4) * 3.0;
+        for (size_t k = 0; k < d; k++) xs[i * d + k] = center + 0.6 * parac_rng_normal(&rng);
+    }
+    return xs;
+}
+
+static void test_random_shapes(void)
+{
+    for (size_t d = 1; d <= 16; d++) {
+        size_t n = d <= 3 ? 400 : 200;
+        double *lattice = lattice_points(d, n, d, d <= 2 ? 6.0 : 3.0);
+        double *blobs = clustered_points(100 + d, n, d);
+        double eps_lattice[] = {0.25, 0.5, 1.0};
+        for (int e = 0; e < 3; e++) {
+            check_all_methods("lattice", lattice, n, d, eps_lattice[e] * sqrt((double)d), 3);
+            check_all_methods("lattice-ties", lattice, n, d, eps_lattice[e], 2 + (size_t)e * 3);
+        }
+        check_all_methods("blobs", blobs, n, d, 0.5 * sqrt((double)d), 5);
+        check_all_methods("blobs-min1", blobs, n, d, 0.3 * sqrt((double)d), 1);
+        free(lattice);
+        free(blobs);
+    }
+}
+
+/* 1-D points 0,1,2,3,10 with eps exactly 1: 1 and 2 have 3 neighbours. */
+static void test_ties_at_eps(void)
+{
+    const double xs[] = {0, 1, 2, 3, 10};
+    const int32_t expected[] = {0, 0, 0, 0, -1};
+    const uint8_t expected_core[] = {0, 1, 1, 0, 0};
+    run_result result = run(xs, 5, 1, 1.0, 3, PARAC_DBSCAN_AUTO, 2);
+    CHECK(memcmp(result.labels, expected, sizeof expected) == 0, "distance == eps must be a neighbour");
+    CHECK(memcmp(result.core, expected_core, sizeof expected_core) == 0, "core points at eps ties");
+    free_result(&result);
+    /* Just above eps is not a neighbour: nothing is core. */
+    result = run(xs, 5, 1, nextafter(1.0, 0.0), 3, PARAC_DBSCAN_AUTO, 2);
+    CHECK_EQ_INT(result.info.core, 0);
+    CHECK_EQ_INT(result.info.noise, 5);
+    free_result(&result);
+}
+
+/* Two clusters share a border point at 1.0: it goes to the cluster of its
+ * lowest-index core neighbour (index 6, in cluster 1), not to cluster 0. */
+static void test_border_rule(void)
+{
+    const double xs[] = {0.0, 0.1, 0.2, 2.0, 1.9, 1.8, 1.7, 0.3, 1.0};
+    const int32_t expected[] = {0, 0, 0, 1, 1, 1, 1, 0, 1};
+    run_result result = run(xs, 9, 1, 0.75, 4, PARAC_DBSCAN_GRID, 2);
+    CHECK(memcmp(result.labels, expected, sizeof expected) == 0, "border rule: label of point 8 is %d",
+          (int)result.labels[8]);
+    CHECK_EQ_INT(result.info.border, 1);
+    free_result(&result);
+    check_all_methods("border", xs, 9, 1, 0.75, 4);
+}
+
+static void test_special_inputs(void)
+{
+    double duplicates[300];
+    double spread[200];
+    run_result result;
+    for (int i = 0; i < 300; i++) duplicates[i] = i < 150 ? 1.5 : -2.0;
+    check_all_methods("duplicates", duplicates, 150, 2, 1e-9, 150);
+    check_all_methods("duplicates-2", duplicates, 300, 1, 0.1, 151);
+    for (int i = 0; i < 200; i++) spread[i] = (double)i * 10.0;
+    result = run(spread, 100, 2, 1.0, 2, PARAC_DBSCAN_AUTO, 2);
+    CHECK_EQ_INT(result.info.noise, 100);
+    CHECK_EQ_INT(result.info.clusters, 0);
+    free_result(&result);
+    result = run(spread, 100, 2, 1e6, 2, PARAC_DBSCAN_AUTO, 2);
+    CHECK_EQ_INT(result.info.clusters, 1);
+    CHECK_EQ_INT(result.info.core, 100);
+    free_result(&result);
+    result = run(spread, 0, 3, 1.0, 2, PARAC_DBSCAN_AUTO, 2);
+    CHECK_EQ_INT(result.status, 0);
+    CHECK_EQ_INT(result.info.clusters, 0);
+    free_result(&result);
+    /* Huge coordinate range with a tiny eps: keys must still fit (coarser cells). */
+    spread[0] = -1e300, spread[1] = 0, spread[2] = 1e300, spread[3] = 0, spread[4] = 1e300, spread[5] = 1e-300;
+    check_all_methods("huge-range", spread, 3, 2, 1e-299, 2);
+}
+
+static void test_bad_arguments(void)
+{
+    double xs[4] = {0, 1, 2, NAN};
+    parac_dbscan_options options;
+    parac_error error;
+    int32_t labels[4];
+    memset(&options, 0, sizeof options);
+    options.exec.device = PARAC_DEVICE_CPU;
+    options.eps = 1.0;
+    options.min_samples = 2;
+    CHECK_EQ_INT(parac_dbscan_run(&options, xs, 4, 1, labels, NULL, NULL, &error), PARAC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "point 3") != NULL, "NaN message names the point: %s", error.message);
+    CHECK_EQ_INT(parac_dbscan_run(&options, xs, 3, 0, labels, NULL, NULL, &error), PARAC_ERR_INVALID_ARGUMENT);
+    options.eps = 0;
+    CHECK_EQ_INT(parac_dbscan_run(&options, xs, 3, 1, labels, NULL, NULL, &error), PARAC_ERR_INVALID_ARGUMENT);
+    options.eps = 1;
+    options.min_samples = 0;
+    CHECK_EQ_INT(parac_dbscan_run(&options, xs, 3, 1, labels, NULL, NULL, &error), PARAC_ERR_INVALID_ARGUMENT);
+}
+
+static void test_float32_matches_widened(void)
+{
+    size_t n = 500, d = 3;
+    double *xs = clustered_points(7, n, d);
+    float *narrow = malloc(n * d * sizeof(float));
+    parac_dbscan_options options;
+    parac_error error;
+    int32_t *a = malloc(n * sizeof(int32_t)), *b = malloc(n * sizeof(int32_t));
+    for (size_t i = 0; i < n * d; i++) narrow[i] = (float)xs[i], xs[i] = (double)narrow[i];
+    memset(&options, 0, sizeof options);
+    options.exec.device = PARAC_DEVICE_CPU;
+    options.eps = 0.7;
+    options.min_samples = 6;
+    CHECK_OK(parac_dbscan_run(&options, xs, n, d, a, NULL, NULL, &error), &error);
+    CHECK_OK(parac_dbscan_run_f32(&options, narrow, n, d, b, NULL, NULL, &error), &error);
+    CHECK(memcmp(a, b, n * sizeof(int32_t)) == 0, "float32 input equals its widened float64 copy");
+    free(xs), free(narrow), free(a), free(b);
+}
+
+/* Tight blobs: many dense cells, joined across cells by the shortcut path. */
+static void test_dense_cells(void)
+{
+    for (size_t d = 2; d <= 3; d++) {
+        parac_rng rng;
+        size_t n = 3000;
+        double *xs = malloc(n * d * sizeof(double));
+        parac_rng_seed(&rng, 42 + d);
+        for (size_t i = 0; i < n; i++)
+            for (size_t k = 0; k < d; k++) xs[i * d + k] = (double)(i % 3) * 2.0 + 0.3 * parac_rng_normal(&rng);
+        check_all_methods("dense", xs, n, d, 0.05, 10);
+        check_all_methods("dense-wide", xs, n, d, 0.2, 20);
+        free(xs);
+    }
+}
+
+int main(void)
+{
+    test_dense_cells();
+    test_ties_at_eps();
+    test_border_rule();
+    test_special_inputs();
+    test_bad_arguments();
+    test_float32_matches_widened();
+    test_random_shapes();
+    return test_finish("dbscan");
+}
