@@ -19,14 +19,16 @@
  * Memory: all buffers are caller-owned; the library allocates only scratch
  * space, O(n), and frees it before returning. Points are row-major n×d,
  * float64 (parac_dbscan_run) or float32 (parac_dbscan_run_f32, widened to
- * double for every distance, so the answer is that of the widened points;
- * the GPU keeps float32 points on the device, halving their memory).
+ * double for every distance, so the answer is that of the widened points).
+ *
+ * Devices: only the CPU paths exist so far. PARAC_DEVICE_AUTO runs on the
+ * CPU; PARAC_DEVICE_CUDA fails with PARAC_ERR_UNSUPPORTED (or
+ * PARAC_ERR_NO_DEVICE without a GPU) until the CUDA path is written.
  *
  * Errors: PARAC_ERR_INVALID_ARGUMENT for d = 0, eps <= 0 or not finite,
  * min_samples < 1, a NaN or infinite coordinate (message names the row), or
  * n >= 2^32 - 1; PARAC_ERR_NO_DEVICE when CUDA is asked for and absent;
- * PARAC_ERR_NO_MEMORY when host memory runs out. When the GPU runs out of
- * memory the run falls back to the CPU path (info->gpu_fallback = 1).
+ * PARAC_ERR_NO_MEMORY when host memory runs out.
  */
 #ifndef PARAC_DBSCAN_H
 #define PARAC_DBSCAN_H
@@ -67,7 +69,7 @@ typedef struct parac_dbscan_info {
     size_t border;
     parac_device device;         /* where it actually ran */
     parac_dbscan_method method;  /* the method actually used */
-    int gpu_fallback;            /* 1: the GPU ran out of memory, the CPU did the work */
+    int gpu_fallback;            /* reserved for the CUDA path: 1 when it fell back to the CPU */
     size_t cells;                /* non-empty grid cells (1 for brute force) */
     double seconds_index;        /* cell keys, sort, cell table (and upload on the GPU) */
     double seconds_core;         /* neighbour counting */

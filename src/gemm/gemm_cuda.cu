@@ -1,0 +1,651 @@
+/* gemm/gemm_cuda.cu — the GPU path of the gemm plan.
+ *
+ * Kernels (each checked against the CPU path by tests/gemm/test_gemm_gpu.c):
+ *   pack_panels      transposes A and B into the plan's k-major tile panels
+ *                    through a 32x32 shared tile (coalesced on both sides),
+ *                    zero-pads, rounds to TF32 for the tf32 dtype.
+ *   ffma_tiles       fp32 FFMA: BMxBN block tile (64/128), 8x8 register tile per
+ *                    thread in a 64x32 warp tile, 128-bit cp.async loads of
+ *                    contiguous panel chunks into a 4-stage pipeline (BK = 16),
+ *                    float4 shared reads without bank conflicts. Every C value
+ *                    is fmaf-chained in ascending k: the CPU path's exact bits.
+ *   mma_tf32_tiles   TF32 tensor cores with mma.sync.m16n8k8 (sm_80+), same
+ *                    panels and pipeline, shared rows padded by 8 floats so the
+ *                    fragment loads are conflict-free. mma.sync rather than
+ *                    Hopper wgmma: it is portable to sm_80+, compiles for the
+ *                    default sm_90 target (wgmma needs sm_90a), and is a first
+ *                    version; wgmma is the next step for the TF32 target.
+ *   both kernels run either static (one block per work item, swizzled order)
+ *   or dynamic (persistent blocks pull work items, longest first, from an
+ *   atomic counter).
+ *   reduce_split     sums split-k partial tiles in segment order, then the epilogue.
+ * Plus the cuBLAS reference (cublasSgemm / cublasGemmEx FAST_TF32).
+ */
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "cuda/context.h"
+#include "cuda/cuda_check.h"
+#include "gemm/gemm_internal.h"
+
+#define GEMM_BK 16
+#define GEMM_STAGES 4
+#define MMA_PAD 8
+#define PACK_TILE 32
+
+typedef struct gemm_cuda_state {
+    parac_cuda_context context;
+    int context_ready;
+    char device_name[256];
+    int tables_ready;
+    gemm_work_item *items;
+    int32_t *dynamic_order, *k_list;
+    gemm_reduce_item *reductions;
+    float *packed_a, *packed_b, *partials;
+    unsigned int *counter;
+    cudaEvent_t start, stop;
+    int events_ready;
+    cublasHandle_t cublas;
+    int cublas_ready;
+} gemm_cuda_state;
+
+static gemm_cuda_state *state_of(const parac_gemm_plan *plan) { return (gemm_cuda_state *)plan->cuda; }
+
+/* --- device helpers ------------------------------------------------------------- */
+
+__device__ __forceinline__ void cp_async16(void *shared, const void *global)
+{
+    unsigned address = (unsigned)__cvta_generic_to_shared(shared);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(address), "l"(global));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+
+__device__ __forceinline__ float round_tf32(float x)
+{
+    unsigned out;
+    if (!isfinite(x)) return x;
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(out) : "f"(x));
+    return __uint_as_float(out);
+}
+
+/* The plan's epilogue, bit for bit the CPU's: beta == 0 never reads C. */
+__device__ __forceinline__ float epilogue(float alpha, float acc, float beta, float c)
+{
+    return beta == 0.0f ? __fmul_rn(alpha, acc) : __fmaf_rn(alpha, acc, __fmul_rn(beta, c));
+}
+
+struct gemm_args {
+    const float *packed_a, *packed_b;
+    const int32_t *k_list;
+    const gemm_work_item *items;
+    const int32_t *order;       /* dynamic: item order; NULL for static */
+    unsigned int *counter;      /* dynamic work queue */
+    int item_count;
+    int64_t padded_k;
+    int tile_k;
+    float *c, *partials;
+    int64_t m, n, ldc;
+    int c_row_major;
+    float alpha, beta;
+};
+
+__device__ __forceinline__ void store_value(const gemm_args &g, int64_t row, int64_t col, float acc)
+{
+    if (row >= g.m || col >= g.n) return;
+    float *target = g.c_row_major ? g.c + row * g.ldc + col : g.c + col * g.ldc + row;
+    *target = epilogue(g.alpha, acc, g.beta, g.beta == 0.0f ? 0.0f : *target);
+}
+
+/* Stage `step` of a work item: BK k rows of its A and B tile panels (contiguous chunks). */
+template <int BM, int BN, int THREADS, int A_STRIDE, int B_STRIDE>
+__device__ __forceinline__ void load_stage(const gemm_args &g, const gemm_work_item &w, int step, float *a_stage,
+                                           float *b_stage)
+{
+    int sub_steps = g.tile_k / GEMM_BK;
+    int64_t k_offset = (int64_t)g.k_list[w.list_begin + step / sub_steps] * g.tile_k + (step % sub_steps) * GEMM_BK;
+    const float *a_src = g.packed_a + ((int64_t)w.tile_row * g.padded_k + k_offset) * BM;
+    const float *b_src = g.packed_b + ((int64_t)w.tile_col * g.padded_k + k_offset) * BN;
+    for (int i = threadIdx.x; i < GEMM_BK * BM / 4; i += THREADS)
+        cp_async16(a_stage + (i / (BM / 4)) * A_STRIDE + (i % (BM / 4)) * 4, a_src + i * 4);
+    for (int i = threadIdx.x; i < GEMM_BK * BN / 4; i += THREADS)
+        cp_async16(b_stage + (i / (BN / 4)) * B_STRIDE + (i % (BN / 4)) * 4, b_src + i * 4);
+}
+
+/* --- fp32 FFMA tile kernel ------------------------------------------------------------ */
+
+template <int BM, int BN> struct ffma_shape {
+    static constexpr int WARPS_M = BM / 64, WARPS_N = BN / 32, THREADS = WARPS_M * WARPS_N * 32;
+    static constexpr int A_STAGE = GEMM_BK * BM, B_STAGE = GEMM_BK * BN;
+    static constexpr size_t SMEM = (size_t)GEMM_STAGES * (A_STAGE + B_STAGE) * sizeof(float);
+};
+
+template <int BM, int BN>
+__device__ void ffma_work_item(const gemm_args &g, const gemm_work_item &w, float *shared)
+{
+    typedef ffma_shape<BM, BN> S;
+    float *a_shared = shared, *b_shared = shared + GEMM_STAGES * S::A_STAGE;
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    int row0 = (warp / S::WARPS_N) * 64 + (lane / 4) * 4, col0 = (warp % S::WARPS_N) * 32 + (lane % 4) * 4;
+    int steps = (w.list_end - w.list_begin) * (g.tile_k / GEMM_BK);
+    float acc[8][8];
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+        for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;
+#pragma unroll
+    for (int s = 0; s < GEMM_STAGES - 1; s++) {
+        if (s < steps)
+            load_stage<BM, BN, S::THREADS, BM, BN>(g, w, s, a_shared + s * S::A_STAGE, b_shared + s * S::B_STAGE);
+        cp_async_commit();
+    }
+    for (int step = 0; step < steps; step++) {
+        cp_async_wait<GEMM_STAGES - 2>();
+        __syncthreads(); /* stage `step` landed for all; stage step-1 is free to refill */
+        int next = step + GEMM_STAGES - 1;
+        if (next < steps)
+            load_stage<BM, BN, S::THREADS, BM, BN>(g, w, next, a_shared + (next % GEMM_STAGES) * S::A_STAGE,
+                                                  b_shared + (next % GEMM_STAGES) * S::B_STAGE);
+        cp_async_commit();
+        const float *a_stage = a_shared + (step % GEMM_STAGES) * S::A_STAGE;
+        const float *b_stage = b_shared + (step % GEMM_STAGES) * S::B_STAGE;
+#pragma unroll
+        for (int kk = 0; kk < GEMM_BK; kk++) {
+            float4 a_lo = *(const float4 *)(a_stage + kk * BM + row0), a_hi = *(const float4 *)(a_stage + kk * BM + row0 + 32);
+            float4 b_lo = *(const float4 *)(b_stage + kk * BN + col0), b_hi = *(const float4 *)(b_stage + kk * BN + col0 + 16);
+            float a[8] = {a_lo.x, a_lo.y, a_lo.z, a_lo.w, a_hi.x, a_hi.y, a_hi.z, a_hi.w};
+            float b[8] = {b_lo.x, b_lo.y, b_lo.z, b_lo.w, b_hi.x, b_hi.y, b_hi.z, b_hi.w};
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+#pragma unroll
+                for (int j = 0; j < 8; j++) acc[i][j] = __fmaf_rn(a[i], b[j], acc[i][j]);
+        }
+    }
+    cp_async_wait<0>();
+    __syncthreads(); /* the next work item may refill every stage */
+    int64_t tile_row0 = (int64_t)w.tile_row * BM, tile_col0 = (int64_t)w.tile_col * BN;
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        int r = row0 + (i / 4) * 32 + i % 4;
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            int c = col0 + (j / 4) * 16 + j % 4;
+            if (w.partial_slot >= 0) g.partials[((int64_t)w.partial_slot * BM + r) * BN + c] = acc[i][j];
+            else store_value(g, tile_row0 + r, tile_col0 + c, acc[i][j]);
+        }
+    }
+}
+
+/* --- TF32 tensor-core tile kernel ------------------------------------------------------ */
+
+template <int BM, int BN> struct mma_shape {
+    static constexpr int WARPS_M = 2, WARPS_N = 4, THREADS = 256;
+    static constexpr int WARP_M = BM / WARPS_M, WARP_N = BN / WARPS_N; /* 32/64 x 16/32 */
+    static constexpr int M_TILES = WARP_M / 16, N_TILES = WARP_N / 8;
+    static constexpr int A_STRIDE = BM + MMA_PAD, B_STRIDE = BN + MMA_PAD;
+    static constexpr int A_STAGE = GEMM_BK * A_STRIDE, B_STAGE = GEMM_BK * B_STRIDE;
+    static constexpr size_t SMEM = (size_t)GEMM_STAGES * (A_STAGE + B_STAGE) * sizeof(float);
+};
+
+__device__ __forceinline__ void mma_tf32(float *c, const unsigned *a, const unsigned *b)
+{
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%0,%1,%2,%3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+template <int BM, int BN>
+__device__ void mma_work_item(const gemm_args &g, const gemm_work_item &w, float *shared)
+{
+    typedef mma_shape<BM, BN> S;
+    float *a_shared = shared, *b_shared = shared + GEMM_STAGES * S::A_STAGE;
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32, group = lane / 4, tig = lane % 4;
+    int warp_row = (warp / S::WARPS_N) * S::WARP_M, warp_col = (warp % S::WARPS_N) * S::WARP_N;
+    int steps = (w.list_end - w.list_begin) * (g.tile_k / GEMM_BK);
+    float acc[S::M_TILES][S::N_TILES][4];
+#pragma unroll
+    for (int i = 0; i < S::M_TILES; i++)
+#pragma unroll
+        for (int j = 0; j < S::N_TILES; j++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;
+#pragma unroll
+    for (int s = 0; s < GEMM_STAGES - 1; s++) {
+        if (s < steps)
+            load_stage<BM, BN, S::THREADS, S::A_STRIDE, S::B_STRIDE>(g, w, s, a_shared + s * S::A_STAGE,
+                                                                    b_shared + s * S::B_STAGE);
+        cp_async_commit();
+    }
+    for (int step = 0; step < steps; step++) {
+        cp_async_wait<GEMM_STAGES - 2>();
+        __syncthreads();
+        int next = step + GEMM_STAGES - 1;
+        if (next < steps)
+            load_stage<BM, BN, S::THREADS, S::A_STRIDE, S::B_STRIDE>(
+                g, w, next, a_shared + (next % GEMM_STAGES) * S::A_STAGE, b_shared + (next % GEMM_STAGES) * S::B_STAGE);
+        cp_async_commit();
+        const float *a_stage = a_shared + (step % GEMM_STAGES) * S::A_STAGE;
+        const float *b_stage = b_shared + (step % GEMM_STAGES) * S::B_STAGE;
+#pragma unroll
+        for (int k8 = 0; k8 < GEMM_BK; k8 += 8) {
+            unsigned a_frag[S::M_TILES][4], b_frag[S::N_TILES][2];
+#pragma unroll
+            for (int i = 0; i < S::M_TILES; i++) {
+                const float *base = a_stage + (k8 + tig) * S::A_STRIDE + warp_row + i * 16 + group;
+                a_frag[i][0] = __float_as_uint(base[0]);
+                a_frag[i][1] = __float_as_uint(base[8]);
+                a_frag[i][2] = __float_as_uint(base[4 * S::A_STRIDE]);
+                a_frag[i][3] = __float_as_uint(base[4 * S::A_STRIDE + 8]);
+            }
+#pragma unroll
+            for (int j = 0; j < S::N_TILES; j++) {
+                const float *base = b_stage + (k8 + tig) * S::B_STRIDE + warp_col + j * 8 + group;
+                b_frag[j][0] = __float_as_uint(base[0]);
+                b_frag[j][1] = __float_as_uint(base[4 * S::B_STRIDE]);
+            }
+#pragma unroll
+            for (int i = 0; i < S::M_TILES; i++)
+#pragma unroll
+                for (int j = 0; j < S::N_TILES; j++) mma_tf32(acc[i][j], a_frag[i], b_frag[j]);
+        }
+    }
+    cp_async_wait<0>();
+    __syncthreads();
+    int64_t tile_row0 = (int64_t)w.tile_row * BM, tile_col0 = (int64_t)w.tile_col * BN;
+#pragma unroll
+    for (int i = 0; i < S::M_TILES; i++)
+#pragma unroll
+        for (int j = 0; j < S::N_TILES; j++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                int r = warp_row + i * 16 + group + (e / 2) * 8, c = warp_col + j * 8 + tig * 2 + e % 2;
+                if (w.partial_slot >= 0) g.partials[((int64_t)w.partial_slot * BM + r) * BN + c] = acc[i][j][e];
+                else store_value(g, tile_row0 + r, tile_col0 + c, acc[i][j][e]);
+            }
+}
+
+/* --- schedules: static grid or persistent dynamic queue ---------------------------------- */
+
+template <int BM, int BN, bool TF32>
+__device__ __forceinline__ void run_work_item(const gemm_args &g, const gemm_work_item &w, float *shared)
+{
+    if (TF32) mma_work_item<BM, BN>(g, w, shared);
+    else ffma_work_item<BM, BN>(g, w, shared);
+}
+
+template <int BM, int BN, bool TF32>
+__global__ void static_tiles(gemm_args g)
+{
+    extern __shared__ __align__(16) float shared[];
+    gemm_work_item w = g.items[blockIdx.x];
+    run_work_item<BM, BN, TF32>(g, w, shared);
+}
+
+template <int BM, int BN, bool TF32>
+__global__ void dynamic_tiles(gemm_args g)
+{
+    extern __shared__ __align__(16) float shared[];
+    __shared__ int next_item;
+    for (;;) {
+        __syncthreads(); /* everyone has read next_item */
+        if (threadIdx.x == 0) next_item = (int)atomicAdd(g.counter, 1u);
+        __syncthreads();
+        int position = next_item;
+        if (position >= g.item_count) return;
+        gemm_work_item w = g.items[g.order[position]];
+        run_work_item<BM, BN, TF32>(g, w, shared);
+    }
+}
+
+__global__ void reduce_split(gemm_args g, const gemm_reduce_item *reductions, int tile_m, int tile_n)
+{
+    gemm_reduce_item r = reductions[blockIdx.x];
+    int64_t tile_elements = (int64_t)tile_m * tile_n;
+    for (int e = threadIdx.x; e < tile_elements; e += blockDim.x) {
+        float sum = g.partials[(int64_t)r.first_slot * tile_elements + e];
+        for (int s = 1; s < r.slot_count; s++) sum = __fadd_rn(sum, g.partials[(int64_t)(r.first_slot + s) * tile_elements + e]);
+        store_value(g, (int64_t)r.tile_row * tile_m + e / tile_n, (int64_t)r.tile_col * tile_n + e % tile_n, sum);
+    }
+}
+
+/* --- packing ---------------------------------------------------------------------------- */
+
+struct pack_args {
+    const float *x;
+    int64_t ld, extent_k, extent_r, padded_k, padded_r;
+    int k_contiguous; /* source element (kk, r) at x[r * ld + kk], else x[kk * ld + r] */
+    int tile_r, tf32;
+    float *dst;
+};
+
+/* One 32x32 (k, r) block: read along the source's contiguous side, write along r. */
+__global__ void pack_panels(pack_args p)
+{
+    __shared__ float block[PACK_TILE][PACK_TILE + 1];
+    int64_t k0 = (int64_t)blockIdx.y * PACK_TILE, r0 = (int64_t)blockIdx.x * PACK_TILE;
+    for (int i = threadIdx.y; i < PACK_TILE; i += blockDim.y) {
+        int64_t kk, r;
+        if (p.k_contiguous) kk = k0 + threadIdx.x, r = r0 + i;
+        else kk = k0 + i, r = r0 + threadIdx.x;
+        float v = 0.0f;
+        if (kk < p.extent_k && r < p.extent_r) v = p.k_contiguous ? p.x[r * p.ld + kk] : p.x[kk * p.ld + r];
+        if (p.tf32) v = round_tf32(v);
+        if (p.k_contiguous) block[threadIdx.x][i] = v;
+        else block[i][threadIdx.x] = v;
+    }
+    __syncthreads();
+    for (int i = threadIdx.y; i < PACK_TILE; i += blockDim.y) {
+        int64_t kk = k0 + i, r = r0 + threadIdx.x;
+        if (kk < p.padded_k && r < p.padded_r)
+            p.dst[((r / p.tile_r) * p.padded_k + kk) * p.tile_r + r % p.tile_r] = block[i][threadIdx.x];
+    }
+}
+
+static parac_status launch_pack(parac_gemm_plan *plan, const pack_args &p, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    dim3 grid((unsigned)gemm_ceil_div(p.padded_r, PACK_TILE), (unsigned)gemm_ceil_div(p.padded_k, PACK_TILE));
+    pack_panels<<<grid, dim3(PACK_TILE, 8), 0, (cudaStream_t)state_of(plan)->context.stream>>>(p);
+    PARAC_CUDA_TRY_LAUNCH();
+fail:
+    return status;
+}
+
+static parac_status pack_operands(parac_gemm_plan *plan, const float *a, const float *b, parac_error *error)
+{
+    const parac_gemm_options *o = &plan->options;
+    gemm_cuda_state *st = state_of(plan);
+    int tf32 = o->dtype == PARAC_GEMM_TF32;
+    pack_args pa = {a, plan->lda, o->k, o->m, plan->padded_k, plan->padded_m, o->layout_a == PARAC_GEMM_ROW_MAJOR,
+                    plan->tile_m, tf32, st->packed_a};
+    pack_args pb = {b, plan->ldb, o->k, o->n, plan->padded_k, plan->padded_n, o->layout_b == PARAC_GEMM_COL_MAJOR,
+                    plan->tile_n, tf32, st->packed_b};
+    parac_status status = launch_pack(plan, pa, error);
+    return status == PARAC_OK ? launch_pack(plan, pb, error) : status;
+}
+
+/* --- launching ------------------------------------------------------------------------ */
+
+template <int BM, int BN, bool TF32> static size_t shared_bytes()
+{
+    return TF32 ? mma_shape<BM, BN>::SMEM : ffma_shape<BM, BN>::SMEM;
+}
+template <int BM, int BN, bool TF32> static int threads_per_block()
+{
+    return TF32 ? mma_shape<BM, BN>::THREADS : ffma_shape<BM, BN>::THREADS;
+}
+
+template <int BM, int BN, bool TF32>
+static parac_status launch_tiles(parac_gemm_plan *plan, const gemm_args &g, parac_error *error)
+{
+    gemm_cuda_state *st = state_of(plan);
+    cudaStream_t stream = (cudaStream_t)st->context.stream;
+    size_t smem = shared_bytes<BM, BN, TF32>();
+    int threads = threads_per_block<BM, BN, TF32>(), per_sm = 0;
+    parac_status status = PARAC_OK;
+    if (g.item_count == 0) return PARAC_OK;
+    if (plan->schedule == PARAC_GEMM_SCHEDULE_STATIC) {
+        PARAC_CUDA_TRY(cudaFuncSetAttribute(static_tiles<BM, BN, TF32>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        static_tiles<BM, BN, TF32><<<g.item_count, threads, smem, stream>>>(g);
+        PARAC_CUDA_TRY_LAUNCH();
+    } else {
+        PARAC_CUDA_TRY(cudaFuncSetAttribute(dynamic_tiles<BM, BN, TF32>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        PARAC_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dynamic_tiles<BM, BN, TF32>, threads, smem));
+        if (per_sm < 1) per_sm = 1;
+        long long blocks = (long long)per_sm * st->context.multiprocessors;
+        if (blocks > g.item_count) blocks = g.item_count;
+        PARAC_CUDA_TRY(cudaMemsetAsync(g.counter, 0, sizeof(unsigned int), stream));
+        dynamic_tiles<BM, BN, TF32><<<(unsigned)blocks, threads, smem, stream>>>(g);
+        PARAC_CUDA_TRY_LAUNCH();
+    }
+fail:
+    return status;
+}
+
+template <bool TF32> static parac_status launch_for_tiles(parac_gemm_plan *plan, const gemm_args &g, parac_error *error)
+{
+    if (plan->tile_m == 128 && plan->tile_n == 128) return launch_tiles<128, 128, TF32>(plan, g, error);
+    if (plan->tile_m == 128) return launch_tiles<128, 64, TF32>(plan, g, error);
+    if (plan->tile_n == 128) return launch_tiles<64, 128, TF32>(plan, g, error);
+    return launch_tiles<64, 64, TF32>(plan, g, error);
+}
+
+/* --- state: tables and workspace on the device ------------------------------------------ */
+
+template <typename T>
+static parac_status upload_table(parac_gemm_plan *plan, T **device, const T *host, int64_t count, parac_error *error)
+{
+    gemm_cuda_state *st = state_of(plan);
+    size_t bytes = (size_t)(count > 0 ? count : 1) * sizeof(T);
+    parac_status status = parac_cuda_alloc(&st->context, (void **)device, bytes, error);
+    if (status == PARAC_OK && count > 0) status = parac_cuda_upload(&st->context, *device, host, (size_t)count * sizeof(T), error);
+    return status;
+}
+
+static parac_status prepare_tables(parac_gemm_plan *plan, parac_error *error)
+{
+    gemm_cuda_state *st = state_of(plan);
+    size_t packed_a = (size_t)(plan->padded_k * plan->padded_m) * sizeof(float);
+    size_t packed_b = (size_t)(plan->padded_k * plan->padded_n) * sizeof(float);
+    size_t partials = (size_t)(plan->partial_slots * plan->tile_m * plan->tile_n) * sizeof(float);
+    parac_status status;
+    if (st->tables_ready) return PARAC_OK;
+    if ((status = upload_table(plan, &st->items, plan->items, plan->item_count, error)) != PARAC_OK) return status;
+    if ((status = upload_table(plan, &st->dynamic_order, plan->dynamic_order, plan->item_count, error)) != PARAC_OK) return status;
+    if ((status = upload_table(plan, &st->k_list, plan->k_list, plan->c_offsets[plan->tiles_m * plan->tiles_n], error)) != PARAC_OK)
+        return status;
+    if ((status = upload_table(plan, &st->reductions, plan->reductions, plan->reduction_count, error)) != PARAC_OK) return status;
+    if ((status = parac_cuda_alloc(&st->context, (void **)&st->packed_a, packed_a, error)) != PARAC_OK) return status;
+    if ((status = parac_cuda_alloc(&st->context, (void **)&st->packed_b, packed_b, error)) != PARAC_OK) return status;
+    if ((status = parac_cuda_alloc(&st->context, (void **)&st->partials, partials ? partials : 4, error)) != PARAC_OK) return status;
+    if ((status = parac_cuda_alloc(&st->context, (void **)&st->counter, sizeof(unsigned int), error)) != PARAC_OK) return status;
+    st->tables_ready = 1;
+    return PARAC_OK;
+}
+
+extern "C" parac_status gemm_cuda_state_create(parac_gemm_plan *plan, parac_error *error)
+{
+    gemm_cuda_state *st = (gemm_cuda_state *)calloc(1, sizeof *st);
+    cudaDeviceProp properties;
+    parac_status status = PARAC_OK;
+    if (!st) return parac_fail_no_memory(error, "gemm CUDA state", sizeof *st);
+    plan->cuda = st;
+    if ((status = parac_cuda_context_create(plan->options.exec.cuda_device, &st->context, error)) != PARAC_OK) return status;
+    st->context_ready = 1;
+    PARAC_CUDA_TRY(cudaGetDeviceProperties(&properties, st->context.ordinal));
+    snprintf(st->device_name, sizeof st->device_name, "%s", properties.name);
+    PARAC_CUDA_TRY(cudaEventCreate(&st->start));
+    PARAC_CUDA_TRY(cudaEventCreate(&st->stop));
+    st->events_ready = 1;
+fail:
+    return status;
+}
+
+extern "C" void gemm_cuda_state_destroy(parac_gemm_plan *plan)
+{
+    gemm_cuda_state *st = state_of(plan);
+    if (!st) return;
+    if (st->context_ready) {
+        cudaSetDevice(st->context.ordinal);
+        parac_cuda_free(&st->context, st->items);
+        parac_cuda_free(&st->context, st->dynamic_order);
+        parac_cuda_free(&st->context, st->k_list);
+        parac_cuda_free(&st->context, st->reductions);
+        parac_cuda_free(&st->context, st->packed_a);
+        parac_cuda_free(&st->context, st->packed_b);
+        parac_cuda_free(&st->context, st->partials);
+        parac_cuda_free(&st->context, st->counter);
+        if (st->cublas_ready) cublasDestroy(st->cublas);
+        if (st->events_ready) {
+            cudaEventDestroy(st->start);
+            cudaEventDestroy(st->stop);
+        }
+        parac_cuda_context_destroy(&st->context);
+    }
+    free(st);
+    plan->cuda = NULL;
+}
+
+extern "C" const char *gemm_cuda_device_name(const parac_gemm_plan *plan) { return state_of(plan)->device_name; }
+
+/* --- execution ---------------------------------------------------------------------------- */
+
+static gemm_args make_args(parac_gemm_plan *plan, float alpha, float beta, float *c)
+{
+    gemm_cuda_state *st = state_of(plan);
+    gemm_args g;
+    g.packed_a = st->packed_a;
+    g.packed_b = st->packed_b;
+    g.k_list = st->k_list;
+    g.items = st->items;
+    g.order = st->dynamic_order;
+    g.counter = st->counter;
+    g.item_count = (int)plan->item_count;
+    g.padded_k = plan->padded_k;
+    g.tile_k = plan->tile_k;
+    g.c = c;
+    g.partials = st->partials;
+    g.m = plan->options.m;
+    g.n = plan->options.n;
+    g.ldc = plan->ldc;
+    g.c_row_major = plan->options.layout_c == PARAC_GEMM_ROW_MAJOR;
+    g.alpha = alpha;
+    g.beta = beta;
+    return g;
+}
+
+extern "C" parac_status gemm_cuda_execute_device(parac_gemm_plan *plan, float alpha, const float *a, const float *b,
+                                                 float beta, float *c, parac_error *error)
+{
+    gemm_cuda_state *st = state_of(plan);
+    cudaStream_t stream = (cudaStream_t)st->context.stream;
+    parac_status status = PARAC_OK;
+    float milliseconds = 0.0f;
+    gemm_args g;
+    PARAC_CUDA_TRY(cudaSetDevice(st->context.ordinal));
+    PARAC_TRY(prepare_tables(plan, error));
+    g = make_args(plan, alpha, beta, c);
+    PARAC_CUDA_TRY(cudaEventRecord(st->start, stream));
+    PARAC_TRY(pack_operands(plan, a, b, error));
+    if (plan->options.dtype == PARAC_GEMM_TF32) PARAC_TRY(launch_for_tiles<true>(plan, g, error));
+    else PARAC_TRY(launch_for_tiles<false>(plan, g, error));
+    if (plan->reduction_count > 0) {
+        reduce_split<<<(unsigned)plan->reduction_count, 256, 0, stream>>>(g, st->reductions, plan->tile_m, plan->tile_n);
+        PARAC_CUDA_TRY_LAUNCH();
+    }
+    PARAC_CUDA_TRY(cudaEventRecord(st->stop, stream));
+    PARAC_CUDA_TRY(cudaEventSynchronize(st->stop));
+    PARAC_CUDA_TRY(cudaEventElapsedTime(&milliseconds, st->start, st->stop));
+    plan->last_compute_seconds = milliseconds * 1e-3;
+fail:
+    return status;
+}
+
+static int64_t storage_of(parac_gemm_layout layout, int64_t rows, int64_t cols, int64_t ld)
+{
+    return layout == PARAC_GEMM_ROW_MAJOR ? (rows - 1) * ld + cols : (cols - 1) * ld + rows;
+}
+
+typedef struct device_operands {
+    float *a, *b, *c;
+    size_t a_bytes, b_bytes, c_bytes;
+} device_operands;
+
+static parac_status upload_operands(parac_gemm_plan *plan, const float *a, const float *b, const float *c, float beta,
+                                    device_operands *d, parac_error *error)
+{
+    const parac_gemm_options *o = &plan->options;
+    parac_cuda_context *context = &state_of(plan)->context;
+    parac_status status;
+    d->a_bytes = (size_t)storage_of(o->layout_a, o->m, o->k, plan->lda) * sizeof(float);
+    d->b_bytes = (size_t)storage_of(o->layout_b, o->k, o->n, plan->ldb) * sizeof(float);
+    d->c_bytes = (size_t)storage_of(o->layout_c, o->m, o->n, plan->ldc) * sizeof(float);
+    if ((status = parac_cuda_alloc(context, (void **)&d->a, d->a_bytes, error)) != PARAC_OK) return status;
+    if ((status = parac_cuda_alloc(context, (void **)&d->b, d->b_bytes, error)) != PARAC_OK) return status;
+    if ((status = parac_cuda_alloc(context, (void **)&d->c, d->c_bytes, error)) != PARAC_OK) return status;
+    if ((status = parac_cuda_upload(context, d->a, a, d->a_bytes, error)) != PARAC_OK) return status;
+    if ((status = parac_cuda_upload(context, d->b, b, d->b_bytes, error)) != PARAC_OK) return status;
+    /* C is read only when beta != 0, but a strided C keeps the caller's gaps, so copy it whole. */
+    return parac_cuda_upload(context, d->c, c, d->c_bytes, error);
+    (void)beta;
+}
+
+static void free_operands(parac_gemm_plan *plan, device_operands *d)
+{
+    parac_cuda_context *context = &state_of(plan)->context;
+    parac_cuda_free(context, d->a);
+    parac_cuda_free(context, d->b);
+    parac_cuda_free(context, d->c);
+}
+
+extern "C" parac_status gemm_cuda_execute_host(parac_gemm_plan *plan, float alpha, const float *a, const float *b,
+                                               float beta, float *c, parac_error *error)
+{
+    device_operands d = {NULL, NULL, NULL, 0, 0, 0};
+    parac_status status;
+    if ((status = cudaSetDevice(state_of(plan)->context.ordinal) == cudaSuccess ? PARAC_OK : PARAC_ERR_DEVICE) != PARAC_OK)
+        return parac_fail(error, status, "gemm: cannot select CUDA device %d", state_of(plan)->context.ordinal);
+    status = upload_operands(plan, a, b, c, beta, &d, error);
+    if (status == PARAC_OK) status = gemm_cuda_execute_device(plan, alpha, d.a, d.b, beta, d.c, error);
+    if (status == PARAC_OK) status = parac_cuda_download(&state_of(plan)->context, c, d.c, d.c_bytes, error);
+    free_operands(plan, &d);
+    return status;
+}
+
+/* --- cuBLAS reference ----------------------------------------------------------------------- */
+
+static parac_status cublas_check(cublasStatus_t code, const char *call, parac_error *error)
+{
+    if (code == CUBLAS_STATUS_SUCCESS) return PARAC_OK;
+    return parac_fail(error, code == CUBLAS_STATUS_ALLOC_FAILED ? PARAC_ERR_NO_MEMORY : PARAC_ERR_DEVICE,
+                      "gemm: %s failed with cuBLAS status %d", call, (int)code);
+}
+
+/* cuBLAS is column-major. A column-major C is op(A) op(B); a row-major C is stored as
+ * the column-major C^T = op(B^T) op(A^T), where a row-major operand is its own
+ * transpose read column-major. */
+static parac_status cublas_device(parac_gemm_plan *plan, float alpha, const float *a, const float *b, float beta,
+                                  float *c, parac_error *error)
+{
+    const parac_gemm_options *o = &plan->options;
+    gemm_cuda_state *st = state_of(plan);
+    int c_col = o->layout_c == PARAC_GEMM_COL_MAJOR;
+    const float *x = c_col ? a : b, *y = c_col ? b : a;
+    int64_t ldx = c_col ? plan->lda : plan->ldb, ldy = c_col ? plan->ldb : plan->lda;
+    int x_col = c_col ? o->layout_a == PARAC_GEMM_COL_MAJOR : o->layout_b == PARAC_GEMM_ROW_MAJOR;
+    int y_col = c_col ? o->layout_b == PARAC_GEMM_COL_MAJOR : o->layout_a == PARAC_GEMM_ROW_MAJOR;
+    int rows = (int)(c_col ? o->m : o->n), cols = (int)(c_col ? o->n : o->m), inner = (int)o->k;
+    cublasOperation_t op_x = x_col ? CUBLAS_OP_N : CUBLAS_OP_T, op_y = y_col ? CUBLAS_OP_N : CUBLAS_OP_T;
+    parac_status status;
+    if (!st->cublas_ready) {
+        if ((status = cublas_check(cublasCreate(&st->cublas), "cublasCreate", error)) != PARAC_OK) return status;
+        st->cublas_ready = 1;
+    }
+    if ((status = cublas_check(cublasSetStream(st->cublas, (cudaStream_t)st->context.stream), "cublasSetStream", error)) != PARAC_OK)
+        return status;
+    if (o->dtype == PARAC_GEMM_TF32)
+        return cublas_check(cublasGemmEx(st->cublas, op_x, op_y, rows, cols, inner, &alpha, x, CUDA_R_32F, (int)ldx, y,
+                                         CUDA_R_32F, (int)ldy, &beta, c, CUDA_R_32F, (int)plan->ldc,
+                                         CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT),
+                            "cublasGemmEx", error);
+    return cublas_check(cublasSgemm(st->cublas, op_x, op_y, rows, cols, inner, &alpha, x, (int)ldx, y, (int)ldy, &beta,
+                                    c, (int)plan->ldc),
+                        "cublasSgemm", error);
+}
+
+extern "C" parac_status gemm_cuda_vendor_reference(parac_gemm_plan *plan, float alpha, const float *a, const float *b,
+                                                   float beta, float *c, parac_error *error)
+{
+    device_operands d = {NULL, NULL, NULL, 0, 0, 0};
+    parac_status status = upload_operands(plan, a, b, c, beta, &d, error);
+    if (status == PARAC_OK) status = cublas_device(plan, alpha, d.a, d.b, beta, d.c, error);
+    if (status == PARAC_OK) status = parac_cuda_download(&state_of(plan)->context, c, d.c, d.c_bytes, error);
+    free_operands(plan, &d);
+    return status;
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# tests/ac/test_cli.sh — `parac ac`: the text line, --json fields, --domains JSON,
+# identical domains for every CPU algorithm and thread count, errors and exit codes.
+set -u
+data="$PARAC_DATA/csp"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+file="$data/composed-25-01-25-0.xml"
+out=$("$PARAC" ac "$file" --device cpu) || bad "plain run failed"
+[[ "$out" == *"arc consistent: 322 of 330 values remain (8 removed)"* ]] || bad "text line: $out"
+
+json=$("$PARAC" ac "$file" --device cpu --json --algorithm ac4 | tail -1)
+python3 - "$json" <<'PY' || bad "--json fields: $json"
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["values_before"] == 330 and d["values_after"] == 322 and d["removed"] == 8, d
+assert d["wipeout"] is False and d["algorithm"] == "ac4", d
+for key in ("parse_seconds", "build_seconds", "propagate_seconds", "ne_nodes", "ne_edges", "iterations"):
+    assert key in d, key
+PY
+
+for algorithm in ac3 ac3rm ac3bit ac2001 ac4 gpu-bitset; do
+  for threads in 1 2; do
+    "$PARAC" ac "$file" --device cpu --algorithm $algorithm --threads $threads --domains "$tmp/$algorithm-$threads.json" \
+      > /dev/null || bad "$algorithm t$threads failed"
+    cmp -s "$tmp/ac3-1.json" "$tmp/$algorithm-$threads.json" || bad "$algorithm t$threads: domains differ from ac3"
+  done
+done
+python3 - "$tmp/ac3-1.json" <<'PY' || bad "--domains JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert sum(len(v) for v in d.values()) == 322, sum(len(v) for v in d.values())
+assert all(v == sorted(v) for v in d.values())
+PY
+
+"$PARAC" ac "$file" --device cpu --sac --domains "$tmp/sac.json" > "$tmp/sac.txt" || bad "--sac failed"
+grep -q "wiped out\|singleton arc consistent" "$tmp/sac.txt" || bad "--sac text: $(cat "$tmp/sac.txt")"
+
+"$PARAC" ac "$tmp/missing.xml" 2> "$tmp/err"; code=$?
+[[ $code == 2 ]] || bad "missing file: exit $code"
+printf '<instance format="XCSP3" type="CSP">\n<variables>\n<var id="x"> 0..3 </var>\n' > "$tmp/truncated.xml"
+"$PARAC" ac "$tmp/truncated.xml" 2> "$tmp/err"; code=$?
+[[ $code == 2 ]] || bad "truncated file: exit $code"
+grep -q "truncated.xml" "$tmp/err" || bad "error does not name the file: $(cat "$tmp/err")"
+"$PARAC" ac "$file" --algorithm ac5 2> /dev/null; code=$?
+[[ $code == 1 ]] || bad "unknown algorithm: exit $code"
+"$PARAC" ac "$file" --device cpu --algorithm ac4-gpu-plus 2> "$tmp/err"; code=$?
+[[ $code == 2 ]] || bad "ac4-gpu-plus on --device cpu: exit $code"
+exit $fail
