@@ -21,13 +21,22 @@
  * float64 (parac_dbscan_run) or float32 (parac_dbscan_run_f32, widened to
  * double for every distance, so the answer is that of the widened points).
  *
- * Devices: only the CPU paths exist so far. PARAC_DEVICE_AUTO runs on the
- * CPU; PARAC_DEVICE_CUDA fails with PARAC_ERR_UNSUPPORTED (or
- * PARAC_ERR_NO_DEVICE without a GPU) until the CUDA path is written.
+ * Devices: PARAC_DEVICE_AUTO runs on the GPU when this build has CUDA and a
+ * device is usable, else on the CPU; PARAC_DEVICE_CUDA insists on the GPU
+ * (PARAC_ERR_NO_DEVICE without one). The GPU path gives the same labels and
+ * core mask, byte for byte, as the CPU path: same grid, same squared
+ * distances (no FMA contraction), same border rule, same numbering. It keeps
+ * the points on the device in cell order (float32 input stays float32) and
+ * needs about 48 bytes per point at its peak for 3-D float32 (the radix sort;
+ * info->device_bytes reports the measured peak). When device memory runs out
+ * (PARAC_ERR_NO_MEMORY from the GPU) the run falls back to the CPU path and
+ * sets info->gpu_fallback = 1; other GPU failures are returned as
+ * PARAC_ERR_DEVICE. PARAC_DBSCAN_REFERENCE always runs on the CPU.
  *
  * Errors: PARAC_ERR_INVALID_ARGUMENT for d = 0, eps <= 0 or not finite,
  * min_samples < 1, a NaN or infinite coordinate (message names the row), or
  * n >= 2^32 - 1; PARAC_ERR_NO_DEVICE when CUDA is asked for and absent;
+ * PARAC_ERR_DEVICE when a CUDA call fails;
  * PARAC_ERR_NO_MEMORY when host memory runs out.
  */
 #ifndef PARAC_DBSCAN_H
@@ -69,15 +78,16 @@ typedef struct parac_dbscan_info {
     size_t border;
     parac_device device;         /* where it actually ran */
     parac_dbscan_method method;  /* the method actually used */
-    int gpu_fallback;            /* reserved for the CUDA path: 1 when it fell back to the CPU */
+    int gpu_fallback;            /* 1 when the GPU ran out of memory and the CPU path ran instead */
     size_t cells;                /* non-empty grid cells (1 for brute force) */
-    double seconds_index;        /* cell keys, sort, cell table (and upload on the GPU) */
+    double seconds_upload;       /* GPU: copying the points to the device (0 on the CPU) */
+    double seconds_index;        /* cell keys, sort, cell table */
     double seconds_core;         /* neighbour counting */
     double seconds_union;        /* union-find over core points */
     double seconds_border;       /* border assignment */
     double seconds_relabel;      /* canonical renumbering (and download on the GPU) */
     double seconds_total;
-    uint64_t device_bytes;       /* peak device memory of the GPU path (0 on the CPU) */
+    uint64_t device_bytes;       /* peak device memory of the GPU path, CUB scratch included (0 on the CPU) */
 } parac_dbscan_info;
 
 /* Clusters points[count * dim]. labels[count] receives cluster ids or -1.

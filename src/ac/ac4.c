@@ -123,8 +123,11 @@ static int revise_dirty_tables(ac4_state *s, parac_word *before)
         const parac_csp_constraint *con = &net->constraints[c];
         if (!s->table_dirty[c]) continue;
         s->table_dirty[c] = 0;
-        size_t words = model->domain_word_offset[net->variable_count];
-        memcpy(before, s->domains->words, words * sizeof *before);
+        for (uint32_t i = 0; i < con->arity; i++) { /* snapshot the scope only, to diff after the revision */
+            uint32_t var = con->scope[i];
+            size_t at = model->domain_word_offset[var];
+            memcpy(before + at, s->domains->words + at, (model->domain_word_offset[var + 1] - at) * sizeof *before);
+        }
         ac_revise_table(model, s->domains, c, NULL, s->stats);
         for (uint32_t i = 0; i < con->arity; i++) {
             uint32_t var = con->scope[i];

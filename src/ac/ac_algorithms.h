@@ -42,6 +42,8 @@ typedef struct ac_model {
     size_t *tables_on_offset;       /* variable_count + 1: table constraints over the variable */
     uint32_t *tables_on;
     size_t table_count;
+    parac_word *table_scratch;      /* GAC revision's supported-value bits, sized for the largest table */
+    size_t *table_base;             /* and its per-position word offsets (tables are revised serially) */
     size_t *domain_word_offset;     /* variable_count + 1 */
 } ac_model;
 

@@ -43,7 +43,7 @@ static parac_status index_arcs(ac_model *model, int by_y, size_t **offset_out, u
 static parac_status index_tables(ac_model *model, parac_error *error)
 {
     const parac_csp_network *net = model->network;
-    size_t n = net->variable_count, entries = 0;
+    size_t n = net->variable_count, entries = 0, scratch_words = 0, largest_arity = 0;
     size_t *fill = calloc(n + 1, sizeof *fill);
     model->tables_on_offset = calloc(n + 1, sizeof *model->tables_on_offset);
     for (size_t c = 0; c < net->constraint_count; c++)
@@ -52,6 +52,20 @@ static parac_status index_tables(ac_model *model, parac_error *error)
     if (!fill || !model->tables_on_offset || !model->tables_on) {
         free(fill);
         return parac_fail_no_memory(error, "table index", (unsigned long long)entries * 4);
+    }
+    for (size_t c = 0; c < net->constraint_count; c++) {
+        size_t words = 0;
+        if (net->constraints[c].arity < 3) continue;
+        for (uint32_t i = 0; i < net->constraints[c].arity; i++)
+            words += parac_bitset_words(net->domain_size[net->constraints[c].scope[i]]);
+        if (words > scratch_words) scratch_words = words;
+        if (net->constraints[c].arity > largest_arity) largest_arity = net->constraints[c].arity;
+    }
+    model->table_scratch = malloc((scratch_words + 1) * sizeof *model->table_scratch);
+    model->table_base = malloc((largest_arity + 1) * sizeof *model->table_base);
+    if (!model->table_scratch || !model->table_base) {
+        free(fill);
+        return parac_fail_no_memory(error, "table revision scratch", (unsigned long long)scratch_words * 8);
     }
     for (size_t c = 0; c < net->constraint_count; c++) {
         if (net->constraints[c].arity < 3) continue;
@@ -137,6 +151,8 @@ void ac_model_free(ac_model *model)
     free(model->arcs_of);
     free(model->tables_on_offset);
     free(model->tables_on);
+    free(model->table_scratch);
+    free(model->table_base);
     free(model->domain_word_offset);
     memset(model, 0, sizeof *model);
 }
@@ -227,14 +243,14 @@ int ac_revise_table(const ac_model *model, ac_domains *domains, size_t table, ui
     const parac_csp_network *net = model->network;
     const parac_csp_constraint *con = &net->constraints[table];
     size_t words = 0, arity = con->arity;
-    size_t *base = malloc(arity * sizeof *base);
-    parac_word *supported;
+    size_t *base = model->table_base;
+    parac_word *supported = model->table_scratch;
     int wipeout = 0;
     for (size_t i = 0; i < arity; i++) {
         base[i] = words;
         words += parac_bitset_words(net->domain_size[con->scope[i]]);
     }
-    supported = calloc(words + 1, sizeof *supported);
+    parac_bitset_zero(supported, words);
     if (stats) stats->revisions++;
     for (size_t t = 0; t < con->tuple_count; t++) {
         const uint32_t *tuple = con->tuples + t * arity;
@@ -255,7 +271,5 @@ int ac_revise_table(const ac_model *model, ac_domains *domains, size_t table, ui
             if (size == 0) wipeout = 1;
         }
     }
-    free(supported);
-    free(base);
     return wipeout;
 }

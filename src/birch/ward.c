@@ -43,9 +43,9 @@ static size_t nearest_live(const double *distances, const int64_t *size, size_t 
 }
 
 static void update_after_merge(double *distances, const int64_t *size, size_t m, size_t x, size_t y, double d_xy,
-                               int64_t nx, int64_t ny, int threads)
+                               int64_t nx, int64_t ny)
 {
-#pragma omp parallel for schedule(static) num_threads(threads) if (m > 8192)
+    /* O(m) per merge: too little work per merge for a parallel region to pay off. */
     for (size_t i = 0; i < m; i++) {
         double d_xi, d_yi;
         if (size[i] == 0 || i == y) continue;
@@ -94,7 +94,7 @@ parac_status birch_ward_cpu(const double *centers, size_t m, size_t dims, int th
         merges[k].a = (int32_t)x, merges[k].b = (int32_t)y, merges[k].height = d_xy;
         size[x] = 0;
         size[y] = nx + ny;
-        update_after_merge(distances, size, m, x, y, d_xy, nx, ny, threads);
+        update_after_merge(distances, size, m, x, y, d_xy, nx, ny);
     }
     free(distances), free(size), free(chain);
     return PARAC_OK;

@@ -101,6 +101,7 @@ static void print_summary(const cli_common *common, const parac_dbscan_info *inf
     parac_json_field_uint(&json, "noise", info->noise);
     parac_json_field_string(&json, "method", parac_dbscan_method_name(info->method));
     parac_json_field_bool(&json, "gpu_fallback", info->gpu_fallback);
+    parac_json_field_double(&json, "seconds_upload", info->seconds_upload);
     parac_json_field_double(&json, "seconds_index", info->seconds_index);
     parac_json_field_double(&json, "seconds_core", info->seconds_core);
     parac_json_field_double(&json, "seconds_union", info->seconds_union);

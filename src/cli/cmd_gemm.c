@@ -20,7 +20,7 @@ typedef struct gemm_args {
 typedef struct gemm_inputs {
     parac_gemm_matrix a, b;
     float *c;
-    int sparse; /* scan A and B for zero tiles */
+    int sparse_a, sparse_b; /* scan A / B for zero tiles */
 } gemm_inputs;
 
 static parac_status parse_names(const gemm_args *args, parac_gemm_options *o, parac_error *error)
@@ -58,7 +58,7 @@ static parac_status generate_inputs(const gemm_args *args, uint64_t seed, gemm_i
         a_spec.density = args->density;
         a_spec.block = args->block;
     }
-    in->sparse = a_spec.kind != PARAC_GEMM_MATRIX_DENSE;
+    in->sparse_a = a_spec.kind != PARAC_GEMM_MATRIX_DENSE;
     in->a = (parac_gemm_matrix){args->m, args->k, PARAC_GEMM_ROW_MAJOR, malloc((size_t)(args->m * args->k) * 4)};
     in->b = (parac_gemm_matrix){args->k, args->n, PARAC_GEMM_ROW_MAJOR, malloc((size_t)(args->k * args->n) * 4)};
     if (!in->a.values || !in->b.values) return parac_fail_no_memory(error, "gemm inputs", (unsigned long long)(args->m + args->n) * args->k * 4);
@@ -82,7 +82,10 @@ static parac_status read_inputs(const char *a_path, const char *b_path, gemm_inp
                             "gemm: shape mismatch: %s is %lld x %lld but %s is %lld x %lld (need A cols == B rows)",
                             a_path, (long long)in->a.rows, (long long)in->a.cols, b_path, (long long)in->b.rows,
                             (long long)in->b.cols);
-    if (status == PARAC_OK) in->sparse = zero_fraction(&in->a) > 0.25 || zero_fraction(&in->b) > 0.25;
+    if (status == PARAC_OK) {
+        in->sparse_a = zero_fraction(&in->a) > 0.25;
+        in->sparse_b = zero_fraction(&in->b) > 0.25;
+    }
     return status;
 }
 
@@ -132,10 +135,8 @@ static void fill_options(const gemm_args *args, const cli_common *common, const 
     o->layout_a = in->a.layout;
     o->layout_b = in->b.layout;
     o->layout_c = PARAC_GEMM_ROW_MAJOR;
-    if (in->sparse) {
-        o->scan_a = in->a.values;
-        o->scan_b = in->b.values;
-    }
+    if (in->sparse_a) o->scan_a = in->a.values;
+    if (in->sparse_b) o->scan_b = in->b.values;
     (void)args;
 }
 

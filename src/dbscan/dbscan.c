@@ -48,6 +48,20 @@ static parac_status check_input(const parac_dbscan_options *options, const dbsca
     return PARAC_OK;
 }
 
+static parac_status run_on_gpu(const parac_dbscan_options *options, const dbscan_points *points,
+                               parac_dbscan_method method, int32_t *labels, uint8_t *core_mask,
+                               parac_dbscan_info *info, parac_error *error)
+{
+#ifdef PARAC_HAVE_CUDA
+    info->device = PARAC_DEVICE_CUDA;
+    return dbscan_cuda(points, options->eps, options->min_samples, method == PARAC_DBSCAN_GRID,
+                       options->exec.cuda_device, labels, core_mask, info, error);
+#else
+    (void)options, (void)points, (void)method, (void)labels, (void)core_mask, (void)info;
+    return parac_fail(error, PARAC_ERR_NO_DEVICE, "dbscan: this build has no CUDA support");
+#endif
+}
+
 static parac_status run_on_device(const parac_dbscan_options *options, const dbscan_points *points,
                                   parac_device device, int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info,
                                   parac_error *error)
@@ -60,10 +74,15 @@ static parac_status run_on_device(const parac_dbscan_options *options, const dbs
         info->device = PARAC_DEVICE_CPU;
         return dbscan_reference(points, options->eps, options->min_samples, labels, core_mask, info, error);
     }
-    /* The CUDA path (dbscan_cuda.cu) is not written yet: AUTO runs on the
-     * CPU (see run()), an explicit CUDA request is refused. */
-    if (device == PARAC_DEVICE_CUDA)
-        return parac_fail(error, PARAC_ERR_UNSUPPORTED, "dbscan: the CUDA path is not built yet; use --device cpu");
+    if (device == PARAC_DEVICE_CUDA) {
+        parac_status status = run_on_gpu(options, points, method, labels, core_mask, info, error);
+        if (status != PARAC_ERR_NO_MEMORY) return status;
+        /* The device is too small for these points: the CPU path gives the same bytes. */
+        memset(info, 0, sizeof *info);
+        info->method = method;
+        info->gpu_fallback = 1;
+        parac_error_clear(error);
+    }
     info->device = PARAC_DEVICE_CPU;
     return dbscan_cpu(points, options->eps, options->min_samples, method == PARAC_DBSCAN_GRID, options->exec.threads,
                       labels, core_mask, info, error);
@@ -78,7 +97,7 @@ static parac_status run(const parac_dbscan_options *options, const dbscan_points
     parac_status status = check_input(options, points, error);
     memset(&info, 0, sizeof info);
     if (status != PARAC_OK) return status;
-    if (options->method != PARAC_DBSCAN_REFERENCE && options->exec.device == PARAC_DEVICE_CUDA) {
+    if (options->method != PARAC_DBSCAN_REFERENCE && options->exec.device != PARAC_DEVICE_CPU) {
         status = parac_exec_resolve_device(&options->exec, &device, error);
         if (status != PARAC_OK) return status;
     }

@@ -44,7 +44,8 @@ parac_status fca_concepts_take(parac_fca_concepts *target, parac_fca_concepts *s
 {
     parac_status status = reserve(target, target->count + source->count, error);
     if (status != PARAC_OK) return status;
-    memcpy(target->intents + target->count * target->attribute_words, source->intents,
+    if (source->count)
+        memcpy(target->intents + target->count * target->attribute_words, source->intents,
            source->count * source->attribute_words * sizeof(parac_word));
     target->count += source->count;
     fca_concepts_release(source);

@@ -141,7 +141,7 @@ static parac_status ipred_run(ipred_state *s, parac_fca_lattice *lattice, parac_
     order_by_size(concepts, s->order, s->border); /* border doubles as bucket scratch here */
     s->border_count = 0;
     for (size_t i = 0; i < n && status == PARAC_OK; i++) status = ipred_step(s, lattice, i, s->order[i], error);
-    if (status == PARAC_OK) qsort(lattice->edges, lattice->count, sizeof *lattice->edges, by_edge);
+    if (status == PARAC_OK && lattice->count > 1) qsort(lattice->edges, lattice->count, sizeof *lattice->edges, by_edge);
     return status;
 }
 

@@ -572,8 +572,8 @@ static parac_status upload_operands(parac_gemm_plan *plan, const float *a, const
     if ((status = parac_cuda_upload(context, d->a, a, d->a_bytes, error)) != PARAC_OK) return status;
     if ((status = parac_cuda_upload(context, d->b, b, d->b_bytes, error)) != PARAC_OK) return status;
     /* C is read only when beta != 0, but a strided C keeps the caller's gaps, so copy it whole. */
-    return parac_cuda_upload(context, d->c, c, d->c_bytes, error);
     (void)beta;
+    return parac_cuda_upload(context, d->c, c, d->c_bytes, error);
 }
 
 static void free_operands(parac_gemm_plan *plan, device_operands *d)

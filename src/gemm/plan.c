@@ -56,15 +56,15 @@ static parac_status resolve_leading(int64_t given, int64_t rows, int64_t cols, p
     return PARAC_OK;
 }
 
-/* Tile shape: explicit, else the tuning cache (GPU), else a heuristic: 64 for
- * sparse input (tiles as fine as the 64x64 blocks that are skipped) and for
- * small sides (more C tiles to fill the machine), 128 otherwise. */
+/* Tile shape: explicit, else the tuning cache, else a heuristic: 64 along the
+ * sides of a sparse operand (tiles as fine as the 64x64 blocks that are
+ * skipped) and for small sides (more C tiles to fill the machine), 128 otherwise. */
 static void choose_tiles(parac_gemm_plan *plan, const parac_gemm_options *o)
 {
-    int sparse = o->a_tile_mask || o->b_tile_mask || o->scan_a || o->scan_b;
+    int sparse_a = o->a_tile_mask || o->scan_a, sparse_b = o->b_tile_mask || o->scan_b, sparse = sparse_a || sparse_b;
     plan->tile_k = o->tile_k ? o->tile_k : 64;
-    plan->tile_m = o->tile_m ? o->tile_m : (sparse || o->m < 2048 ? 64 : 128);
-    plan->tile_n = o->tile_n ? o->tile_n : (sparse || o->n < 2048 ? 64 : 128);
+    plan->tile_m = o->tile_m ? o->tile_m : (sparse_a || o->m < 2048 ? 64 : 128);
+    plan->tile_n = o->tile_n ? o->tile_n : (sparse_b || o->n < 2048 ? 64 : 128);
     if (!o->tile_m && !o->tile_n && !sparse) {
         const char *device_name = "cpu";
         int tm, tn;

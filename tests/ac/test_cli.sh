@@ -49,4 +49,37 @@ grep -q "truncated.xml" "$tmp/err" || bad "error does not name the file: $(cat "
 [[ $code == 1 ]] || bad "unknown algorithm: exit $code"
 "$PARAC" ac "$file" --device cpu --algorithm ac4-gpu-plus 2> "$tmp/err"; code=$?
 [[ $code == 2 ]] || bad "ac4-gpu-plus on --device cpu: exit $code"
+cat > "$tmp/alldiff.xml" <<'XML'
+<instance format="XCSP3" type="CSP">
+  <variables> <var id="x"> 0..2 </var> <var id="y"> 0..2 </var> </variables>
+  <constraints>
+    <intension> lt(x,y) </intension>
+    <allDifferent> x y </allDifferent>
+  </constraints>
+</instance>
+XML
+"$PARAC" ac "$tmp/alldiff.xml" --device cpu 2> "$tmp/err"; code=$?
+[[ $code == 2 ]] || bad "unsupported constraint: exit $code"
+grep -q "alldiff.xml:5" "$tmp/err" || bad "unsupported error lacks file:line: $(cat "$tmp/err")"
+"$PARAC" ac "$tmp/alldiff.xml" --device cpu --ignore-unsupported --domains "$tmp/alldiff.json" > /dev/null 2> "$tmp/err" \
+  || bad "--ignore-unsupported failed"
+grep -q "warning" "$tmp/err" || bad "--ignore-unsupported gave no warning"
+[[ "$(cat "$tmp/alldiff.json")" == '{"x":[0,1],"y":[1,2]}' ]] || bad "alldiff domains: $(cat "$tmp/alldiff.json")"
+
+# GAC on an arity-3 table, with every CPU algorithm
+cat > "$tmp/table.xml" <<'XML'
+<instance format="XCSP3" type="CSP">
+  <variables> <array id="x" size="[3]"> 0..2 </array> </variables>
+  <constraints>
+    <extension> <list> x[0] x[1] x[2] </list> <supports> (0,1,2)(1,1,1)(2,0,0) </supports> </extension>
+    <intension> ne(x[2],0) </intension>
+  </constraints>
+</instance>
+XML
+for algorithm in ac3 ac3rm ac3bit ac2001 ac4 gpu-bitset; do
+  "$PARAC" ac "$tmp/table.xml" --device cpu --algorithm $algorithm --domains "$tmp/table.json" > /dev/null \
+    || bad "table $algorithm failed"
+  [[ "$(cat "$tmp/table.json")" == '{"x[0]":[0,1],"x[1]":[1],"x[2]":[1,2]}' ]] \
+    || bad "table $algorithm domains: $(cat "$tmp/table.json")"
+done
 exit $fail

@@ -1,0 +1,716 @@
+/* dbscan/dbscan_cuda.cu — exact DBSCAN on one GPU, byte-identical to dbscan_cpu.c.
+ *
+ * Kernels (the CPU twin of each is named in its comment; one thread per point
+ * unless noted, points visited in cell order so neighbouring threads read the
+ * same cells):
+ *   point_bounds      min/max of the grid coordinates (dbscan_cpu.c: point_bounds)
+ *   cell_keys         cell key per point, identity permutation (build_index)
+ *   gather_sorted     points copied in cell order, structure of arrays (build_index)
+ *   cell_of_points    one thread per cell: the cell index of each of its points
+ *   dense_cells       one thread per cell: >= min_samples points and diagonal <= eps (cell_is_within_eps)
+ *   count_neighbours  core flag, early exit at min_samples (point_is_core)
+ *   link_dense        points of a dense cell hang under its first point (join_core_points)
+ *   union_core_pairs  atomicCAS union of core pairs, each pair from its lower point (join_sparse_cell)
+ *   assign_roots      root per point; border points take their lowest-index core neighbour (assign_roots)
+ *   min_index_of_root / mark_first / write_labels   canonical renumbering without a sort
+ *                     (dbscan_canonical_labels: cluster id = rank of its lowest original index)
+ * Sort, run-length encoding and scans are CUB, through cuda/cub_wrappers.h.
+ *
+ * Exactness: every squared distance is summed in coordinate order with
+ * __dsub_rn/__dmul_rn/__dadd_rn, so nvcc cannot fuse into an FMA and each
+ * value equals the CPU's bit for bit. float32 points stay float32 on the
+ * device and are widened per distance, as on the CPU.
+ *
+ * Memory (3-D float32): the peak is the sort, about 48 bytes per point (input
+ * copy 12, keys 2 x 8, permutation 2 x 4, CUB's alternate buffers); after it
+ * the working set is about 45 bytes per point. No neighbour lists.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/timer.h"
+#include "cuda/context.h"
+#include "cuda/cub_wrappers.h"
+#include "cuda/cuda_check.h"
+#include "dbscan/dbscan_grid.h"
+#include "dbscan/dbscan_internal.h"
+
+#define THREADS 256
+#define NO_INDEX 0xffffffffu
+
+static unsigned blocks_for(size_t n) { return (unsigned)((n + THREADS - 1) / THREADS); }
+
+/* ---------------------------------------------------------------- device twins of dbscan_grid.c */
+
+/* Squared distance between sorted points p and q, summed in coordinate order, no FMA. */
+template <typename T>
+__device__ static double distance_squared(const T *xs, size_t n, size_t dim, uint32_t p, uint32_t q)
+{
+    double sum = 0.0;
+    for (size_t k = 0; k < dim; k++) {
+        double difference = __dsub_rn((double)xs[k * n + p], (double)xs[k * n + q]);
+        sum = __dadd_rn(sum, __dmul_rn(difference, difference));
+    }
+    return sum;
+}
+
+__device__ static uint64_t grid_cell(const dbscan_grid_plan &plan, int k, double value)
+{
+    double position = __ddiv_rn(__dsub_rn(value, plan.origin[k]), plan.side);
+    uint64_t cell = position > 0 ? (uint64_t)position : 0;
+    return cell < plan.extent[k] ? cell : plan.extent[k] - 1;
+}
+
+__device__ static void key_cell(const dbscan_grid_plan &plan, uint64_t key, uint64_t *cell)
+{
+    for (int k = plan.dims - 1; k >= 0; k--) {
+        cell[k] = key % plan.extent[k];
+        key /= plan.extent[k];
+    }
+}
+
+__device__ static int row_keys(const dbscan_grid_plan &plan, const uint64_t *cell, int row, uint64_t *first,
+                               uint64_t *last)
+{
+    uint64_t key = 0;
+    int last_dim = plan.dims - 1;
+    int64_t low, high;
+    for (int k = 0; k < last_dim; k++) {
+        int64_t c = (int64_t)cell[k] + plan.row_prefix[row][k];
+        if (c < 0 || c >= (int64_t)plan.extent[k]) return 0;
+        key = key * plan.extent[k] + (uint64_t)c;
+    }
+    low = (int64_t)cell[last_dim] - plan.row_half_width[row];
+    high = (int64_t)cell[last_dim] + plan.row_half_width[row];
+    if (low < 0) low = 0;
+    if (high >= (int64_t)plan.extent[last_dim]) high = (int64_t)plan.extent[last_dim] - 1;
+    *first = key * plan.extent[last_dim] + (uint64_t)low;
+    *last = key * plan.extent[last_dim] + (uint64_t)high;
+    return 1;
+}
+
+__device__ static uint32_t lower_bound_key(const uint64_t *keys, uint32_t count, uint64_t key)
+{
+    uint32_t low = 0, high = count;
+    while (low < high) {
+        uint32_t middle = low + (high - low) / 2;
+        if (keys[middle] < key) low = middle + 1;
+        else high = middle;
+    }
+    return low;
+}
+
+/* What every neighbour kernel reads: the sorted points and the cell table. */
+template <typename T>
+struct grid_view {
+    dbscan_grid_plan plan;
+    const T *xs;                 /* dim x n, sorted order */
+    size_t n, dim;
+    double eps2;
+    uint32_t cells;
+    const uint64_t *cell_key;    /* cells */
+    const uint32_t *cell_start;  /* cells + 1 */
+    const uint32_t *cell_of;     /* n: cell of each sorted point */
+};
+
+/* The point range [begin, end) of stencil row `row` around `cell`; 0 when empty. */
+template <typename T>
+__device__ static int row_range(const grid_view<T> &view, const uint64_t *coordinates, int row, uint32_t *begin,
+                                uint32_t *end)
+{
+    uint64_t first, last;
+    uint32_t first_cell, end_cell;
+    if (view.plan.dims == 0) {
+        *begin = 0;
+        *end = (uint32_t)view.n;
+        return 1;
+    }
+    if (!row_keys(view.plan, coordinates, row, &first, &last)) return 0;
+    first_cell = lower_bound_key(view.cell_key, view.cells, first);
+    end_cell = first_cell;
+    while (end_cell < view.cells && view.cell_key[end_cell] <= last) end_cell++; /* rows span <= 7 cells */
+    if (first_cell >= end_cell) return 0;
+    *begin = view.cell_start[first_cell];
+    *end = view.cell_start[end_cell];
+    return 1;
+}
+
+template <typename T>
+__device__ static void cell_coordinates(const grid_view<T> &view, uint32_t p, uint64_t *coordinates)
+{
+    if (view.plan.dims > 0) key_cell(view.plan, view.cell_key[view.cell_of[p]], coordinates);
+}
+
+/* ---------------------------------------------------------------- union-find */
+
+__device__ static uint32_t load_parent(const uint32_t *parent, uint32_t x)
+{
+    return *(const volatile uint32_t *)&parent[x];
+}
+
+/* Root with path halving; parents only ever decrease, so a stale read only lengthens the walk. */
+__device__ static uint32_t find_root(uint32_t *parent, uint32_t x)
+{
+    for (;;) {
+        uint32_t up = load_parent(parent, x), grand;
+        if (up == x) return x;
+        grand = load_parent(parent, up);
+        if (grand != up) atomicCAS(&parent[x], up, grand);
+        x = grand;
+    }
+}
+
+/* Links the larger root under the smaller: every set's root is its lowest sorted position. */
+__device__ static void union_sets(uint32_t *parent, uint32_t a, uint32_t b)
+{
+    for (;;) {
+        uint32_t high, low;
+        a = find_root(parent, a);
+        b = find_root(parent, b);
+        if (a == b) return;
+        high = a > b ? a : b;
+        low = a > b ? b : a;
+        if (atomicCAS(&parent[high], high, low) == high) return;
+    }
+}
+
+/* ---------------------------------------------------------------- kernels: index */
+
+/* Doubles as order-preserving unsigned integers, so atomicMin/Max work on them. */
+__device__ static unsigned long long ordered_bits(double value)
+{
+    unsigned long long bits = (unsigned long long)__double_as_longlong(value);
+    return (bits >> 63) ? ~bits : bits | 0x8000000000000000ull;
+}
+
+static double from_ordered_bits(unsigned long long bits)
+{
+    unsigned long long raw = (bits >> 63) ? bits & 0x7fffffffffffffffull : ~bits;
+    double value;
+    memcpy(&value, &raw, sizeof value);
+    return value;
+}
+
+template <typename T>
+__global__ static void point_bounds(const T *raw, size_t n, size_t dim, int dims, unsigned long long *low,
+                                    unsigned long long *high)
+{
+    unsigned long long lo[DBSCAN_GRID_MAX_DIMS] = {~0ull, ~0ull, ~0ull}, hi[DBSCAN_GRID_MAX_DIMS] = {0, 0, 0};
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        for (int k = 0; k < dims; k++) {
+            unsigned long long bits = ordered_bits((double)raw[i * dim + k]);
+            lo[k] = bits < lo[k] ? bits : lo[k];
+            hi[k] = bits > hi[k] ? bits : hi[k];
+        }
+    for (int k = 0; k < dims; k++) {
+        for (int offset = 16; offset > 0; offset /= 2) {
+            unsigned long long other_lo = __shfl_down_sync(0xffffffffu, lo[k], offset);
+            unsigned long long other_hi = __shfl_down_sync(0xffffffffu, hi[k], offset);
+            lo[k] = other_lo < lo[k] ? other_lo : lo[k];
+            hi[k] = other_hi > hi[k] ? other_hi : hi[k];
+        }
+        if ((threadIdx.x & 31) == 0) {
+            atomicMin(&low[k], lo[k]);
+            atomicMax(&high[k], hi[k]);
+        }
+    }
+}
+
+template <typename T>
+__global__ static void cell_keys(const T *raw, size_t n, size_t dim, dbscan_grid_plan plan, uint64_t *keys,
+                                 uint32_t *order)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    uint64_t key = 0;
+    if (i >= n) return;
+    for (int k = 0; k < plan.dims; k++) key = key * plan.extent[k] + grid_cell(plan, k, (double)raw[i * dim + k]);
+    keys[i] = key;
+    order[i] = (uint32_t)i;
+}
+
+template <typename T>
+__global__ static void gather_sorted(const T *raw, const uint32_t *order, size_t n, size_t dim, T *xs)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    for (size_t k = 0; k < dim; k++) xs[k * n + i] = raw[(size_t)order[i] * dim + k];
+}
+
+__global__ static void cell_of_points(const uint32_t *cell_start, uint32_t cells, uint32_t *cell_of)
+{
+    uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x;
+    if (cell >= cells) return;
+    for (uint32_t p = cell_start[cell]; p < cell_start[cell + 1]; p++) cell_of[p] = cell;
+}
+
+/* ---------------------------------------------------------------- kernels: core, union, border */
+
+/* One thread per cell; the same bounding-box test as cell_is_within_eps. */
+template <typename T>
+__global__ static void dense_cells(grid_view<T> view, size_t min_samples, uint8_t *dense)
+{
+    uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x, begin, end;
+    double diagonal = 0.0;
+    if (cell >= view.cells) return;
+    begin = view.cell_start[cell];
+    end = view.cell_start[cell + 1];
+    dense[cell] = 0;
+    if (end - begin < min_samples) return;
+    for (size_t k = 0; k < view.dim; k++) {
+        const T *column = view.xs + k * view.n;
+        double lo = (double)column[begin], hi = lo, extent;
+        for (uint32_t i = begin + 1; i < end; i++) {
+            double value = (double)column[i];
+            lo = value < lo ? value : lo;
+            hi = value > hi ? value : hi;
+        }
+        extent = __dsub_rn(hi, lo);
+        diagonal = __dadd_rn(diagonal, __dmul_rn(extent, extent));
+    }
+    dense[cell] = diagonal <= view.eps2;
+}
+
+template <typename T>
+__global__ static void count_neighbours(grid_view<T> view, size_t min_samples, const uint8_t *dense, uint8_t *core)
+{
+    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x, begin, end;
+    uint64_t coordinates[DBSCAN_GRID_MAX_DIMS];
+    size_t neighbours = 0;
+    if (p >= view.n) return;
+    if (dense[view.cell_of[p]]) {
+        core[p] = 1;
+        return;
+    }
+    cell_coordinates(view, p, coordinates);
+    for (int row = 0; row < view.plan.row_count; row++) {
+        if (!row_range(view, coordinates, row, &begin, &end)) continue;
+        for (uint32_t q = begin; q < end; q++)
+            if (distance_squared(view.xs, view.n, view.dim, p, q) <= view.eps2 && ++neighbours >= min_samples) {
+                core[p] = 1;
+                return;
+            }
+    }
+    core[p] = 0;
+}
+
+__global__ static void link_dense(const uint32_t *cell_of, const uint32_t *cell_start, const uint8_t *dense,
+                                  size_t n, uint32_t *parent)
+{
+    size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (p >= n) return;
+    parent[p] = dense[cell_of[p]] ? cell_start[cell_of[p]] : (uint32_t)p;
+}
+
+/* Each core pair within eps is joined from its lower sorted position; pairs
+ * inside one dense cell are already one set. */
+template <typename T>
+__global__ static void union_core_pairs(grid_view<T> view, const uint8_t *dense, const uint8_t *core,
+                                        uint32_t *parent)
+{
+    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x, begin, end, own_cell;
+    uint64_t coordinates[DBSCAN_GRID_MAX_DIMS];
+    if (p >= view.n || !core[p]) return;
+    own_cell = view.cell_of[p];
+    cell_coordinates(view, p, coordinates);
+    for (int row = 0; row < view.plan.row_count; row++) {
+        if (!row_range(view, coordinates, row, &begin, &end)) continue;
+        for (uint32_t q = begin > p + 1 ? begin : p + 1; q < end; q++) {
+            if (!core[q] || (dense[own_cell] && view.cell_of[q] == own_cell)) continue;
+            if (find_root(parent, p) == find_root(parent, q)) continue;
+            if (distance_squared(view.xs, view.n, view.dim, p, q) <= view.eps2) union_sets(parent, p, q);
+        }
+    }
+}
+
+/* root_of[original index] = the set root of the point, of its lowest-index
+ * core neighbour for a border point, NO_INDEX for noise. */
+template <typename T>
+__global__ static void assign_roots(grid_view<T> view, const uint8_t *core, const uint32_t *order,
+                                    uint32_t *parent, uint32_t *root_of, uint8_t *core_by_index)
+{
+    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x, begin, end, best = NO_INDEX, best_position = 0;
+    uint64_t coordinates[DBSCAN_GRID_MAX_DIMS];
+    if (p >= view.n) return;
+    core_by_index[order[p]] = core[p];
+    if (core[p]) {
+        root_of[order[p]] = find_root(parent, p);
+        return;
+    }
+    cell_coordinates(view, p, coordinates);
+    for (int row = 0; row < view.plan.row_count; row++) {
+        if (!row_range(view, coordinates, row, &begin, &end)) continue;
+        for (uint32_t q = begin; q < end; q++)
+            if (core[q] && order[q] < best && distance_squared(view.xs, view.n, view.dim, p, q) <= view.eps2) {
+                best = order[q];
+                best_position = q;
+            }
+    }
+    root_of[order[p]] = best == NO_INDEX ? NO_INDEX : find_root(parent, best_position);
+}
+
+/* ---------------------------------------------------------------- kernels: canonical labels */
+
+__global__ static void min_index_of_root(const uint32_t *root_of, size_t n, uint32_t *min_index)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n && root_of[i] != NO_INDEX) atomicMin(&min_index[root_of[i]], (uint32_t)i);
+}
+
+/* first[i] = 1 when point i is the lowest index of its cluster. */
+__global__ static void mark_first(const uint32_t *root_of, const uint32_t *min_index, size_t n, uint32_t *first)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n) first[i] = root_of[i] != NO_INDEX && min_index[root_of[i]] == (uint32_t)i;
+}
+
+/* After the exclusive sum, rank[i] is the id of the cluster whose lowest index is i. */
+__global__ static void write_labels(const uint32_t *root_of, const uint32_t *min_index, const uint32_t *rank,
+                                    size_t n, int32_t *labels)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    labels[i] = root_of[i] == NO_INDEX ? PARAC_DBSCAN_NOISE : (int32_t)rank[min_index[root_of[i]]];
+}
+
+/* counts[0] += core points, counts[1] += noise points. */
+__global__ static void count_outcomes(const uint8_t *core_by_index, const int32_t *labels, size_t n,
+                                      unsigned long long *counts)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    int core = __syncthreads_count(i < n && core_by_index[i]);
+    int noise = __syncthreads_count(i < n && labels[i] == PARAC_DBSCAN_NOISE);
+    if (threadIdx.x == 0) {
+        atomicAdd(&counts[0], (unsigned long long)core);
+        atomicAdd(&counts[1], (unsigned long long)noise);
+    }
+}
+
+/* ---------------------------------------------------------------- host side */
+
+typedef struct gpu_run {
+    parac_cuda_context context;
+    int has_context;
+    size_t n, dim;
+    double eps;
+    size_t min_samples;
+    int use_grid;
+    dbscan_grid_plan plan;
+    void *raw;              /* input copy, row-major, until the gather */
+    void *xs;               /* sorted points, dim x n */
+    uint64_t *keys;         /* sorted cell keys, until the cell table exists */
+    uint32_t *order;        /* sorted position -> original index */
+    uint32_t cells;
+    uint64_t *cell_key;
+    uint32_t *cell_start;
+    uint32_t *cell_of;
+    uint8_t *dense, *core;
+    uint32_t *parent;
+    double mark;
+} gpu_run;
+
+#define RELEASE(run, field)                            \
+    do {                                               \
+        parac_cuda_free(&(run)->context, (run)->field); \
+        (run)->field = NULL;                           \
+    } while (0)
+
+static void release_all(gpu_run *run)
+{
+    RELEASE(run, raw);
+    RELEASE(run, xs);
+    RELEASE(run, keys);
+    RELEASE(run, order);
+    RELEASE(run, cell_key);
+    RELEASE(run, cell_start);
+    RELEASE(run, cell_of);
+    RELEASE(run, dense);
+    RELEASE(run, core);
+    RELEASE(run, parent);
+}
+
+static parac_status take(gpu_run *run, void **pointer, size_t bytes, parac_error *error)
+{
+    return parac_cuda_alloc(&run->context, pointer, bytes, error);
+}
+
+/* Seconds since the last phase mark, after the stream drains. */
+static parac_status phase_done(gpu_run *run, double *seconds, parac_error *error)
+{
+    parac_status status = parac_cuda_synchronize(&run->context, error);
+    double now = parac_now_seconds();
+    *seconds = now - run->mark;
+    run->mark = now;
+    return status;
+}
+
+template <typename T>
+static parac_status upload_points(gpu_run *run, const T *points, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    PARAC_TRY(take(run, &run->raw, run->n * run->dim * sizeof(T), error));
+    PARAC_TRY(parac_cuda_upload(&run->context, run->raw, points, run->n * run->dim * sizeof(T), error));
+fail:
+    return status;
+}
+
+template <typename T>
+static parac_status build_plan(gpu_run *run, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    int dims = run->use_grid ? (int)(run->dim < DBSCAN_GRID_MAX_DIMS ? run->dim : DBSCAN_GRID_MAX_DIMS) : 0;
+    unsigned long long *bounds = NULL, host[2 * DBSCAN_GRID_MAX_DIMS];
+    double low[DBSCAN_GRID_MAX_DIMS] = {0, 0, 0}, high[DBSCAN_GRID_MAX_DIMS] = {0, 0, 0};
+    unsigned blocks = blocks_for(run->n);
+    if (dims > 0) {
+        PARAC_TRY(take(run, (void **)&bounds, sizeof host, error));
+        PARAC_TRY(parac_cuda_memset(&run->context, bounds, 0xff, sizeof host / 2, error));
+        PARAC_TRY(parac_cuda_memset(&run->context, bounds + DBSCAN_GRID_MAX_DIMS, 0, sizeof host / 2, error));
+        if (blocks > 4096) blocks = 4096;
+        point_bounds<T><<<blocks, THREADS, 0, (cudaStream_t)run->context.stream>>>(
+            (const T *)run->raw, run->n, run->dim, dims, bounds, bounds + DBSCAN_GRID_MAX_DIMS);
+        PARAC_CUDA_TRY_LAUNCH();
+        PARAC_TRY(parac_cuda_download(&run->context, host, bounds, sizeof host, error));
+        for (int k = 0; k < dims; k++) {
+            low[k] = from_ordered_bits(host[k]);
+            high[k] = from_ordered_bits(host[DBSCAN_GRID_MAX_DIMS + k]);
+        }
+    }
+    PARAC_TRY(dbscan_grid_plan_build(&run->plan, dims, low, high, run->eps, error));
+fail:
+    parac_cuda_free(&run->context, bounds);
+    return status;
+}
+
+/* Keys, sort, sorted copy of the points. */
+template <typename T>
+static parac_status sort_points(gpu_run *run, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    cudaStream_t stream = (cudaStream_t)run->context.stream;
+    size_t n = run->n;
+    uint64_t *keys_in = NULL;
+    uint32_t *order_in = NULL;
+    PARAC_TRY(take(run, (void **)&keys_in, n * sizeof(uint64_t), error));
+    PARAC_TRY(take(run, (void **)&order_in, n * sizeof(uint32_t), error));
+    PARAC_TRY(take(run, (void **)&run->keys, n * sizeof(uint64_t), error));
+    PARAC_TRY(take(run, (void **)&run->order, n * sizeof(uint32_t), error));
+    cell_keys<T><<<blocks_for(n), THREADS, 0, stream>>>((const T *)run->raw, n, run->dim, run->plan, keys_in,
+                                                        order_in);
+    PARAC_CUDA_TRY_LAUNCH();
+    PARAC_TRY(parac_cub_sort_pairs_u64_u32(&run->context, keys_in, run->keys, order_in, run->order, n,
+                                           run->plan.key_bits > 0 ? run->plan.key_bits : 1, error));
+    parac_cuda_free(&run->context, keys_in);
+    parac_cuda_free(&run->context, order_in);
+    keys_in = NULL;
+    order_in = NULL;
+    PARAC_TRY(take(run, &run->xs, n * run->dim * sizeof(T), error));
+    gather_sorted<T><<<blocks_for(n), THREADS, 0, stream>>>((const T *)run->raw, run->order, n, run->dim, (T *)run->xs);
+    PARAC_CUDA_TRY_LAUNCH();
+    RELEASE(run, raw);
+fail:
+    parac_cuda_free(&run->context, keys_in);
+    parac_cuda_free(&run->context, order_in);
+    return status;
+}
+
+/* Cell table from the sorted keys: unique keys, starts (exclusive sum of run lengths), cell of each point. */
+static parac_status build_cells(gpu_run *run, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    size_t n = run->n, cells = 0;
+    uint64_t *unique = NULL;
+    uint32_t *lengths = NULL, total = (uint32_t)n;
+    PARAC_TRY(take(run, (void **)&unique, n * sizeof(uint64_t), error));
+    PARAC_TRY(take(run, (void **)&lengths, (n + 1) * sizeof(uint32_t), error));
+    PARAC_TRY(parac_cub_run_length_encode_u64(&run->context, run->keys, unique, lengths, n, &cells, error));
+    run->cells = (uint32_t)cells;
+    PARAC_TRY(take(run, (void **)&run->cell_key, (cells + 1) * sizeof(uint64_t), error));
+    PARAC_TRY(take(run, (void **)&run->cell_start, (cells + 1) * sizeof(uint32_t), error));
+    PARAC_CUDA_TRY(cudaMemcpyAsync(run->cell_key, unique, cells * sizeof(uint64_t), cudaMemcpyDeviceToDevice,
+                                   (cudaStream_t)run->context.stream));
+    PARAC_TRY(parac_cub_exclusive_sum_u32(&run->context, lengths, run->cell_start, cells, error));
+    PARAC_TRY(parac_cuda_upload(&run->context, run->cell_start + cells, &total, sizeof total, error));
+    parac_cuda_free(&run->context, unique);
+    parac_cuda_free(&run->context, lengths);
+    unique = NULL;
+    lengths = NULL;
+    RELEASE(run, keys);
+    PARAC_TRY(take(run, (void **)&run->cell_of, n * sizeof(uint32_t), error));
+    cell_of_points<<<blocks_for(cells), THREADS, 0, (cudaStream_t)run->context.stream>>>(run->cell_start, run->cells,
+                                                                                        run->cell_of);
+    PARAC_CUDA_TRY_LAUNCH();
+    /* `total` lives on this stack frame: the upload must finish before we return. */
+    PARAC_TRY(parac_cuda_synchronize(&run->context, error));
+fail:
+    parac_cuda_free(&run->context, unique);
+    parac_cuda_free(&run->context, lengths);
+    return status;
+}
+
+template <typename T>
+static grid_view<T> view_of(const gpu_run *run)
+{
+    grid_view<T> view;
+    view.plan = run->plan;
+    view.xs = (const T *)run->xs;
+    view.n = run->n;
+    view.dim = run->dim;
+    view.eps2 = run->eps * run->eps;
+    view.cells = run->cells;
+    view.cell_key = run->cell_key;
+    view.cell_start = run->cell_start;
+    view.cell_of = run->cell_of;
+    return view;
+}
+
+template <typename T>
+static parac_status mark_core_points(gpu_run *run, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    cudaStream_t stream = (cudaStream_t)run->context.stream;
+    grid_view<T> view = view_of<T>(run);
+    PARAC_TRY(take(run, (void **)&run->dense, run->cells + 1, error));
+    PARAC_TRY(take(run, (void **)&run->core, run->n, error));
+    dense_cells<T><<<blocks_for(run->cells), THREADS, 0, stream>>>(view, run->min_samples, run->dense);
+    PARAC_CUDA_TRY_LAUNCH();
+    count_neighbours<T><<<blocks_for(run->n), THREADS, 0, stream>>>(view, run->min_samples, run->dense, run->core);
+    PARAC_CUDA_TRY_LAUNCH();
+fail:
+    return status;
+}
+
+template <typename T>
+static parac_status join_core_points(gpu_run *run, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    cudaStream_t stream = (cudaStream_t)run->context.stream;
+    PARAC_TRY(take(run, (void **)&run->parent, run->n * sizeof(uint32_t), error));
+    link_dense<<<blocks_for(run->n), THREADS, 0, stream>>>(run->cell_of, run->cell_start, run->dense, run->n,
+                                                           run->parent);
+    PARAC_CUDA_TRY_LAUNCH();
+    union_core_pairs<T><<<blocks_for(run->n), THREADS, 0, stream>>>(view_of<T>(run), run->dense, run->core,
+                                                                    run->parent);
+    PARAC_CUDA_TRY_LAUNCH();
+fail:
+    return status;
+}
+
+/* Border assignment, then the canonical labels; downloads labels and core mask. */
+template <typename T>
+static parac_status finish_labels(gpu_run *run, int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info,
+                                  parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    cudaStream_t stream = (cudaStream_t)run->context.stream;
+    size_t n = run->n;
+    uint32_t *root_of = NULL, *min_index = NULL, *rank = NULL, last_rank = 0, last_first = 0;
+    unsigned long long *counts = NULL, host_counts[2] = {0, 0};
+    uint8_t *core_by_index = NULL;
+    int32_t *device_labels = NULL;
+    PARAC_TRY(take(run, (void **)&root_of, n * sizeof(uint32_t), error));
+    PARAC_TRY(take(run, (void **)&core_by_index, n, error));
+    assign_roots<T><<<blocks_for(n), THREADS, 0, stream>>>(view_of<T>(run), run->core, run->order, run->parent,
+                                                           root_of, core_by_index);
+    PARAC_CUDA_TRY_LAUNCH();
+    PARAC_TRY(phase_done(run, &info->seconds_border, error));
+    release_all(run); /* only root_of and core_by_index are needed from here */
+    PARAC_TRY(take(run, (void **)&min_index, n * sizeof(uint32_t), error));
+    PARAC_TRY(take(run, (void **)&rank, n * sizeof(uint32_t), error));
+    PARAC_TRY(parac_cuda_memset(&run->context, min_index, 0xff, n * sizeof(uint32_t), error));
+    min_index_of_root<<<blocks_for(n), THREADS, 0, stream>>>(root_of, n, min_index);
+    PARAC_CUDA_TRY_LAUNCH();
+    mark_first<<<blocks_for(n), THREADS, 0, stream>>>(root_of, min_index, n, rank);
+    PARAC_CUDA_TRY_LAUNCH();
+    PARAC_TRY(parac_cuda_download(&run->context, &last_first, rank + n - 1, sizeof last_first, error));
+    PARAC_TRY(parac_cub_exclusive_sum_u32(&run->context, rank, rank, n, error));
+    PARAC_TRY(parac_cuda_download(&run->context, &last_rank, rank + n - 1, sizeof last_rank, error));
+    info->clusters = (size_t)last_rank + last_first;
+    PARAC_TRY(take(run, (void **)&device_labels, n * sizeof(int32_t), error));
+    write_labels<<<blocks_for(n), THREADS, 0, stream>>>(root_of, min_index, rank, n, device_labels);
+    PARAC_CUDA_TRY_LAUNCH();
+    PARAC_TRY(take(run, (void **)&counts, sizeof host_counts, error));
+    PARAC_TRY(parac_cuda_memset(&run->context, counts, 0, sizeof host_counts, error));
+    count_outcomes<<<blocks_for(n), THREADS, 0, stream>>>(core_by_index, device_labels, n, counts);
+    PARAC_CUDA_TRY_LAUNCH();
+    PARAC_TRY(parac_cuda_download(&run->context, host_counts, counts, sizeof host_counts, error));
+    info->core = (size_t)host_counts[0];
+    info->noise = (size_t)host_counts[1];
+    info->border = n - info->core - info->noise;
+    PARAC_TRY(parac_cuda_download(&run->context, labels, device_labels, n * sizeof(int32_t), error));
+    if (core_mask) PARAC_TRY(parac_cuda_download(&run->context, core_mask, core_by_index, n, error));
+fail:
+    parac_cuda_free(&run->context, root_of);
+    parac_cuda_free(&run->context, min_index);
+    parac_cuda_free(&run->context, rank);
+    parac_cuda_free(&run->context, core_by_index);
+    parac_cuda_free(&run->context, device_labels);
+    parac_cuda_free(&run->context, counts);
+    return status;
+}
+
+template <typename T>
+static parac_status run_phases(gpu_run *run, const T *points, int32_t *labels, uint8_t *core_mask,
+                               parac_dbscan_info *info, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    run->mark = parac_now_seconds();
+    PARAC_TRY(upload_points<T>(run, points, error));
+    PARAC_TRY(phase_done(run, &info->seconds_upload, error));
+    PARAC_TRY(build_plan<T>(run, error));
+    PARAC_TRY(sort_points<T>(run, error));
+    PARAC_TRY(build_cells(run, error));
+    PARAC_TRY(phase_done(run, &info->seconds_index, error));
+    PARAC_TRY(mark_core_points<T>(run, error));
+    PARAC_TRY(phase_done(run, &info->seconds_core, error));
+    PARAC_TRY(join_core_points<T>(run, error));
+    PARAC_TRY(phase_done(run, &info->seconds_union, error));
+    PARAC_TRY(finish_labels<T>(run, labels, core_mask, info, error));
+    PARAC_TRY(phase_done(run, &info->seconds_relabel, error));
+    info->cells = run->cells;
+fail:
+    return status;
+}
+
+/* High-water mark of the device pool during the run (it includes CUB's temp storage). */
+static void reset_peak(gpu_run *run)
+{
+    cuuint64_t zero = 0;
+    cudaMemPoolSetAttribute((cudaMemPool_t)run->context.pool, cudaMemPoolAttrUsedMemHigh, &zero);
+}
+
+static uint64_t read_peak(gpu_run *run)
+{
+    cuuint64_t peak = 0;
+    if (cudaMemPoolGetAttribute((cudaMemPool_t)run->context.pool, cudaMemPoolAttrUsedMemHigh, &peak) != cudaSuccess)
+        return 0;
+    return (uint64_t)peak;
+}
+
+extern "C" parac_status dbscan_cuda(const dbscan_points *points, double eps, size_t min_samples, int use_grid,
+                                    int ordinal, int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info,
+                                    parac_error *error)
+{
+    gpu_run *run;
+    parac_status status;
+    if (points->count == 0) return PARAC_OK;
+    run = (gpu_run *)calloc(1, sizeof(gpu_run));
+    if (!run) return parac_fail_no_memory(error, "dbscan GPU state", sizeof(gpu_run));
+    run->n = points->count;
+    run->dim = points->dim;
+    run->eps = eps;
+    run->min_samples = min_samples;
+    run->use_grid = use_grid;
+    status = parac_cuda_context_create(ordinal, &run->context, error);
+    if (status == PARAC_OK) {
+        run->has_context = 1;
+        reset_peak(run);
+        status = points->f32 ? run_phases<float>(run, points->f32, labels, core_mask, info, error)
+                             : run_phases<double>(run, points->f64, labels, core_mask, info, error);
+        release_all(run);
+        info->device_bytes = read_peak(run);
+        parac_cuda_context_destroy(&run->context);
+    }
+    free(run);
+    return status;
+}

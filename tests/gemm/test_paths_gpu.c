@@ -1,0 +1,164 @@
+/* tests/gemm/test_paths_gpu.c — the GPU path against the CPU path and the double
+ * reference on fresh random inputs: every tile shape, both schedules, split-k,
+ * layouts, alpha/beta, sparsity, fp32 (bit-identical to the CPU) and tf32. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <parac/gemm.h>
+
+#ifdef PARAC_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+#include "core/rng.h"
+#include "support_gemm.h"
+#include "test_util.h"
+
+typedef struct gpu_case {
+    int64_t m, n, k;
+    int tile_m, tile_n, split_k, variant;
+    double keep; /* fraction of non-zero 64x64 A tiles; 1 = dense */
+} gpu_case;
+
+static const gpu_case CASES[] = {
+    {1, 1, 1, 0, 0, 0, 0, 1.0},        {1, 1, 300, 0, 0, 0, 1, 1.0},      {300, 200, 1, 0, 0, 0, 2, 1.0},
+    {2000, 3, 100, 0, 0, 0, 3, 1.0},   {5, 1500, 70, 0, 0, 0, 4, 1.0},    {129, 130, 131, 128, 128, 0, 5, 1.0},
+    {257, 255, 190, 128, 64, 0, 6, 1.0}, {191, 257, 65, 64, 128, 0, 7, 1.0}, {100, 90, 3000, 64, 64, 6, 0, 1.0},
+    {1000, 1000, 1000, 128, 128, 0, 1, 1.0}, {700, 600, 900, 64, 64, 0, 2, 0.2}, {1030, 515, 777, 64, 64, 0, 4, 0.35},
+};
+#define CASE_COUNT (int)(sizeof CASES / sizeof CASES[0])
+
+static float *run(parac_gemm_options *o, parac_device device, parac_gemm_schedule schedule, float alpha,
+                  const float *a, const float *b, float beta, const float *c0, int64_t c_count)
+{
+    parac_gemm_plan *plan = NULL;
+    parac_error error;
+    float *c = support_copy(c0, c_count);
+    o->exec.device = device;
+    o->schedule = schedule;
+    CHECK_OK(parac_gemm_plan_create(o, &plan, &error), &error);
+    if (!plan) return c;
+    CHECK_OK(parac_gemm_execute(plan, alpha, a, b, beta, c, &error), &error);
+    parac_gemm_plan_destroy(plan);
+    return c;
+}
+
+static void check_fp32_case(const gpu_case *t, uint64_t seed)
+{
+    parac_gemm_options o;
+    float alpha = (t->variant % 3 == 0) ? 1.0f : -1.5f, beta = (t->variant % 2) ? 0.75f : 0.0f;
+    float *a, *b, *c0, *ref, *cpu, *gpu_static, *gpu_dynamic;
+    int64_t c_count;
+    unsigned char *mask = NULL;
+    double ratio;
+    memset(&o, 0, sizeof o);
+    o.m = t->m, o.n = t->n, o.k = t->k, o.tile_m = t->tile_m, o.tile_n = t->tile_n, o.split_k = t->split_k;
+    o.layout_a = (t->variant & 1) ? PARAC_GEMM_COL_MAJOR : PARAC_GEMM_ROW_MAJOR;
+    o.layout_b = (t->variant & 2) ? PARAC_GEMM_COL_MAJOR : PARAC_GEMM_ROW_MAJOR;
+    o.layout_c = (t->variant & 4) ? PARAC_GEMM_COL_MAJOR : PARAC_GEMM_ROW_MAJOR;
+    c_count = support_storage(o.layout_c, o.m, o.n, 0);
+    a = support_random(seed, o.layout_a, o.m, o.k, 0);
+    b = support_random(seed + 1, o.layout_b, o.k, o.n, 0);
+    c0 = support_random(seed + 2, o.layout_c, o.m, o.n, 0);
+    if (t->keep < 1.0) {
+        mask = support_zero_tiles(a, o.layout_a, o.m, o.k, 0, 64, 64, t->keep, seed + 3);
+        o.scan_a = a;
+        o.tile_k = 64;
+    }
+    ref = support_copy(c0, c_count);
+    parac_gemm_reference(&o, alpha, a, b, beta, ref);
+    cpu = run(&o, PARAC_DEVICE_CPU, PARAC_GEMM_SCHEDULE_STATIC, alpha, a, b, beta, c0, c_count);
+    gpu_static = run(&o, PARAC_DEVICE_CUDA, PARAC_GEMM_SCHEDULE_STATIC, alpha, a, b, beta, c0, c_count);
+    gpu_dynamic = run(&o, PARAC_DEVICE_CUDA, PARAC_GEMM_SCHEDULE_DYNAMIC, alpha, a, b, beta, c0, c_count);
+    ratio = support_error_bound_ratio(&o, alpha, a, b, beta, c0, gpu_static, ref);
+    CHECK(ratio < (double)(o.k + 4) * 1.2e-7, "%lldx%lldx%lld tiles %dx%d: GPU error ratio %.3g", (long long)o.m,
+          (long long)o.n, (long long)o.k, t->tile_m, t->tile_n, ratio);
+    CHECK(memcmp(cpu, gpu_static, (size_t)c_count * 4) == 0, "%lldx%lldx%lld: GPU static differs from CPU bits",
+          (long long)o.m, (long long)o.n, (long long)o.k);
+    CHECK(memcmp(gpu_static, gpu_dynamic, (size_t)c_count * 4) == 0, "%lldx%lldx%lld: GPU static and dynamic differ",
+          (long long)o.m, (long long)o.n, (long long)o.k);
+    free(a), free(b), free(c0), free(ref), free(cpu), free(gpu_static), free(gpu_dynamic), free(mask);
+}
+
+/* TF32: norm-wise error against the exact fp32 product below 1e-2, as cuBLAS TF32. */
+static void check_tf32_case(int64_t m, int64_t n, int64_t k, int tile, uint64_t seed)
+{
+    parac_gemm_options o;
+    float *a, *b, *c0, *ref, *gpu;
+    double worst = 0.0, scale = 0.0;
+    memset(&o, 0, sizeof o);
+    o.m = m, o.n = n, o.k = k, o.tile_m = tile, o.tile_n = tile;
+    a = support_random(seed, PARAC_GEMM_ROW_MAJOR, m, k, 0);
+    b = support_random(seed + 1, PARAC_GEMM_ROW_MAJOR, k, n, 0);
+    c0 = support_random(seed + 2, PARAC_GEMM_ROW_MAJOR, m, n, 0);
+    ref = support_copy(c0, m * n);
+    parac_gemm_reference(&o, 1.0f, a, b, 0.5f, ref); /* fp32 dtype: the unrounded product */
+    o.dtype = PARAC_GEMM_TF32;
+    gpu = run(&o, PARAC_DEVICE_CUDA, PARAC_GEMM_SCHEDULE_AUTO, 1.0f, a, b, 0.5f, c0, m * n);
+    for (int64_t i = 0; i < m * n; i++) {
+        double d = fabs((double)gpu[i] - ref[i]);
+        worst = isnan(d) || d > worst ? (isnan(d) ? INFINITY : d) : worst;
+        scale = fabs((double)ref[i]) > scale ? fabs((double)ref[i]) : scale;
+    }
+    CHECK(worst / scale < 1e-2, "tf32 %lldx%lldx%lld tile %d: rel err %.3g", (long long)m, (long long)n, (long long)k,
+          tile, worst / scale);
+    if (k >= 100) CHECK(worst / scale > 0.0, "tf32 should differ from fp32 a little (rounded inputs)");
+    free(a), free(b), free(c0), free(ref), free(gpu);
+}
+
+#ifdef PARAC_HAVE_CUDA
+/* Device buffers, one plan executed three times: same bits each time, equal to the host path. */
+static void check_device_buffers(void)
+{
+    parac_gemm_options o;
+    parac_gemm_plan *plan = NULL;
+    parac_error error;
+    float *a, *b, *host_c, *back, *da = NULL, *db = NULL, *dc = NULL;
+    int64_t m = 333, n = 222, k = 444;
+    memset(&o, 0, sizeof o);
+    o.exec.device = PARAC_DEVICE_CUDA;
+    o.m = m, o.n = n, o.k = k;
+    a = support_random(71, PARAC_GEMM_ROW_MAJOR, m, k, 0);
+    b = support_random(72, PARAC_GEMM_ROW_MAJOR, k, n, 0);
+    host_c = calloc((size_t)(m * n), 4);
+    back = calloc((size_t)(m * n), 4);
+    CHECK(cudaMalloc((void **)&da, (size_t)(m * k) * 4) == cudaSuccess, "cudaMalloc");
+    CHECK(cudaMalloc((void **)&db, (size_t)(k * n) * 4) == cudaSuccess, "cudaMalloc");
+    CHECK(cudaMalloc((void **)&dc, (size_t)(m * n) * 4) == cudaSuccess, "cudaMalloc");
+    cudaMemcpy(da, a, (size_t)(m * k) * 4, cudaMemcpyHostToDevice);
+    cudaMemcpy(db, b, (size_t)(k * n) * 4, cudaMemcpyHostToDevice);
+    CHECK_OK(parac_gemm_plan_create(&o, &plan, &error), &error);
+    if (plan) {
+        CHECK_OK(parac_gemm_execute(plan, 1.0f, a, b, 0.0f, host_c, &error), &error);
+        for (int run_index = 0; run_index < 3; run_index++) {
+            CHECK_OK(parac_gemm_execute_device(plan, 1.0f, da, db, 0.0f, dc, &error), &error);
+            cudaMemcpy(back, dc, (size_t)(m * n) * 4, cudaMemcpyDeviceToHost);
+            CHECK(memcmp(back, host_c, (size_t)(m * n) * 4) == 0, "device-buffer run %d differs", run_index);
+        }
+        CHECK(parac_gemm_last_compute_seconds(plan) > 0.0, "compute time measured");
+        memset(back, 0, (size_t)(m * n) * 4);
+        CHECK_OK(parac_gemm_vendor_reference(plan, 1.0f, a, b, 0.0f, back, &error), &error);
+        double worst = 0.0;
+        for (int64_t i = 0; i < m * n; i++) worst = fmax(worst, fabs((double)back[i] - host_c[i]));
+        CHECK(worst < 1e-3, "cuBLAS and parac differ by %.3g", worst);
+    }
+    parac_gemm_plan_destroy(plan);
+    cudaFree(da), cudaFree(db), cudaFree(dc);
+    free(a), free(b), free(host_c), free(back);
+}
+#endif
+
+int main(void)
+{
+    if (test_require_gpu()) return 77;
+    for (int i = 0; i < CASE_COUNT; i++) check_fp32_case(&CASES[i], 1000 + 10 * (uint64_t)i);
+    check_tf32_case(1, 1, 8, 64, 5);
+    check_tf32_case(255, 129, 333, 64, 6);
+    check_tf32_case(1000, 1000, 1000, 128, 7);
+    check_tf32_case(300, 700, 1, 128, 8);
+#ifdef PARAC_HAVE_CUDA
+    check_device_buffers();
+#endif
+    return test_finish("gemm.paths_gpu");
+}
