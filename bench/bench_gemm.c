@@ -221,3 +221,200 @@ static double compare_with_reference(gpu_problem *p)
     free(c), free(ref);
     return worst / (scale > 0 ? scale : 1);
 }
+
+typedef struct bsr_matrix {
+    int block_rows, nonzero_blocks;
+    int *row_offsets, *columns; /* device */
+    float *values;              /* device, row-major 64x64 blocks */
+} bsr_matrix;
+
+static bsr_matrix bsr_from_dense(const gpu_problem *p)
+{
+    int blocks = (int)(p->n / 64), nonzero = 0;
+    int *offsets = calloc((size_t)blocks + 1, sizeof *offsets), *columns = malloc((size_t)blocks * blocks * sizeof *columns);
+    float *values;
+    bsr_matrix bsr = {blocks, 0, NULL, NULL, NULL};
+    for (int br = 0; br < blocks; br++) {
+        for (int bc = 0; bc < blocks; bc++) {
+            int any = 0;
+            for (int r = 0; r < 64 && !any; r++)
+                for (int c = 0; c < 64; c++)
+                    if (p->a[(int64_t)(br * 64 + r) * p->n + bc * 64 + c] != 0.0f) any = 1;
+            if (any) columns[nonzero++] = bc;
+        }
+        offsets[br + 1] = nonzero;
+    }
+    values = malloc((size_t)nonzero * 64 * 64 * sizeof *values);
+    for (int br = 0; br < blocks; br++)
+        for (int i = offsets[br]; i < offsets[br + 1]; i++)
+            for (int r = 0; r < 64; r++)
+                memcpy(&values[((size_t)i * 64 + r) * 64], &p->a[(int64_t)(br * 64 + r) * p->n + columns[i] * 64], 64 * 4);
+    bsr.nonzero_blocks = nonzero;
+    gpu_check(cudaMalloc((void **)&bsr.row_offsets, ((size_t)blocks + 1) * 4), "cudaMalloc");
+    gpu_check(cudaMalloc((void **)&bsr.columns, (size_t)(nonzero ? nonzero : 1) * 4), "cudaMalloc");
+    gpu_check(cudaMalloc((void **)&bsr.values, (size_t)(nonzero ? nonzero : 1) * 64 * 64 * 4), "cudaMalloc");
+    cudaMemcpy(bsr.row_offsets, offsets, ((size_t)blocks + 1) * 4, cudaMemcpyHostToDevice);
+    cudaMemcpy(bsr.columns, columns, (size_t)nonzero * 4, cudaMemcpyHostToDevice);
+    cudaMemcpy(bsr.values, values, (size_t)nonzero * 64 * 64 * 4, cudaMemcpyHostToDevice);
+    free(offsets), free(columns), free(values);
+    return bsr;
+}
+
+/* cuSPARSE SpMM with a BSR A (64x64 blocks); row-major dense B and C, column-major if
+ * this cuSPARSE refuses row-major for BSR (same sizes, so the same work). <0 on failure. */
+static double time_cusparse_bsr(gpu_problem *p, int repeats)
+{
+    bsr_matrix bsr = bsr_from_dense(p);
+    cusparseHandle_t handle;
+    cusparseSpMatDescr_t a;
+    cusparseDnMatDescr_t b, c;
+    float alpha = 1.0f, beta = 0.0f, ms;
+    double times[16], result = -1.0;
+    size_t buffer_size = 0;
+    void *buffer = NULL;
+    cudaEvent_t start, stop;
+    int64_t n = p->n;
+    cusparseStatus_t status = cusparseCreate(&handle);
+    cudaEventCreate(&start), cudaEventCreate(&stop);
+    status = cusparseCreateBsr(&a, bsr.block_rows, bsr.block_rows, bsr.nonzero_blocks, 64, 64, bsr.row_offsets,
+                               bsr.columns, bsr.values, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                               CUDA_R_32F, CUSPARSE_ORDER_ROW);
+    for (int order = 0; order < 2 && status == CUSPARSE_STATUS_SUCCESS && result < 0; order++) {
+        cusparseOrder_t dense_order = order == 0 ? CUSPARSE_ORDER_ROW : CUSPARSE_ORDER_COL;
+        cusparseStatus_t run_status;
+        cusparseCreateDnMat(&b, n, n, n, p->db, CUDA_R_32F, dense_order);
+        cusparseCreateDnMat(&c, n, n, n, p->dref, CUDA_R_32F, dense_order);
+        run_status = cusparseSpMM_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                             &alpha, a, b, &beta, c, CUDA_R_32F, CUSPARSE_SPMM_ALG_DEFAULT, &buffer_size);
+        if (run_status == CUSPARSE_STATUS_SUCCESS && buffer_size) gpu_check(cudaMalloc(&buffer, buffer_size), "cudaMalloc");
+        for (int r = -1; r < repeats && run_status == CUSPARSE_STATUS_SUCCESS; r++) {
+            cudaEventRecord(start, 0);
+            run_status = cusparseSpMM(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, a,
+                                      b, &beta, c, CUDA_R_32F, CUSPARSE_SPMM_ALG_DEFAULT, buffer);
+            cudaEventRecord(stop, 0);
+            gpu_check(cudaEventSynchronize(stop), "cusparse");
+            cudaEventElapsedTime(&ms, start, stop);
+            if (r >= 0) times[r] = ms * 1e-3;
+        }
+        if (run_status == CUSPARSE_STATUS_SUCCESS) result = bench_median(times, repeats);
+        else fprintf(stderr, "bench_gemm: cusparseSpMM (BSR, %s dense) status %d\n", order ? "col" : "row", (int)run_status);
+        cudaFree(buffer);
+        buffer = NULL;
+        cusparseDestroyDnMat(b), cusparseDestroyDnMat(c);
+    }
+    if (status == CUSPARSE_STATUS_SUCCESS) cusparseDestroySpMat(a);
+    cusparseDestroy(handle);
+    cudaEventDestroy(start), cudaEventDestroy(stop);
+    cudaFree(bsr.row_offsets), cudaFree(bsr.columns), cudaFree(bsr.values);
+    return result;
+}
+
+static void bench_gpu_dense(bench_setup *s, cublasHandle_t handle, int64_t n, int tf32)
+{
+    gpu_problem p = {n, generate(n, n, PARAC_GEMM_MATRIX_DENSE, 0, 0, 0, 11), generate(n, n, PARAC_GEMM_MATRIX_DENSE, 0, 0, 0, 12),
+                     NULL, NULL, NULL, NULL, NULL};
+    parac_gemm_plan_info info;
+    int repeats = bench_repeats(s->quick ? 3 : 7);
+    double flops = 2.0 * (double)n * n * n, ours, theirs;
+    char name[96], extra[256];
+    problem_upload(&p);
+    ours = time_parac(&p, tf32 ? PARAC_GEMM_TF32 : PARAC_GEMM_FP32, PARAC_GEMM_SCHEDULE_AUTO, 0, repeats, &info);
+    theirs = time_cublas(handle, &p, tf32, repeats);
+    snprintf(name, sizeof name, "cublas %s dense n=%lld", tf32 ? "tf32" : "sgemm", (long long)n);
+    emit(s, name, "cuda", 0, theirs, flops / theirs / 1e12, NULL);
+    snprintf(extra, sizeof extra, "\"vs_cublas\":%.4f,\"max_rel_err_vs_cublas\":%.3g,\"tile\":\"%dx%dx%d\",\"split_k\":%d",
+             theirs / ours, compare_with_reference(&p), info.tile_m, info.tile_n, info.tile_k, info.split_k);
+    snprintf(name, sizeof name, "parac %s dense n=%lld", tf32 ? "tf32" : "fp32", (long long)n);
+    emit(s, name, "cuda", 0, ours, flops / ours / 1e12, extra);
+    problem_free(&p);
+}
+
+/* A sparse (block-sparse 12.5 %, banded, or power-law block rows), B dense, n = 8192. */
+static void bench_gpu_sparse(bench_setup *s, cublasHandle_t handle, int64_t n, const char *pattern)
+{
+    int banded = strcmp(pattern, "banded") == 0, power_law = strcmp(pattern, "power-law") == 0;
+    /* band 448: (2*448 + 64) / 8192 ~ 12 % of the 64x64 tiles are touched */
+    gpu_problem p = {n,
+                     banded ? generate(n, n, PARAC_GEMM_MATRIX_BANDED, 448, 0, 0, 21)
+                            : generate(n, n, PARAC_GEMM_MATRIX_BLOCK_SPARSE, 0, 0.125, power_law, 21),
+                     generate(n, n, PARAC_GEMM_MATRIX_DENSE, 0, 0, 0, 22), NULL, NULL, NULL, NULL, NULL};
+    parac_gemm_plan_info info;
+    int repeats = bench_repeats(s->quick ? 3 : 5);
+    double flops = 2.0 * (double)n * n * n, ours, dense, sparse_lib;
+    char name[96], extra[256];
+    problem_upload(&p);
+    if (power_law) {
+        double stat = time_parac(&p, PARAC_GEMM_FP32, PARAC_GEMM_SCHEDULE_STATIC, 1, repeats, &info);
+        double dyn = time_parac(&p, PARAC_GEMM_FP32, PARAC_GEMM_SCHEDULE_DYNAMIC, 1, repeats, &info);
+        snprintf(name, sizeof name, "parac fp32 power-law static n=%lld", (long long)n);
+        snprintf(extra, sizeof extra, "\"work_imbalance\":%.3f,\"tile_kernel_fraction\":%.4f", info.work_imbalance,
+                 (double)info.tile_kernels / (double)info.tile_kernels_dense);
+        emit(s, name, "cuda", 0, stat, flops / stat / 1e12, extra);
+        snprintf(name, sizeof name, "parac fp32 power-law dynamic n=%lld", (long long)n);
+        snprintf(extra, sizeof extra, "\"dynamic_vs_static\":%.4f", stat / dyn);
+        emit(s, name, "cuda", 0, dyn, flops / dyn / 1e12, extra);
+        problem_free(&p);
+        return;
+    }
+    ours = time_parac(&p, PARAC_GEMM_FP32, PARAC_GEMM_SCHEDULE_AUTO, 1, repeats, &info);
+    dense = time_cublas(handle, &p, 0, repeats);
+    double error_vs_dense = compare_with_reference(&p);
+    sparse_lib = time_cusparse_bsr(&p, repeats);
+    snprintf(name, sizeof name, "cublas sgemm %s n=%lld", pattern, (long long)n);
+    emit(s, name, "cuda", 0, dense, flops / dense / 1e12, NULL);
+    if (sparse_lib > 0) {
+        snprintf(name, sizeof name, "cusparse bsr spmm %s n=%lld", pattern, (long long)n);
+        emit(s, name, "cuda", 0, sparse_lib, flops / sparse_lib / 1e12, NULL);
+    }
+    snprintf(extra, sizeof extra,
+             "\"vs_cublas_dense\":%.3f,\"vs_cusparse_bsr\":%.3f,\"useful_tflops\":%.3f,\"tile_kernel_fraction\":%.4f,"
+             "\"max_rel_err_vs_cublas\":%.3g",
+             dense / ours, sparse_lib > 0 ? sparse_lib / ours : 0.0, info.flops / ours / 1e12,
+             (double)info.tile_kernels / (double)info.tile_kernels_dense, error_vs_dense);
+    snprintf(name, sizeof name, "parac fp32 %s n=%lld", pattern, (long long)n);
+    emit(s, name, "cuda", 0, ours, flops / ours / 1e12, extra);
+    problem_free(&p);
+}
+
+static void bench_gpu(bench_setup *s)
+{
+    cublasHandle_t handle;
+    if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) {
+        fprintf(stderr, "bench_gemm: cublasCreate failed\n");
+        exit(1);
+    }
+    for (int tf32 = 0; tf32 < 2; tf32++) {
+        bench_gpu_dense(s, handle, 4096, tf32);
+        if (!s->quick) bench_gpu_dense(s, handle, 8192, tf32);
+    }
+    bench_gpu_sparse(s, handle, 8192, "block-sparse");
+    bench_gpu_sparse(s, handle, 8192, "banded");
+    bench_gpu_sparse(s, handle, 8192, "power-law");
+    cublasDestroy(handle);
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    static bench_setup s;
+    const char *device = "all";
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = argv[++i];
+        else if (strcmp(argv[i], "--quick") == 0) s.quick = 1;
+        else {
+            fprintf(stderr, "usage: bench_gemm [--device cpu|cuda|all] [--quick]\n");
+            return 1;
+        }
+    }
+    s.cpu = strcmp(device, "cuda") != 0;
+    s.gpu = strcmp(device, "cpu") != 0 && parac_cuda_device_count(NULL, 0) > 0;
+    if (s.cpu) {
+        bench_cpu_dense(&s, 1024);
+        if (!s.quick) bench_cpu_dense(&s, 2048);
+    }
+#ifdef PARAC_HAVE_CUDA
+    if (s.gpu) bench_gpu(&s);
+#endif
+    bench_print_table(&s.report);
+    return 0;
+}

@@ -10,9 +10,12 @@
  * PARAC_ERR_UNSUPPORTED when a table constraint is present.
  *
  * Domains are reported as one bitset over value ids (the N-E model's node
- * numbering, see parac_csp_* in parac/csp.h): bit v of word v / 64 is 1 when
- * value id v remains. The caller owns that buffer; it must hold
- * parac_ac_domain_words(value_count) words. On a wipe-out every bit is 0.
+ * numbering: variable 0's values first, each variable's in increasing order;
+ * parac_csp_value_count ids in all): bit v of word v / 64 is 1 when value id v
+ * remains. The caller owns that buffer; it must hold
+ * parac_ac_domain_words(parac_csp_value_count(csp)) words. On a wipe-out every
+ * bit is 0. parac_ac_remaining_values turns it back into integer values.
+ * No function keeps global state or prints; handles are only read.
  */
 #ifndef PARAC_AC_H
 #define PARAC_AC_H
@@ -20,14 +23,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "csp.h"
 #include "exec.h"
 #include "status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef struct parac_csp parac_csp;
 
 typedef enum parac_ac_algorithm {
     PARAC_AC_AUTO = 0,      /* GPU: ac4-gpu-plus on binary networks; CPU (or tables): ac3bit */
@@ -73,9 +75,13 @@ parac_status parac_ac_algorithm_parse(const char *name, parac_ac_algorithm *algo
 /* Enforces AC (or SAC when options->singleton) on csp, which is not modified.
  * domains (caller-owned, parac_ac_domain_words(value count) words, may be NULL)
  * receives the remaining values; stats (may be NULL) the figures above.
- * Fails with PARAC_ERR_NO_DEVICE when a GPU algorithm is asked for without a
- * GPU, PARAC_ERR_UNSUPPORTED for a GPU algorithm on a network with tables,
- * PARAC_ERR_NO_MEMORY when even the smallest chunking does not fit. */
+ * Device: the serial algorithms always run on the CPU (with exec.device CUDA
+ * they are refused: PARAC_ERR_INVALID_ARGUMENT); ac4-gpu and ac4-gpu-plus need
+ * a GPU (PARAC_ERR_NO_DEVICE without one, PARAC_ERR_INVALID_ARGUMENT with
+ * exec.device CPU); gpu-bitset and SAC run on the device exec resolves to.
+ * Fails with PARAC_ERR_UNSUPPORTED for a GPU run on a network with tables
+ * (AUTO falls back to the CPU instead), PARAC_ERR_NO_MEMORY when even the
+ * smallest chunking does not fit, PARAC_ERR_DEVICE when a CUDA call fails. */
 parac_status parac_ac_enforce(const parac_csp *csp, const parac_ac_options *options, uint64_t *domains,
                               parac_ac_stats *stats, parac_error *error);
 

@@ -85,7 +85,8 @@ typedef struct parac_dbscan_info {
     double seconds_core;         /* neighbour counting */
     double seconds_union;        /* union-find over core points */
     double seconds_border;       /* border assignment */
-    double seconds_relabel;      /* canonical renumbering (and download on the GPU) */
+    double seconds_relabel;      /* canonical renumbering */
+    double seconds_download;     /* GPU: copying labels and core mask back (0 on the CPU) */
     double seconds_total;
     uint64_t device_bytes;       /* peak device memory of the GPU path, CUB scratch included (0 on the CPU) */
 } parac_dbscan_info;

@@ -121,12 +121,14 @@ parac_status parac_fca_verify(const parac_fca_context *context, const parac_fca_
 
 typedef struct parac_fca_lattice parac_fca_lattice;
 
-/* The covering relation (Hasse diagram) of the concepts, by iPred
- * (Baixeries et al. 2009). An edge (upper, lower) joins two concept indices
- * where lower's intent strictly contains upper's with nothing between.
- * Edges are sorted by (upper, lower). */
-parac_status parac_fca_lattice_create(const parac_fca_concepts *concepts, parac_fca_lattice **lattice,
-                                      parac_error *error);
+/* The covering relation (Hasse diagram) of the concepts, by Lindig's
+ * neighbour test on every concept (in parallel). An edge (upper, lower) joins
+ * two concept indices where lower's intent strictly contains upper's with no
+ * concept between. Edges are sorted by (upper, lower). context and
+ * min_support must be those the concepts were computed with;
+ * PARAC_ERR_INVALID_ARGUMENT when a cover is missing from the list. */
+parac_status parac_fca_lattice_create(const parac_fca_context *context, const parac_fca_concepts *concepts,
+                                      uint64_t min_support, parac_fca_lattice **lattice, parac_error *error);
 void parac_fca_lattice_destroy(parac_fca_lattice *lattice); /* NULL is accepted */
 size_t parac_fca_lattice_edge_count(const parac_fca_lattice *lattice);
 void parac_fca_lattice_edge(const parac_fca_lattice *lattice, size_t index, size_t *upper, size_t *lower);

@@ -22,7 +22,7 @@
 parac_status ac4_gpu_plus_run(parac_cuda_context *context, const ne_model *ne, ne_edges *edges, int32_t *present,
                               parac_ac_stats *stats, parac_error *error);
 
-__global__ void delete_zero_kernel(const int32_t *counters, const uint32_t *slot_value, uint64_t slots,
+static __global__ void delete_zero_kernel(const int32_t *counters, const uint32_t *slot_value, uint64_t slots,
                                    int32_t *present, int32_t *changed)
 {
     for (uint64_t s = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; s < slots; s += (uint64_t)gridDim.x * blockDim.x) {

@@ -22,7 +22,7 @@
 
 enum { FLAG_CHANGED = 0, FLAG_LOOKS_EMPTY = 1 };
 
-__device__ void delete_value(uint32_t value, const uint32_t *value_var, int32_t *present, uint8_t *deleted_next,
+static __device__ void delete_value(uint32_t value, const uint32_t *value_var, int32_t *present, uint8_t *deleted_next,
                              int32_t *sizes, int32_t *flags)
 {
     present[value] = 0;
@@ -31,7 +31,7 @@ __device__ void delete_value(uint32_t value, const uint32_t *value_var, int32_t 
     flags[FLAG_CHANGED] = 1;
 }
 
-__global__ void initial_delete_kernel(const int32_t *counters, const uint32_t *slot_value, uint64_t slots,
+static __global__ void initial_delete_kernel(const int32_t *counters, const uint32_t *slot_value, uint64_t slots,
                                       const uint32_t *value_var, int32_t *present, uint8_t *deleted_next,
                                       int32_t *sizes, int32_t *flags)
 {
@@ -41,7 +41,7 @@ __global__ void initial_delete_kernel(const int32_t *counters, const uint32_t *s
     }
 }
 
-__global__ void propagate_kernel(const uint32_t *key, const uint32_t *src, const uint32_t *dst,
+static __global__ void propagate_kernel(const uint32_t *key, const uint32_t *src, const uint32_t *dst,
                                  const uint8_t *satisfied, uint64_t count, const uint8_t *deleted_now,
                                  const uint32_t *value_var, int32_t *counters, int32_t *present,
                                  uint8_t *deleted_next, int32_t *sizes, int32_t *flags)

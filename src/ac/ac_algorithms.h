@@ -25,7 +25,7 @@ extern "C" {
 typedef struct ac_arc {
     uint32_t x, y;               /* revise x's values against y */
     uint32_t constraint;
-    const parac_word *matrix;    /* domain_size[x] rows of row_words words over y's slots */
+    const parac_word *matrix;    /* domain_size[x] rows of row_words words over y's slots (see ac_model_build) */
     size_t row_words;
 } ac_arc;
 
@@ -52,7 +52,9 @@ typedef struct ac_domains {
     uint32_t *size;                 /* variable_count */
 } ac_domains;
 
-parac_status ac_model_build(const parac_csp_network *network, ac_model *model, parac_error *error);
+/* transposed = 0 leaves the odd arcs' matrices NULL: only the N-E algorithms, which read the
+ * even arcs alone, may run on such a model (it saves the transposition of every matrix). */
+parac_status ac_model_build(const parac_csp_network *network, int transposed, ac_model *model, parac_error *error);
 void ac_model_free(ac_model *model);
 
 /* Domains from the network's initial `present` bits; copies; back to value-id bitsets. */

@@ -20,7 +20,7 @@
 
 enum { FLAG_CHANGED = 0, FLAG_EMPTY = 1 };
 
-__device__ uint32_t arc_of_slot(const uint64_t *slot_offset, uint64_t arc_count, uint64_t slot)
+static __device__ uint32_t arc_of_slot(const uint64_t *slot_offset, uint64_t arc_count, uint64_t slot)
 {
     uint64_t low = 0, high = arc_count; /* last arc with slot_offset[arc] <= slot */
     while (high - low > 1) {
@@ -31,7 +31,7 @@ __device__ uint32_t arc_of_slot(const uint64_t *slot_offset, uint64_t arc_count,
     return (uint32_t)low;
 }
 
-__device__ int has_support(const bitset_model &m, uint32_t arc, uint64_t a, const uint64_t *dom_y)
+static __device__ int has_support(const bitset_model &m, uint32_t arc, uint64_t a, const uint64_t *dom_y)
 {
     const uint64_t *row = m.matrices + m.matrix_offset[arc] + a * m.row_words[arc];
     for (uint32_t w = 0; w < m.row_words[arc]; w++)
@@ -39,7 +39,7 @@ __device__ int has_support(const bitset_model &m, uint32_t arc, uint64_t a, cons
     return 0;
 }
 
-__global__ void revise_slots_kernel(bitset_model m, const uint64_t *old_words, const uint8_t *changed_before,
+static __global__ void revise_slots_kernel(bitset_model m, const uint64_t *old_words, const uint8_t *changed_before,
                                     unsigned long long *next_words)
 {
     for (uint64_t s = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; s < m.slot_count;
@@ -53,7 +53,7 @@ __global__ void revise_slots_kernel(bitset_model m, const uint64_t *old_words, c
     }
 }
 
-__global__ void recount_kernel(bitset_model m, const uint64_t *next_words, const int32_t *old_sizes,
+static __global__ void recount_kernel(bitset_model m, const uint64_t *next_words, const int32_t *old_sizes,
                                int32_t *new_sizes, uint8_t *changed_now, int32_t *flags)
 {
     for (uint64_t x = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; x < m.variable_count;

@@ -82,6 +82,12 @@ static parac_status choose(const parac_csp_network *network, const parac_ac_opti
     return PARAC_OK;
 }
 
+/* The N-E algorithms read only the even arcs: their model needs no transposed matrices. */
+static int reads_even_arcs_only(const parac_ac_options *options, parac_ac_algorithm algorithm, parac_device device)
+{
+    return device == PARAC_DEVICE_CUDA && !options->singleton && runs_on_gpu_only(algorithm);
+}
+
 static parac_status run_cpu(const ac_model *model, ac_domains *domains, const parac_ac_options *options,
                             parac_ac_algorithm algorithm, parac_ac_stats *stats, parac_error *error)
 {
@@ -157,7 +163,9 @@ parac_status ac_enforce_network_limited(const parac_csp_network *network, const 
     if (!options) options = &defaults;
     if (!value_bits) return parac_fail_no_memory(error, "result domains", (unsigned long long)words * 8);
     if ((status = choose(network, options, &stats.algorithm, &stats.device, error)) != PARAC_OK) goto done;
-    if ((status = ac_model_build(network, &model, error)) != PARAC_OK) goto done;
+    if ((status = ac_model_build(network, !reads_even_arcs_only(options, stats.algorithm, stats.device), &model,
+                                 error)) != PARAC_OK)
+        goto done;
     if ((status = ac_domains_init(&model, &current, error)) != PARAC_OK) goto done;
     stats.values_before = ac_domains_total(&model, &current);
     stats.ne_nodes = network->value_count;

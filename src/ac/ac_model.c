@@ -85,7 +85,7 @@ static parac_status index_tables(ac_model *model, parac_error *error)
 }
 
 /* Arcs 2k, 2k+1 for the k-th binary constraint, transposed matrices for the odd ones. */
-static parac_status build_arcs(ac_model *model, parac_error *error)
+static parac_status build_arcs(ac_model *model, int transposed, parac_error *error)
 {
     const parac_csp_network *net = model->network;
     size_t binary = 0, transposed_words = 0, k = 0, used = 0;
@@ -93,7 +93,8 @@ static parac_status build_arcs(ac_model *model, parac_error *error)
         const parac_csp_constraint *con = &net->constraints[c];
         if (con->arity != 2) continue;
         binary++;
-        transposed_words += (size_t)net->domain_size[con->scope[1]] * parac_bitset_words(net->domain_size[con->scope[0]]);
+        if (transposed)
+            transposed_words += (size_t)net->domain_size[con->scope[1]] * parac_bitset_words(net->domain_size[con->scope[0]]);
     }
     model->arc_count = 2 * binary;
     model->arcs = calloc(model->arc_count + 1, sizeof *model->arcs);
@@ -106,10 +107,12 @@ static parac_status build_arcs(ac_model *model, parac_error *error)
         uint32_t x = con->scope[0], y = con->scope[1];
         if (con->arity != 2) continue;
         model->arcs[2 * k] = (ac_arc){x, y, (uint32_t)c, con->matrix, parac_bitset_words(net->domain_size[y])};
-        transpose_matrix(con->matrix, net->domain_size[x], net->domain_size[y], model->transposed + used);
-        model->arcs[2 * k + 1] =
-            (ac_arc){y, x, (uint32_t)c, model->transposed + used, parac_bitset_words(net->domain_size[x])};
-        used += (size_t)net->domain_size[y] * parac_bitset_words(net->domain_size[x]);
+        model->arcs[2 * k + 1] = (ac_arc){y, x, (uint32_t)c, NULL, parac_bitset_words(net->domain_size[x])};
+        if (transposed) {
+            transpose_matrix(con->matrix, net->domain_size[x], net->domain_size[y], model->transposed + used);
+            model->arcs[2 * k + 1].matrix = model->transposed + used;
+            used += (size_t)net->domain_size[y] * parac_bitset_words(net->domain_size[x]);
+        }
         k++;
     }
     for (size_t a = 0; a < model->arc_count; a++)
@@ -117,13 +120,13 @@ static parac_status build_arcs(ac_model *model, parac_error *error)
     return PARAC_OK;
 }
 
-parac_status ac_model_build(const parac_csp_network *network, ac_model *model, parac_error *error)
+parac_status ac_model_build(const parac_csp_network *network, int transposed, ac_model *model, parac_error *error)
 {
     parac_status status;
     size_t n = network->variable_count;
     memset(model, 0, sizeof *model);
     model->network = network;
-    if ((status = build_arcs(model, error)) != PARAC_OK) goto fail;
+    if ((status = build_arcs(model, transposed, error)) != PARAC_OK) goto fail;
     if ((status = index_arcs(model, 1, &model->arcs_on_offset, &model->arcs_on, error)) != PARAC_OK) goto fail;
     if ((status = index_arcs(model, 0, &model->arcs_of_offset, &model->arcs_of, error)) != PARAC_OK) goto fail;
     if ((status = index_tables(model, error)) != PARAC_OK) goto fail;

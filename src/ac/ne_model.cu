@@ -18,13 +18,13 @@
 /* CUB calls are kept below 2^30 items (int offsets inside CUB). */
 #define NE_SEGMENT ((uint64_t)1 << 30)
 
-__global__ void pair_count_kernel(const uint32_t *size_x, const uint32_t *size_y, uint32_t count, uint64_t *pairs)
+static __global__ void pair_count_kernel(const uint32_t *size_x, const uint32_t *size_y, uint32_t count, uint64_t *pairs)
 {
     for (uint64_t k = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; k <= count; k += (uint64_t)gridDim.x * blockDim.x)
         pairs[k] = k < count ? 2ull * size_x[k] * size_y[k] : 0;
 }
 
-__device__ uint32_t constraint_of_edge(const uint64_t *edge_offset, uint32_t count, uint64_t edge)
+static __device__ uint32_t constraint_of_edge(const uint64_t *edge_offset, uint32_t count, uint64_t edge)
 {
     uint32_t low = 0, high = count; /* last k with edge_offset[k] <= edge */
     while (high - low > 1) {
@@ -35,7 +35,7 @@ __device__ uint32_t constraint_of_edge(const uint64_t *edge_offset, uint32_t cou
     return low;
 }
 
-__global__ void build_edges_kernel(ne_model ne, uint64_t first, uint64_t count, uint32_t *key, uint32_t *src,
+static __global__ void build_edges_kernel(ne_model ne, uint64_t first, uint64_t count, uint32_t *key, uint32_t *src,
                                    uint32_t *dst, uint8_t *satisfied)
 {
     for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < count; i += (uint64_t)gridDim.x * blockDim.x) {
@@ -60,32 +60,32 @@ __global__ void build_edges_kernel(ne_model ne, uint64_t first, uint64_t count, 
     }
 }
 
-__global__ void mark_edges_kernel(const uint8_t *satisfied, const uint32_t *dst, const int32_t *present,
+static __global__ void mark_edges_kernel(const uint8_t *satisfied, const uint32_t *dst, const int32_t *present,
                                   uint64_t count, int32_t *live)
 {
     for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < count; i += (uint64_t)gridDim.x * blockDim.x)
         live[i] = satisfied[i] && present[dst[i]];
 }
 
-__global__ void scatter_kernel(const uint32_t *unique, const int32_t *sums, uint64_t runs, int32_t *counters)
+static __global__ void scatter_kernel(const uint32_t *unique, const int32_t *sums, uint64_t runs, int32_t *counters)
 {
     for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < runs; i += (uint64_t)gridDim.x * blockDim.x)
         atomicAdd(&counters[unique[i]], sums[i]);
 }
 
-__global__ void any_zero_kernel(const int32_t *sizes, uint64_t count, int32_t *flag)
+static __global__ void any_zero_kernel(const int32_t *sizes, uint64_t count, int32_t *flag)
 {
     for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < count; i += (uint64_t)gridDim.x * blockDim.x)
         if (sizes[i] <= 0) *flag = 1;
 }
 
-__global__ void bits_to_present_kernel(const uint64_t *bits, uint64_t count, int32_t *present)
+static __global__ void bits_to_present_kernel(const uint64_t *bits, uint64_t count, int32_t *present)
 {
     for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < count; i += (uint64_t)gridDim.x * blockDim.x)
         present[i] = (int32_t)((bits[i / 64] >> (i % 64)) & 1u);
 }
 
-__global__ void present_to_bits_kernel(const int32_t *present, uint64_t count, unsigned long long *bits)
+static __global__ void present_to_bits_kernel(const int32_t *present, uint64_t count, unsigned long long *bits)
 {
     for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < count; i += (uint64_t)gridDim.x * blockDim.x)
         if (present[i]) atomicOr(&bits[i / 64], 1ull << (i % 64));

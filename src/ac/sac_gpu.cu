@@ -3,13 +3,13 @@
  * One thread block per probe (grid-stride over probes, so any number fits):
  * the block copies the current domains, sets D(x) = {a}, and runs rounds of
  * bitset revisions, each round revising only the arcs (z, y) whose y changed
- * in the previous round, threads spread over z's values. A probe fails when a
+ * in the previous round, one warp per arc, lanes over z's values. A probe fails when a
  * domain empties. The host then removes every failed value at once (sound:
  * a probe that fails on domains D fails on any subset of D), re-establishes
  * AC with AC3bit+rm, and starts the next pass; a pass without failures ends
  * the run. The SAC closure is unique, so this equals SAC1's.
  *
- * Kernel: sac_probe_kernel (one block per probe, SAC_THREADS threads).
+ * Kernel: sac_probe_kernel (one block per probe, SAC_THREADS threads, one warp per revised arc).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,23 +19,26 @@
 #include "core/timer.h"
 #include "cuda/cuda_check.h"
 
-#define SAC_THREADS 128
+#define SAC_THREADS 256 /* a multiple of 32: revise_changed_arcs works per warp */
 
 typedef struct sac_scratch {
     uint64_t *words;   /* per block: current and next domains */
     uint32_t *lists;   /* per block: changed variables now and next */
 } sac_scratch;
 
-__device__ void revise_changed_arcs(const bitset_model &m, const uint64_t *cur, unsigned long long *next,
+/* One warp per arc (z, y) with y changed, lanes over z's values: domains of a few dozen
+ * values would leave most of a block idle if the whole block shared one arc. */
+static __device__ void revise_changed_arcs(const bitset_model &m, const uint64_t *cur, unsigned long long *next,
                                     const uint32_t *changed, int changed_count)
 {
+    uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
     for (int i = 0; i < changed_count; i++) {
         uint32_t y = changed[i];
         const uint64_t *dom_y = cur + m.domain_word_offset[y];
-        for (uint64_t j = m.arcs_on_offset[y]; j < m.arcs_on_offset[y + 1]; j++) {
+        for (uint64_t j = m.arcs_on_offset[y] + warp; j < m.arcs_on_offset[y + 1]; j += warps) {
             uint32_t arc = m.arcs_on[j], z = m.arc_x[arc];
             uint64_t base = m.domain_word_offset[z];
-            for (uint32_t a = threadIdx.x; a < m.domain_size[z]; a += blockDim.x) {
+            for (uint32_t a = lane; a < m.domain_size[z]; a += 32) {
                 const uint64_t *row = m.matrices + m.matrix_offset[arc] + (uint64_t)a * m.row_words[arc];
                 uint32_t w = 0;
                 if (!((cur[base + a / 64] >> (a % 64)) & 1u)) continue;
@@ -47,7 +50,7 @@ __device__ void revise_changed_arcs(const bitset_model &m, const uint64_t *cur, 
 }
 
 /* Lists the variables whose domain changed; flags an empty one. */
-__device__ void collect_changes(const bitset_model &m, const uint64_t *cur, const uint64_t *next, uint32_t *list,
+static __device__ void collect_changes(const bitset_model &m, const uint64_t *cur, const uint64_t *next, uint32_t *list,
                                 int *count, int *empty)
 {
     for (uint64_t x = threadIdx.x; x < m.variable_count; x += blockDim.x) {
@@ -61,7 +64,7 @@ __device__ void collect_changes(const bitset_model &m, const uint64_t *cur, cons
     }
 }
 
-__global__ void sac_probe_kernel(bitset_model m, const uint64_t *base_words, const uint32_t *probe_var,
+static __global__ void sac_probe_kernel(bitset_model m, const uint64_t *base_words, const uint32_t *probe_var,
                                  const uint32_t *probe_slot, uint64_t probe_count, sac_scratch scratch,
                                  uint8_t *failed)
 {

@@ -118,8 +118,8 @@ int cli_ac(int argc, char **argv)
 {
     ac_args args = {"auto", 0, NULL, 0};
     const cli_option options_table[] = {
-        {"--algorithm", 'a', CLI_STRING, &args.algorithm,
-         "ac3|ac3rm|ac3bit|ac2001|ac4|ac4-gpu|ac4-gpu-plus|gpu-bitset|auto", "AC algorithm (default auto)"},
+        {"--algorithm", 'a', CLI_STRING, &args.algorithm, "A",
+         "ac3, ac3rm, ac3bit, ac2001, ac4 (CPU); ac4-gpu, ac4-gpu-plus (GPU); gpu-bitset (both); auto (default)"},
         {"--sac", 0, CLI_FLAG, &args.singleton, NULL, "singleton arc consistency (SAC1 on the CPU, batched on the GPU)"},
         {"--domains", 0, CLI_STRING, &args.domains_path, "FILE", "write the remaining domains as JSON"},
         {"--ignore-unsupported", 0, CLI_FLAG, &args.ignore_unsupported, NULL,

@@ -107,6 +107,7 @@ static void print_summary(const cli_common *common, const parac_dbscan_info *inf
     parac_json_field_double(&json, "seconds_union", info->seconds_union);
     parac_json_field_double(&json, "seconds_border", info->seconds_border);
     parac_json_field_double(&json, "seconds_relabel", info->seconds_relabel);
+    parac_json_field_double(&json, "seconds_download", info->seconds_download);
     parac_json_field_uint(&json, "device_bytes", info->device_bytes);
     cli_summary_end(&json);
 }

@@ -103,7 +103,7 @@ int cli_lattice(int argc, char **argv)
         {"--min-support", 0, CLI_INT64, &min_support, "N", "iceberg lattice: concepts with >= N objects"},
     };
     cli_command command = {"lattice", "INPUT -o FILE [--format dot|graphml|json] [--svg FILE]",
-                           "Covering edges (Hasse diagram) of the concept lattice, by iPred. Edges point from the\n"
+                           "Covering edges (Hasse diagram) of the concept lattice (Lindig's neighbour test). Edges point from the\n"
                            "more specific concept to the more general one.",
                            table, sizeof table / sizeof table[0], 1, 1};
     cli_common common;
@@ -130,7 +130,7 @@ int cli_lattice(int argc, char **argv)
     options.min_support = (uint64_t)min_support;
     if (parac_fca_context_read(positionals[0], PARAC_FCA_FORMAT_AUTO, &context, &error) != PARAC_OK ||
         parac_fca_compute(context, &options, &concepts, &error) != PARAC_OK ||
-        parac_fca_lattice_create(concepts, &lattice, &error) != PARAC_OK)
+        parac_fca_lattice_create(context, concepts, options.min_support, &lattice, &error) != PARAC_OK)
         return finish(&error, context, concepts, lattice, ids);
     ids = malloc((parac_fca_context_attributes(context) + 1) * sizeof *ids);
     out = ids ? cli_open_output(output, &error) : NULL;

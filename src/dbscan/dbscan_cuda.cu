@@ -114,23 +114,34 @@ struct grid_view {
     const uint32_t *cell_of;     /* n: cell of each sorted point */
 };
 
-/* The point range [begin, end) of stencil row `row` around `cell`; 0 when empty. */
+/* The cells [first, end) of stencil row `row` around `coordinates`; 0 when empty. */
+template <typename T>
+__device__ static int row_cells(const grid_view<T> &view, const uint64_t *coordinates, int row, uint32_t *first,
+                                uint32_t *end)
+{
+    uint64_t first_key, last_key;
+    uint32_t first_cell, end_cell;
+    if (view.plan.dims == 0) {
+        *first = 0;
+        *end = view.cells;
+        return 1;
+    }
+    if (!row_keys(view.plan, coordinates, row, &first_key, &last_key)) return 0;
+    first_cell = lower_bound_key(view.cell_key, view.cells, first_key);
+    end_cell = first_cell;
+    while (end_cell < view.cells && view.cell_key[end_cell] <= last_key) end_cell++; /* a row spans <= 5 keys */
+    *first = first_cell;
+    *end = end_cell;
+    return first_cell < end_cell;
+}
+
+/* The point range [begin, end) of stencil row `row`; 0 when empty. */
 template <typename T>
 __device__ static int row_range(const grid_view<T> &view, const uint64_t *coordinates, int row, uint32_t *begin,
                                 uint32_t *end)
 {
-    uint64_t first, last;
     uint32_t first_cell, end_cell;
-    if (view.plan.dims == 0) {
-        *begin = 0;
-        *end = (uint32_t)view.n;
-        return 1;
-    }
-    if (!row_keys(view.plan, coordinates, row, &first, &last)) return 0;
-    first_cell = lower_bound_key(view.cell_key, view.cells, first);
-    end_cell = first_cell;
-    while (end_cell < view.cells && view.cell_key[end_cell] <= last) end_cell++; /* rows span <= 7 cells */
-    if (first_cell >= end_cell) return 0;
+    if (!row_cells(view, coordinates, row, &first_cell, &end_cell)) return 0;
     *begin = view.cell_start[first_cell];
     *end = view.cell_start[end_cell];
     return 1;
@@ -302,23 +313,48 @@ __global__ static void link_dense(const uint32_t *cell_of, const uint32_t *cell_
     parent[p] = dense[cell_of[p]] ? cell_start[cell_of[p]] : (uint32_t)p;
 }
 
-/* Each core pair within eps is joined from its lower sorted position; pairs
- * inside one dense cell are already one set. */
+/* Joins core point p to dense cell `cell` when any of its points is within eps. */
+template <typename T>
+__device__ static void join_dense_cell(const grid_view<T> &view, uint32_t p, uint32_t cell, uint32_t *parent)
+{
+    uint32_t first = view.cell_start[cell];
+    if (find_root(parent, p) == find_root(parent, first)) return;
+    for (uint32_t q = first; q < view.cell_start[cell + 1]; q++)
+        if (distance_squared(view.xs, view.n, view.dim, p, q) <= view.eps2) {
+            union_sets(parent, p, first);
+            return;
+        }
+}
+
+/* Every core pair within eps is joined at least once (dbscan_cpu.c:
+ * join_dense_cell / join_sparse_cell, seen from each point):
+ *   sparse-sparse: from the lower sorted position;
+ *   sparse-dense:  the sparse point scans the dense cell, stopping at the first hit;
+ *   dense-dense:   the points of the lower cell scan the higher one;
+ *   inside a dense cell: nothing, link_dense made it one set. */
 template <typename T>
 __global__ static void union_core_pairs(grid_view<T> view, const uint8_t *dense, const uint8_t *core,
                                         uint32_t *parent)
 {
-    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x, begin, end, own_cell;
+    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x, first_cell, end_cell, own_cell;
     uint64_t coordinates[DBSCAN_GRID_MAX_DIMS];
+    int own_dense;
     if (p >= view.n || !core[p]) return;
     own_cell = view.cell_of[p];
+    own_dense = dense[own_cell];
     cell_coordinates(view, p, coordinates);
     for (int row = 0; row < view.plan.row_count; row++) {
-        if (!row_range(view, coordinates, row, &begin, &end)) continue;
-        for (uint32_t q = begin > p + 1 ? begin : p + 1; q < end; q++) {
-            if (!core[q] || (dense[own_cell] && view.cell_of[q] == own_cell)) continue;
-            if (find_root(parent, p) == find_root(parent, q)) continue;
-            if (distance_squared(view.xs, view.n, view.dim, p, q) <= view.eps2) union_sets(parent, p, q);
+        if (!row_cells(view, coordinates, row, &first_cell, &end_cell)) continue;
+        for (uint32_t cell = first_cell; cell < end_cell; cell++) {
+            if (dense[cell]) {
+                if (cell > own_cell || (cell != own_cell && !own_dense)) join_dense_cell(view, p, cell, parent);
+                continue;
+            }
+            if (own_dense) continue;
+            for (uint32_t q = view.cell_start[cell] > p + 1 ? view.cell_start[cell] : p + 1;
+                 q < view.cell_start[cell + 1]; q++)
+                if (core[q] && distance_squared(view.xs, view.n, view.dim, p, q) <= view.eps2)
+                    union_sets(parent, p, q);
         }
     }
 }
@@ -637,6 +673,7 @@ static parac_status finish_labels(gpu_run *run, int32_t *labels, uint8_t *core_m
     info->core = (size_t)host_counts[0];
     info->noise = (size_t)host_counts[1];
     info->border = n - info->core - info->noise;
+    PARAC_TRY(phase_done(run, &info->seconds_relabel, error));
     PARAC_TRY(parac_cuda_download(&run->context, labels, device_labels, n * sizeof(int32_t), error));
     if (core_mask) PARAC_TRY(parac_cuda_download(&run->context, core_mask, core_by_index, n, error));
 fail:
@@ -666,7 +703,7 @@ static parac_status run_phases(gpu_run *run, const T *points, int32_t *labels, u
     PARAC_TRY(join_core_points<T>(run, error));
     PARAC_TRY(phase_done(run, &info->seconds_union, error));
     PARAC_TRY(finish_labels<T>(run, labels, core_mask, info, error));
-    PARAC_TRY(phase_done(run, &info->seconds_relabel, error));
+    PARAC_TRY(phase_done(run, &info->seconds_download, error));
     info->cells = run->cells;
 fail:
     return status;
@@ -675,13 +712,13 @@ fail:
 /* High-water mark of the device pool during the run (it includes CUB's temp storage). */
 static void reset_peak(gpu_run *run)
 {
-    cuuint64_t zero = 0;
+    uint64_t zero = 0;
     cudaMemPoolSetAttribute((cudaMemPool_t)run->context.pool, cudaMemPoolAttrUsedMemHigh, &zero);
 }
 
 static uint64_t read_peak(gpu_run *run)
 {
-    cuuint64_t peak = 0;
+    uint64_t peak = 0;
     if (cudaMemPoolGetAttribute((cudaMemPool_t)run->context.pool, cudaMemPoolAttrUsedMemHigh, &peak) != cudaSuccess)
         return 0;
     return (uint64_t)peak;

@@ -32,6 +32,7 @@ static parac_status run_search(const parac_fca_context *context, const parac_fca
         status = fca_fcbo_serial(&search, concepts, count, error);
     else
         status = fca_fcbo_parallel(&search, threads, concepts, count, error);
+    if (status == PARAC_OK) status = fca_search_finish(&search, concepts, count, error);
     fca_search_destroy(&search);
     return status;
 }

@@ -54,23 +54,34 @@ int fca_intent_compare(const parac_word *a, const parac_word *b, size_t words);
 
 /* The search works on a copy of the context whose attributes are sorted by
  * ascending support (rarest first): the concept set is the same, the tree
- * is smaller because rare attributes shrink extents early. */
+ * is smaller because rare attributes shrink extents early. Attributes no
+ * object has are left out (they only join the intent of the concept with an
+ * empty extent, and would make the N_j sets quadratic in the id range of
+ * sparse FIMI files); fca_search_finish puts them back. */
 typedef struct fca_search {
-    size_t objects, attributes;
+    size_t objects, attributes;       /* attributes: those in the search */
     size_t object_words, attribute_words;
-    parac_word *rows;             /* permuted attributes */
-    parac_word *columns;          /* permuted attributes */
-    uint32_t *original_attribute; /* search attribute -> original id */
+    size_t original_attributes, original_words;
+    parac_word *rows;                 /* permuted attributes */
+    parac_word *columns;              /* permuted attributes */
+    uint32_t *original_attribute;     /* search attribute -> original id */
+    parac_word *empty_attributes;     /* original ids with no object (original_words) */
+    size_t empty_count;
+    int full_intent_has_empty_extent; /* no object has every search attribute */
     uint64_t min_support;
 } fca_search;
 
 parac_status fca_search_create(const parac_fca_context *context, uint64_t min_support, fca_search *search,
                                parac_error *error);
 void fca_search_destroy(fca_search *search);
-/* Maps a search-order intent to original ids. */
+/* Maps a search-order intent to original ids (original_words words). */
 void fca_search_original_intent(const fca_search *search, const parac_word *intent, parac_word *original);
 /* The root concept: extent all objects, intent their common attributes. */
 void fca_search_root(const fca_search *search, parac_word *extent, parac_word *intent);
+/* Adds the concept (empty extent, all attributes) when leaving out empty
+ * attributes hid it: the search's own full intent had objects. */
+parac_status fca_search_finish(const fca_search *search, parac_fca_concepts *concepts, uint64_t *count,
+                               parac_error *error);
 
 /* FCbO on one thread / on OpenMP tasks / on the GPU. concepts NULL = count only.
  * Concepts come out in search order, mapped to original ids, unsorted. */

@@ -36,7 +36,9 @@ typedef unsigned long long word_t;
 #define FULL_MASK 0xffffffffu
 #define THREADS_PER_BLOCK 256
 #define BLOCKS_PER_SM 8
-#define MAX_POOL_BYTES ((size_t)16 << 30)
+#define MAX_POOL_BYTES ((size_t)16 << 30)     /* children + pool, at most */
+#define INITIAL_POOL_BYTES ((size_t)64 << 20)  /* first allocation; grows x4 while work piles up */
+#define GROWTH_FACTOR 4
 
 typedef struct task_arrays {
     word_t *extent;   /* capacity x object_words */
@@ -216,6 +218,9 @@ typedef struct gpu_search {
     word_t *scratch;
     uint32_t *child_lists;
     unsigned int warps, blocks;
+    size_t budget;     /* bytes of the current children + pool buffers */
+    size_t budget_cap; /* what growth may reach: half the free memory, at most MAX_POOL_BYTES */
+    int can_grow;
     host_tasks spill;
 } gpu_search;
 
@@ -332,23 +337,72 @@ static void release_gpu(gpu_search *g)
     free(g->spill.next);
 }
 
+static size_t bytes_per_task(const gpu_search *g)
+{
+    return (g->shape.object_words + g->shape.attribute_words + g->failed_words) * 8 + 4;
+}
+
+/* Children hold a third of the budget, the pool two thirds (a batch of tasks
+ * has at most `attributes` children each, so batch = children capacity / attributes). */
+static size_t children_for_budget(const gpu_search *g, size_t budget)
+{
+    size_t capacity = budget / (3 * bytes_per_task(g));
+    return capacity > UINT32_MAX / 2 ? UINT32_MAX / 2 : capacity;
+}
+
 /* Pool and child buffers from a byte budget; halves the budget on out-of-memory. */
 static parac_status allocate_buffers(gpu_search *g, size_t budget, parac_error *error)
 {
-    size_t per_task = (g->shape.object_words + g->shape.attribute_words + g->failed_words) * 8 + 4;
-    size_t n = g->shape.attributes;
     parac_status status = PARAC_ERR_NO_MEMORY;
-    while (budget / (3 * per_task) > n) {
-        size_t child_capacity = budget / (3 * per_task);
-        if (child_capacity > UINT32_MAX / 2) child_capacity = UINT32_MAX / 2;
+    while (children_for_budget(g, budget) > g->shape.attributes) {
+        size_t child_capacity = children_for_budget(g, budget);
         status = alloc_tasks(g, &g->children, child_capacity, error);
         if (status == PARAC_OK) status = alloc_tasks(g, &g->pool, 2 * child_capacity, error);
+        if (status == PARAC_OK) g->budget = budget;
         if (status != PARAC_ERR_NO_MEMORY) return status;
+        (void)cudaGetLastError(); /* the failed allocation must not surface at the next launch check */
         free_tasks(g, &g->children);
         free_tasks(g, &g->pool);
         budget /= 2;
+        g->can_grow = 0;
     }
     return status == PARAC_OK ? status : parac_fail(error, PARAC_ERR_NO_MEMORY, "fca cuda: not enough device memory for the task pool");
+}
+
+/* When the pool holds more than two batches, trades the buffers for ones
+ * GROWTH_FACTOR times larger (bigger batches, fewer rounds); keeps the old
+ * ones when the device says no. */
+static parac_status maybe_grow(gpu_search *g, parac_error *error)
+{
+    gpu_search grown;
+    size_t budget = g->budget * GROWTH_FACTOR < g->budget_cap ? g->budget * GROWTH_FACTOR : g->budget_cap;
+    size_t batch_limit = g->children.capacity / g->shape.attributes;
+    size_t child_capacity = children_for_budget(g, budget);
+    parac_status status;
+    parac_error ignored;
+    if (!g->can_grow || g->pool_count < 2 * batch_limit) return PARAC_OK;
+    if (budget <= g->budget || child_capacity <= g->children.capacity) {
+        g->can_grow = 0;
+        return PARAC_OK;
+    }
+    grown = *g;
+    status = alloc_tasks(&grown, &grown.children, child_capacity, &ignored);
+    if (status == PARAC_OK) status = alloc_tasks(&grown, &grown.pool, 2 * child_capacity, &ignored);
+    if (status == PARAC_OK) status = copy_tasks(g, &grown.pool, 0, &g->pool, 0, g->pool_count, error);
+    if (status != PARAC_OK) {
+        free_tasks(g, &grown.children);
+        free_tasks(g, &grown.pool);
+        if (status != PARAC_ERR_NO_MEMORY) return status;
+        (void)cudaGetLastError();
+        g->can_grow = 0;
+        return PARAC_OK;
+    }
+    free_tasks(g, &g->children);
+    free_tasks(g, &g->pool);
+    g->children = grown.children;
+    g->pool = grown.pool;
+    g->budget = budget;
+    return PARAC_OK;
 }
 
 static parac_status setup_gpu(gpu_search *g, const fca_search *search, int cuda_device, parac_error *error)
@@ -373,7 +427,13 @@ static parac_status setup_gpu(gpu_search *g, const fca_search *search, int cuda_
         (status = parac_cuda_alloc(&g->context, (void **)&g->child_lists, warps * search->attributes * 4, error)) ||
         (status = parac_cuda_memory_info(&g->context, &free_bytes, &total_bytes, error)))
         return status;
-    return allocate_buffers(g, free_bytes / 2 < MAX_POOL_BYTES ? free_bytes / 2 : MAX_POOL_BYTES, error);
+    g->budget_cap = free_bytes / 2 < MAX_POOL_BYTES ? free_bytes / 2 : MAX_POOL_BYTES;
+    g->can_grow = 1;
+    {
+        size_t first = 3 * bytes_per_task(g) * ((size_t)g->shape.attributes + 1) * 4; /* >= 4 tasks' children */
+        if (first < INITIAL_POOL_BYTES) first = INITIAL_POOL_BYTES;
+        return allocate_buffers(g, first < g->budget_cap ? first : g->budget_cap, error);
+    }
 }
 
 static parac_status push_root(gpu_search *g, const fca_search *search, parac_word *extent, parac_word *intent,
@@ -458,14 +518,15 @@ static parac_status push_children(gpu_search *g, unsigned int made, parac_error 
 static parac_status search_rounds(gpu_search *g, const fca_search *search, parac_fca_concepts *concepts,
                                   uint64_t *count, parac_error *error)
 {
-    size_t batch_limit = g->children.capacity / (search->attributes ? search->attributes : 1);
     size_t buffer_words = 0;
-    parac_word *buffer = NULL, *original = (parac_word *)malloc(search->attribute_words * 8);
+    parac_word *buffer = NULL, *original = (parac_word *)malloc(search->original_words * 8);
     parac_status status = original ? PARAC_OK : parac_fail_no_memory(error, "intent", 64);
     while (status == PARAC_OK && (g->pool_count || g->spill.count)) {
-        size_t batch;
+        size_t batch, batch_limit;
         unsigned int made = 0;
         if (!g->pool_count && (status = reload_from_host(g, error)) != PARAC_OK) break;
+        if ((status = maybe_grow(g, error)) != PARAC_OK) break;
+        batch_limit = g->children.capacity / search->attributes;
         batch = g->pool_count < batch_limit ? g->pool_count : batch_limit;
         if ((status = run_round(g, batch, &made, error)) != PARAC_OK) break;
         *count += made;
@@ -486,7 +547,7 @@ extern "C" parac_status fca_fcbo_cuda(const fca_search *search, int cuda_device,
     gpu_search g;
     parac_word *extent = (parac_word *)calloc(search->object_words, 8);
     parac_word *intent = (parac_word *)calloc(search->attribute_words, 8);
-    parac_word *original = (parac_word *)calloc(search->attribute_words, 8);
+    parac_word *original = (parac_word *)calloc(search->original_words, 8);
     parac_status status = PARAC_OK;
     memset(&g, 0, sizeof g);
     *count = 0;

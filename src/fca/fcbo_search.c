@@ -30,6 +30,26 @@ static void fill_permuted(const parac_fca_context *context, fca_search *search)
     }
 }
 
+/* Orders the attributes some object has by ascending support; records the others as empty. */
+static size_t order_attributes(const parac_fca_context *context, attribute_support *order, fca_search *search)
+{
+    size_t kept = 0;
+    for (size_t a = 0; a < context->attributes; a++) {
+        uint32_t support = (uint32_t)parac_bitset_popcount(context->columns + a * context->object_words,
+                                                           context->object_words);
+        if (support == 0) {
+            parac_bitset_set(search->empty_attributes, a);
+            search->empty_count++;
+            continue;
+        }
+        order[kept].attribute = (uint32_t)a;
+        order[kept].support = support;
+        kept++;
+    }
+    qsort(order, kept, sizeof *order, by_support);
+    return kept;
+}
+
 parac_status fca_search_create(const parac_fca_context *context, uint64_t min_support, fca_search *search,
                                parac_error *error)
 {
@@ -37,29 +57,59 @@ parac_status fca_search_create(const parac_fca_context *context, uint64_t min_su
     attribute_support *order = malloc((n ? n : 1) * sizeof *order);
     memset(search, 0, sizeof *search);
     search->objects = context->objects;
-    search->attributes = n;
     search->object_words = context->object_words ? context->object_words : 1;
-    search->attribute_words = context->attribute_words ? context->attribute_words : 1;
+    search->original_attributes = n;
+    search->original_words = context->attribute_words ? context->attribute_words : 1;
     search->min_support = min_support;
+    search->empty_attributes = calloc(search->original_words, sizeof(parac_word));
+    if (!order || !search->empty_attributes) {
+        free(order);
+        fca_search_destroy(search);
+        return parac_fail_no_memory(error, "search context", n * 8ULL);
+    }
+    search->attributes = order_attributes(context, order, search);
+    search->attribute_words = parac_bitset_words(search->attributes) ? parac_bitset_words(search->attributes) : 1;
     search->rows = calloc(search->objects * search->attribute_words + 1, sizeof(parac_word));
-    search->columns = calloc(n * search->object_words + 1, sizeof(parac_word));
-    search->original_attribute = malloc((n ? n : 1) * sizeof(uint32_t));
-    if (!order || !search->rows || !search->columns || !search->original_attribute) {
+    search->columns = calloc(search->attributes * search->object_words + 1, sizeof(parac_word));
+    search->original_attribute = malloc((search->attributes + 1) * sizeof(uint32_t));
+    if (!search->rows || !search->columns || !search->original_attribute) {
         free(order);
         fca_search_destroy(search);
         return parac_fail_no_memory(error, "search context",
                                     (unsigned long long)(search->objects * search->attribute_words + n * search->object_words) * 8);
     }
-    for (size_t a = 0; a < n; a++) {
-        order[a].attribute = (uint32_t)a;
-        order[a].support = (uint32_t)parac_bitset_popcount(context->columns + a * context->object_words,
-                                                           context->object_words);
-    }
-    qsort(order, n, sizeof *order, by_support);
-    for (size_t s = 0; s < n; s++) search->original_attribute[s] = order[s].attribute;
+    for (size_t s = 0; s < search->attributes; s++) search->original_attribute[s] = order[s].attribute;
     free(order);
     fill_permuted(context, search);
+    search->full_intent_has_empty_extent = 0;
+    if (search->objects == 0) search->full_intent_has_empty_extent = 1;
+    else {
+        parac_word *all = calloc(search->attribute_words, sizeof(parac_word));
+        size_t having_all = 0;
+        if (!all) { fca_search_destroy(search); return parac_fail_no_memory(error, "search context", 64); }
+        parac_bitset_fill(all, search->attributes);
+        for (size_t o = 0; o < search->objects; o++)
+            having_all += parac_bitset_is_subset(all, search->rows + o * search->attribute_words, search->attribute_words);
+        search->full_intent_has_empty_extent = having_all == 0;
+        free(all);
+    }
     return PARAC_OK;
+}
+
+parac_status fca_search_finish(const fca_search *search, parac_fca_concepts *concepts, uint64_t *count,
+                               parac_error *error)
+{
+    parac_word *all;
+    parac_status status = PARAC_OK;
+    if (!search->empty_count || search->full_intent_has_empty_extent || search->min_support > 0) return PARAC_OK;
+    ++*count;
+    if (!concepts) return PARAC_OK;
+    all = calloc(search->original_words, sizeof *all);
+    if (!all) return parac_fail_no_memory(error, "bottom concept", search->original_words * 8);
+    parac_bitset_fill(all, search->original_attributes);
+    status = fca_concepts_append(concepts, all, error);
+    free(all);
+    return status;
 }
 
 void fca_search_destroy(fca_search *search)
@@ -67,15 +117,20 @@ void fca_search_destroy(fca_search *search)
     free(search->rows);
     free(search->columns);
     free(search->original_attribute);
+    free(search->empty_attributes);
     memset(search, 0, sizeof *search);
 }
 
 void fca_search_original_intent(const fca_search *search, const parac_word *intent, parac_word *original)
 {
-    memset(original, 0, search->attribute_words * sizeof *original);
+    size_t size = 0;
+    memset(original, 0, search->original_words * sizeof *original);
     for (size_t w = 0; w < search->attribute_words; w++)
-        for (parac_word bits = intent[w]; bits; bits &= bits - 1)
+        for (parac_word bits = intent[w]; bits; bits &= bits - 1, size++)
             parac_bitset_set(original, search->original_attribute[w * 64 + (size_t)__builtin_ctzll(bits)]);
+    /* the full search intent with no object is the bottom concept: it has the empty attributes too */
+    if (size == search->attributes && search->full_intent_has_empty_extent)
+        parac_bitset_or(original, original, search->empty_attributes, search->original_words);
 }
 
 void fca_search_root(const fca_search *search, parac_word *extent, parac_word *intent)

@@ -70,12 +70,12 @@ parac_status fcbo_worker_init(fcbo_worker *worker, const fca_search *search, int
     parac_status status;
     memset(worker, 0, sizeof *worker);
     worker->search = search;
-    worker->original_intent = malloc(search->attribute_words * sizeof(parac_word));
-    if (!worker->original_intent) return parac_fail_no_memory(error, "intent", search->attribute_words * 8);
+    worker->original_intent = malloc(search->original_words * sizeof(parac_word));
+    if (!worker->original_intent) return parac_fail_no_memory(error, "intent", search->original_words * 8);
     if (store) {
         worker->concepts = malloc(sizeof *worker->concepts);
         if (!worker->concepts) return parac_fail_no_memory(error, "concepts", 64);
-        status = fca_concepts_init(worker->concepts, search->attributes, error);
+        status = fca_concepts_init(worker->concepts, search->original_attributes, error);
         if (status != PARAC_OK) return status;
     }
     return PARAC_OK;

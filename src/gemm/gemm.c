@@ -6,12 +6,52 @@
 #include "core/timer.h"
 #include "gemm/gemm_internal.h"
 
+#ifdef PARAC_HAVE_CUDA
+/* Rows r0.. of a matrix in its layout. */
+static const float *row_offset(const float *x, parac_gemm_layout layout, int64_t ld, int64_t r0)
+{
+    return layout == PARAC_GEMM_ROW_MAJOR ? x + r0 * ld : x + r0;
+}
+
+/* When the GPU runs out of memory, C is computed in bands of rows (halving the band
+ * until it fits). Each band's plan keeps this plan's tile sizes and split-k, and a
+ * skipped zero tile changes no bit, so the result is bit-identical to one pass. */
+static parac_status execute_in_row_bands(parac_gemm_plan *plan, float alpha, const float *a, const float *b, float beta,
+                                         float *c, parac_error *error)
+{
+    parac_gemm_options sub = plan->options;
+    parac_status status = PARAC_ERR_NO_MEMORY;
+    int64_t band = gemm_ceil_div(plan->tiles_m, 2) * plan->tile_m;
+    sub.lda = plan->lda, sub.ldb = plan->ldb, sub.ldc = plan->ldc;
+    sub.tile_m = plan->tile_m, sub.tile_n = plan->tile_n, sub.tile_k = plan->tile_k, sub.split_k = plan->split_k;
+    gemm_cuda_release_workspace(plan);
+    for (; band >= plan->tile_m && status == PARAC_ERR_NO_MEMORY; band = band / 2 / plan->tile_m * plan->tile_m) {
+        status = PARAC_OK;
+        for (int64_t r0 = 0; r0 < plan->options.m && status == PARAC_OK; r0 += band) {
+            parac_gemm_plan *band_plan = NULL;
+            sub.m = plan->options.m - r0 < band ? plan->options.m - r0 : band;
+            status = parac_gemm_plan_create(&sub, &band_plan, error);
+            if (status == PARAC_OK)
+                status = gemm_cuda_execute_host(band_plan, alpha, row_offset(a, sub.layout_a, plan->lda, r0), b, beta,
+                                                (float *)row_offset(c, sub.layout_c, plan->ldc, r0), error);
+            parac_gemm_plan_destroy(band_plan);
+        }
+    }
+    return status;
+}
+#endif
+
 parac_status parac_gemm_execute(parac_gemm_plan *plan, float alpha, const float *a, const float *b, float beta,
                                 float *c, parac_error *error)
 {
     if (!a || !b || !c) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: NULL matrix");
 #ifdef PARAC_HAVE_CUDA
-    if (plan->device == PARAC_DEVICE_CUDA) return gemm_cuda_execute_host(plan, alpha, a, b, beta, c, error);
+    if (plan->device == PARAC_DEVICE_CUDA) {
+        parac_status status = gemm_cuda_execute_host(plan, alpha, a, b, beta, c, error);
+        if (status == PARAC_ERR_NO_MEMORY && plan->tiles_m > 1)
+            status = execute_in_row_bands(plan, alpha, a, b, beta, c, error);
+        return status;
+    }
 #endif
     {
         double start = parac_now_seconds();

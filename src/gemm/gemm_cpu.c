@@ -3,9 +3,9 @@
  * Plus the double-precision reference used by tests and --verify.
  *
  * Every C element is accumulated exactly as on the GPU: fmaf in ascending k
- * over the packed, zero-padded operands, from 0.0f. The micro-kernel is
- * compiled twice (AVX2+FMA and baseline, picked at load time): vector width
- * changes nothing because elements never mix, so the bits are the same on
+ * over the packed, zero-padded operands, from 0.0f. The micro-kernel comes
+ * in AVX-512 (8x32), AVX2+FMA (4x16) and portable fmaf versions, picked at run
+ * time: vector width changes nothing because elements never mix, so the bits are the same on
  * every machine, thread count and schedule.
  */
 #include <math.h>
@@ -123,15 +123,52 @@ __attribute__((target("avx2,fma"))) static void micro_kernel_avx2(const float *a
 }
 #endif
 
+#ifdef GEMM_HAVE_AVX2_KERNEL
+/* 8 x 32 with AVX-512: 16 zmm accumulators; _mm512_fmadd_ps rounds each lane like fmaf. */
+__attribute__((target("avx512f"))) static void micro_kernel_avx512(const float *a, const float *b, int64_t a_stride,
+                                                                   int64_t b_stride, const int32_t *k_tiles,
+                                                                   int64_t k_tile_count, int tile_k, float *out,
+                                                                   int out_stride)
+{
+    __m512 sum[8][2];
+    for (int r = 0; r < 8; r++) sum[r][0] = sum[r][1] = _mm512_setzero_ps();
+    for (int64_t l = 0; l < k_tile_count; l++) {
+        const float *ak = a + (int64_t)k_tiles[l] * tile_k * a_stride;
+        const float *bk = b + (int64_t)k_tiles[l] * tile_k * b_stride;
+        for (int kk = 0; kk < tile_k; kk++, ak += a_stride, bk += b_stride) {
+            __m512 b0 = _mm512_loadu_ps(bk), b1 = _mm512_loadu_ps(bk + 16);
+            for (int r = 0; r < 8; r++) {
+                __m512 x = _mm512_set1_ps(ak[r]);
+                sum[r][0] = _mm512_fmadd_ps(x, b0, sum[r][0]);
+                sum[r][1] = _mm512_fmadd_ps(x, b1, sum[r][1]);
+            }
+        }
+    }
+    for (int r = 0; r < 8; r++) {
+        _mm512_storeu_ps(out + r * out_stride, sum[r][0]);
+        _mm512_storeu_ps(out + r * out_stride + 16, sum[r][1]);
+    }
+}
+#endif
+
 typedef void (*micro_kernel_fn)(const float *, const float *, int64_t, int64_t, const int32_t *, int64_t, int, float *,
                                 int);
 
-static micro_kernel_fn pick_micro_kernel(void)
+/* The widest kernel this CPU runs; all give the same bits (elements never mix). */
+typedef struct micro_kernel {
+    micro_kernel_fn run;
+    int rows, cols; /* divide 64 and 128 */
+} micro_kernel;
+
+static micro_kernel pick_micro_kernel(void)
 {
+    micro_kernel portable = {micro_kernel_portable, MICRO_ROWS, MICRO_COLS};
 #ifdef GEMM_HAVE_AVX2_KERNEL
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return micro_kernel_avx2;
+    micro_kernel avx2 = {micro_kernel_avx2, MICRO_ROWS, MICRO_COLS}, avx512 = {micro_kernel_avx512, 8, 32};
+    if (__builtin_cpu_supports("avx512f")) return avx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return avx2;
 #endif
-    return micro_kernel_portable;
+    return portable;
 }
 
 static float epilogue(float alpha, float acc, float beta, float c)
@@ -151,14 +188,14 @@ static void store_c_tile(const parac_gemm_plan *plan, int64_t tile_row, int64_t 
         }
 }
 
-static void run_item(micro_kernel_fn micro_kernel, const parac_gemm_plan *plan, const gemm_work_item *w, const float *packed_a,
+static void run_item(micro_kernel micro, const parac_gemm_plan *plan, const gemm_work_item *w, const float *packed_a,
                      const float *packed_b, float *partials, float *acc, float alpha, float beta, float *c)
 {
     int64_t r0 = (int64_t)w->tile_row * plan->tile_m, c0 = (int64_t)w->tile_col * plan->tile_n;
     float *out = w->partial_slot >= 0 ? partials + (int64_t)w->partial_slot * plan->tile_m * plan->tile_n : acc;
-    for (int i = 0; i < plan->tile_m; i += MICRO_ROWS)
-        for (int j = 0; j < plan->tile_n; j += MICRO_COLS)
-            micro_kernel(packed_a + r0 * plan->padded_k + i, packed_b + c0 * plan->padded_k + j, plan->tile_m, plan->tile_n,
+    for (int i = 0; i < plan->tile_m; i += micro.rows)
+        for (int j = 0; j < plan->tile_n; j += micro.cols)
+            micro.run(packed_a + r0 * plan->padded_k + i, packed_b + c0 * plan->padded_k + j, plan->tile_m, plan->tile_n,
                          plan->k_list + w->list_begin, w->list_end - w->list_begin, plan->tile_k,
                          out + i * plan->tile_n + j, plan->tile_n);
     if (w->partial_slot < 0) store_c_tile(plan, w->tile_row, w->tile_col, acc, alpha, beta, c);
@@ -200,7 +237,7 @@ parac_status gemm_cpu_execute(parac_gemm_plan *plan, float alpha, const float *a
     gemm_pack_a(plan, a, packed_a);
     gemm_pack_b(plan, b, packed_b);
     dynamic = plan->schedule == PARAC_GEMM_SCHEDULE_DYNAMIC;
-    micro_kernel_fn micro_kernel = pick_micro_kernel();
+    micro_kernel micro = pick_micro_kernel();
     int failed = 0;
 #pragma omp parallel num_threads(threads) reduction(| : failed)
     {
@@ -208,7 +245,7 @@ parac_status gemm_cpu_execute(parac_gemm_plan *plan, float alpha, const float *a
         if (!acc) failed = 1;
 #pragma omp for schedule(dynamic, 1)
         for (int64_t i = 0; i < plan->item_count; i++)
-            if (acc) run_item(micro_kernel, plan, &plan->items[dynamic ? plan->dynamic_order[i] : i], packed_a, packed_b, partials,
+            if (acc) run_item(micro, plan, &plan->items[dynamic ? plan->dynamic_order[i] : i], packed_a, packed_b, partials,
                               acc, alpha, beta, c);
 #pragma omp for schedule(dynamic, 1)
         for (int64_t r = 0; r < plan->reduction_count; r++)

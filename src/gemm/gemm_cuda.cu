@@ -492,6 +492,21 @@ extern "C" void gemm_cuda_state_destroy(parac_gemm_plan *plan)
     plan->cuda = NULL;
 }
 
+/* Gives the workspace back (after an out-of-memory failure, before a chunked retry). */
+extern "C" void gemm_cuda_release_workspace(parac_gemm_plan *plan)
+{
+    gemm_cuda_state *st = state_of(plan);
+    void **buffers[] = {(void **)&st->items, (void **)&st->dynamic_order, (void **)&st->k_list,
+                        (void **)&st->reductions, (void **)&st->packed_a, (void **)&st->packed_b,
+                        (void **)&st->partials, (void **)&st->counter};
+    for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++) {
+        parac_cuda_free(&st->context, *buffers[i]);
+        *buffers[i] = NULL;
+    }
+    cudaStreamSynchronize((cudaStream_t)st->context.stream);
+    st->tables_ready = 0;
+}
+
 extern "C" const char *gemm_cuda_device_name(const parac_gemm_plan *plan) { return state_of(plan)->device_name; }
 
 /* --- execution ---------------------------------------------------------------------------- */

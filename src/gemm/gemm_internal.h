@@ -93,6 +93,7 @@ parac_status gemm_cuda_execute_host(parac_gemm_plan *plan, float alpha, const fl
 parac_status gemm_cuda_execute_device(parac_gemm_plan *plan, float alpha, const float *a, const float *b, float beta,
                                       float *c, parac_error *error);
 const char *gemm_cuda_device_name(const parac_gemm_plan *plan);
+void gemm_cuda_release_workspace(parac_gemm_plan *plan);
 parac_status gemm_cuda_vendor_reference(parac_gemm_plan *plan, float alpha, const float *a, const float *b, float beta,
                                         float *c, parac_error *error);
 #endif

@@ -185,3 +185,41 @@ int brute_force_sac(const parac_csp_network *network, uint64_t *value_bits)
     free(probe);
     return 0;
 }
+
+int ne_rounds_reference(const parac_csp_network *network, uint64_t *value_bits, uint64_t *rounds)
+{
+    size_t words = parac_bitset_words(network->value_count);
+    uint64_t *next = malloc((words + 1) * sizeof *next);
+    memcpy(value_bits, network->present, words * sizeof *value_bits);
+    *rounds = 0;
+    if (wiped(network, value_bits)) {
+        free(next);
+        memset(value_bits, 0, words * sizeof *value_bits);
+        return 1;
+    }
+    for (;;) {
+        int changed = 0;
+        (*rounds)++;
+        memcpy(next, value_bits, words * sizeof *next);
+        for (size_t c = 0; c < network->constraint_count; c++) {
+            const parac_csp_constraint *con = &network->constraints[c];
+            for (int p = 0; p < 2 && con->arity == 2; p++)
+                for (uint32_t s = 0; s < network->domain_size[con->scope[p]]; s++)
+                    if (present(network, value_bits, con->scope[p], s) &&
+                        !binary_supported(network, con, value_bits, p, s)) {
+                        parac_bitset_clear_bit(next, network->value_offset[con->scope[p]] + s);
+                        changed = 1;
+                    }
+        }
+        memcpy(value_bits, next, words * sizeof *value_bits);
+        if (changed && wiped(network, value_bits)) {
+            memset(value_bits, 0, words * sizeof *value_bits);
+            free(next);
+            return 1;
+        }
+        if (!changed) {
+            free(next);
+            return 0;
+        }
+    }
+}

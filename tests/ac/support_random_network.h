@@ -25,4 +25,9 @@ int brute_force_ac(const parac_csp_network *network, uint64_t *value_bits);
 /* The SAC closure by naive fixpoint; returns wipeout. */
 int brute_force_sac(const parac_csp_network *network, uint64_t *value_bits);
 
+/* AC4-GPU's rounds done plainly on the CPU (binary networks): every round counts the supports of
+ * every value against the domains at the round's start and deletes the unsupported ones, until a
+ * round deletes nothing or a domain empties. Sets *rounds; returns wipeout (bits all 0 then). */
+int ne_rounds_reference(const parac_csp_network *network, uint64_t *value_bits, uint64_t *rounds);
+
 #endif

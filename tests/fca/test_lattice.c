@@ -1,4 +1,4 @@
-/* tests/fca/test_lattice.c — iPred covering edges against the naive
+/* tests/fca/test_lattice.c — covering edges (Lindig) against the naive
  * definition (c covers k when k ⊂ c and no intent lies strictly between). */
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +42,7 @@ static void check_context(size_t objects, size_t attributes, double density, uin
     size_t n = parac_fca_concepts_size(concepts), wrong = 0;
     uint64_t *masks = malloc((n + 1) * sizeof *masks);
     char *is_edge = calloc(n * n + 1, 1);
-    CHECK_OK(parac_fca_lattice_create(concepts, &lattice, &error), &error);
+    CHECK_OK(parac_fca_lattice_create(context, concepts, min_support, &lattice, &error), &error);
     for (size_t c = 0; c < n; c++) masks[c] = intent_mask(concepts, c);
     if (lattice) {
         size_t expected = naive_edges(masks, n, is_edge);

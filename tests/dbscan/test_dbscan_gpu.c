@@ -1,0 +1,201 @@
+/* tests/dbscan/test_dbscan_gpu.c — the CUDA path gives the CPU path's bytes.
+ *
+ * Fresh random inputs every run (the seed is printed; PARAC_TEST_SEED=S
+ * replays one): blobs 2-D/3-D up to 2 M points, uniform 1-D..8-D, lattice
+ * ties at exactly eps, duplicates, all noise, one giant cluster, d = 12
+ * (brute force), n = 0 and 1, float32 input. Labels, core mask and counts
+ * must be identical, and the run must really have used the GPU.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <parac/dbscan.h>
+#include <parac/points.h>
+
+#include "core/rng.h"
+#include "test_util.h"
+
+static uint64_t base_seed;
+
+typedef struct outcome {
+    int32_t *labels;
+    uint8_t *core;
+    parac_dbscan_info info;
+    int status;
+} outcome;
+
+static outcome run(const double *xs, const float *narrow, size_t n, size_t d, double eps, size_t min_samples,
+                   parac_dbscan_method method, parac_device device)
+{
+    outcome result;
+    parac_dbscan_options options;
+    parac_error error;
+    memset(&options, 0, sizeof options);
+    memset(&result.info, 0, sizeof result.info);
+    options.eps = eps;
+    options.min_samples = min_samples;
+    options.method = method;
+    options.exec.device = device;
+    result.labels = malloc((n + 1) * sizeof(int32_t));
+    result.core = malloc(n + 1);
+    result.status = narrow ? parac_dbscan_run_f32(&options, narrow, n, d, result.labels, result.core, &result.info,
+                                                  &error)
+                           : parac_dbscan_run(&options, xs, n, d, result.labels, result.core, &result.info, &error);
+    if (result.status) printf("  dbscan (%s) failed: %s\n", parac_device_name(device), error.message);
+    return result;
+}
+
+static void release(outcome *result)
+{
+    free(result->labels);
+    free(result->core);
+}
+
+/* GPU and CPU on the same points (float32 when narrow != NULL) must agree byte for byte. */
+static void compare(const char *name, const double *xs, const float *narrow, size_t n, size_t d, double eps,
+                    size_t min_samples, parac_dbscan_method method)
+{
+    outcome cpu = run(xs, narrow, n, d, eps, min_samples, method, PARAC_DEVICE_CPU);
+    outcome gpu = run(xs, narrow, n, d, eps, min_samples, method, PARAC_DEVICE_CUDA);
+    int same = cpu.status == 0 && gpu.status == 0 && memcmp(cpu.labels, gpu.labels, n * sizeof(int32_t)) == 0 &&
+               memcmp(cpu.core, gpu.core, n) == 0;
+    CHECK(same, "%s: n=%zu d=%zu eps=%g min=%zu %s: GPU labels/core differ from the CPU's", name, n, d, eps,
+          min_samples, narrow ? "float32" : "float64");
+    CHECK(cpu.info.clusters == gpu.info.clusters && cpu.info.core == gpu.info.core &&
+              cpu.info.noise == gpu.info.noise && cpu.info.border == gpu.info.border,
+          "%s: counts differ: clusters %zu/%zu core %zu/%zu noise %zu/%zu", name, cpu.info.clusters,
+          gpu.info.clusters, cpu.info.core, gpu.info.core, cpu.info.noise, gpu.info.noise);
+    CHECK(gpu.info.device == PARAC_DEVICE_CUDA && !gpu.info.gpu_fallback, "%s: ran on %s (fallback %d)", name,
+          parac_device_name(gpu.info.device), gpu.info.gpu_fallback);
+    if (n > 0) CHECK(gpu.info.device_bytes > 0, "%s: device bytes reported", name);
+    printf("  %-12s n=%-8zu d=%-2zu eps=%-8g min=%-3zu clusters=%-6zu core=%-8zu noise=%-8zu gpu %.4f s "
+           "(%.1f B/point) cpu %.4f s\n",
+           name, n, d, eps, min_samples, gpu.info.clusters, gpu.info.core, gpu.info.noise, gpu.info.seconds_total,
+           n ? (double)gpu.info.device_bytes / (double)n : 0.0, cpu.info.seconds_total);
+    release(&cpu);
+    release(&gpu);
+}
+
+static double *generate(parac_points_kind kind, size_t n, size_t d, size_t centers, double std, uint64_t seed)
+{
+    parac_points_options options;
+    parac_error error;
+    double *xs = malloc((n * d + 1) * sizeof(double));
+    memset(&options, 0, sizeof options);
+    options.kind = kind;
+    options.count = n;
+    options.dim = d;
+    options.seed = base_seed + seed;
+    options.centers = centers;
+    options.std = std;
+    CHECK_OK(parac_points_generate(&options, xs, NULL, &error), &error);
+    return xs;
+}
+
+static float *narrowed(const double *xs, size_t count)
+{
+    float *narrow = malloc((count + 1) * sizeof(float));
+    for (size_t i = 0; i < count; i++) narrow[i] = (float)xs[i];
+    return narrow;
+}
+
+static void test_blobs(void)
+{
+    const size_t sizes[] = {1000, 100000, 2000000};
+    for (size_t d = 2; d <= 3; d++)
+        for (int s = 0; s < 3; s++) {
+            double *xs = generate(PARAC_POINTS_BLOBS, sizes[s], d, 20, 0.5, 10 * d + (uint64_t)s);
+            compare("blobs", xs, NULL, sizes[s], d, s == 2 ? 0.05 : 0.3, 10, PARAC_DBSCAN_AUTO);
+            if (s == 1) {
+                float *narrow = narrowed(xs, sizes[s] * d);
+                compare("blobs-f32", NULL, narrow, sizes[s], d, 0.2, 5, PARAC_DBSCAN_AUTO);
+                free(narrow);
+            }
+            free(xs);
+        }
+}
+
+static void test_uniform(void)
+{
+    for (size_t d = 1; d <= 8; d++) {
+        size_t n = 50000;
+        double *xs = generate(PARAC_POINTS_UNIFORM, n, d, 0, 0, 100 + d);
+        /* eps near the typical nearest-neighbour distance: a mix of core, border and noise. */
+        double eps = 1.2 * pow(1.0 / (double)n, 1.0 / (double)d) * sqrt((double)d) / 2.0;
+        compare("uniform", xs, NULL, n, d, eps, 4, PARAC_DBSCAN_AUTO);
+        compare("uniform-min1", xs, NULL, n, d, eps, 1, PARAC_DBSCAN_GRID);
+        free(xs);
+    }
+    {
+        double *xs = generate(PARAC_POINTS_UNIFORM, 3000000, 3, 0, 0, 7);
+        float *narrow = narrowed(xs, 3000000 * 3);
+        compare("uniform-f32", NULL, narrow, 3000000, 3, 0.01, 5, PARAC_DBSCAN_AUTO);
+        free(narrow);
+        free(xs);
+    }
+}
+
+/* Coordinates on a 1/4 lattice: many pairs at exactly eps. */
+static void test_lattice_ties(void)
+{
+    parac_rng rng;
+    parac_rng_seed(&rng, base_seed + 300);
+    for (size_t d = 2; d <= 3; d++) {
+        size_t n = 40000;
+        double *xs = malloc(n * d * sizeof(double));
+        for (size_t i = 0; i < n * d; i++) xs[i] = (double)parac_rng_below(&rng, d == 2 ? 400 : 80) / 4.0;
+        compare("lattice", xs, NULL, n, d, 0.25, 3, PARAC_DBSCAN_GRID);
+        compare("lattice", xs, NULL, n, d, 0.5, 6, PARAC_DBSCAN_GRID);
+        compare("lattice", xs, NULL, n, d, sqrt(0.125), 4, PARAC_DBSCAN_GRID);
+        free(xs);
+    }
+}
+
+static void test_special_inputs(void)
+{
+    size_t n = 20000, d = 2;
+    double *xs = malloc(n * 12 * sizeof(double));
+    parac_rng rng;
+    parac_rng_seed(&rng, base_seed + 400);
+    for (size_t i = 0; i < n * d; i++) xs[i] = (double)(i / d % 7); /* 7 distinct points, many copies */
+    compare("duplicates", xs, NULL, n, d, 1e-9, 100, PARAC_DBSCAN_AUTO);
+    compare("duplicates", xs, NULL, n, d, 1.0, 5000, PARAC_DBSCAN_AUTO);
+    for (size_t i = 0; i < n * d; i++) xs[i] = (double)i * 10.0;
+    compare("all-noise", xs, NULL, n, d, 1.0, 2, PARAC_DBSCAN_AUTO);
+    for (size_t i = 0; i < n * d; i++) xs[i] = parac_rng_uniform(&rng);
+    compare("giant", xs, NULL, n, d, 10.0, 5, PARAC_DBSCAN_AUTO);
+    compare("giant-cells", xs, NULL, n, d, 0.3, 5, PARAC_DBSCAN_AUTO);
+    compare("n=1", xs, NULL, 1, d, 0.3, 1, PARAC_DBSCAN_AUTO);
+    compare("n=1", xs, NULL, 1, d, 0.3, 2, PARAC_DBSCAN_AUTO);
+    compare("n=0", xs, NULL, 0, d, 0.3, 2, PARAC_DBSCAN_AUTO);
+    free(xs);
+}
+
+/* d = 12: the brute-force path (one cell), and the grid forced on the same points. */
+static void test_high_dimension(void)
+{
+    const size_t sizes[] = {3000, 30000};
+    for (int s = 0; s < 2; s++) {
+        size_t n = sizes[s], d = 12;
+        double *xs = generate(PARAC_POINTS_BLOBS, n, d, 8, 1.0, 500 + (uint64_t)s);
+        compare("d12-brute", xs, NULL, n, d, 3.5, 8, PARAC_DBSCAN_AUTO);
+        compare("d12-grid", xs, NULL, n, d, 3.5, 8, PARAC_DBSCAN_GRID);
+        free(xs);
+    }
+}
+
+int main(void)
+{
+    const char *fixed = getenv("PARAC_TEST_SEED");
+    if (test_require_gpu()) return 77;
+    base_seed = fixed ? strtoull(fixed, NULL, 10) : (uint64_t)time(NULL);
+    printf("seed %llu (replay with PARAC_TEST_SEED)\n", (unsigned long long)base_seed);
+    test_special_inputs();
+    test_lattice_ties();
+    test_high_dimension();
+    test_uniform();
+    test_blobs();
+    return test_finish("dbscan_gpu");
+}
