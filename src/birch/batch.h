@@ -20,6 +20,10 @@
 
 #include "birch/cf_tree.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct birch_batch_result {
     size_t capacity;        /* points per batch the buffers hold */
     size_t dims;
@@ -53,5 +57,9 @@ parac_status birch_batch_apply(birch_tree *tree, const double *points, size_t co
 /* Inserts count points batch by batch on the CPU. */
 parac_status birch_insert_batched_cpu(birch_tree *tree, const double *points, size_t count, size_t batch_size,
                                       int threads, parac_error *error);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -16,6 +16,10 @@
 
 #include <parac/status.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct birch_tree {
     size_t dims;
     int branching;           /* most entries of a settled node */
@@ -51,5 +55,9 @@ void birch_tree_add_to_ancestors(birch_tree *tree, int32_t leaf, int64_t n, cons
 
 /* Leaf entries in leaf-chain order: centers (m×dims), counts and ssd (m); NULL skips. */
 void birch_tree_collect(const birch_tree *tree, double *centers, int64_t *counts, double *ssd);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

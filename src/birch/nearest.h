@@ -14,6 +14,10 @@
 
 #include <parac/status.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct birch_kdtree {
     const double *centers; /* borrowed, m×dims */
     size_t m, dims;
@@ -32,5 +36,9 @@ int32_t birch_kdtree_nearest(const birch_kdtree *tree, const double *x);
 /* Labels points[count×dims] in parallel: nearest[i] = nearest centroid. */
 void birch_kdtree_nearest_all(const birch_kdtree *tree, const double *points, size_t count, int threads,
                               int32_t *nearest);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

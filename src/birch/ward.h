@@ -13,6 +13,10 @@
 
 #include <parac/status.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct birch_merge {
     int32_t a, b;  /* representatives (smallest, largest original index) as scipy's nn_chain records them */
     double height;
@@ -35,5 +39,9 @@ parac_status birch_ward_cpu(const double *centers, size_t m, size_t dims, int th
  * height order, numbered by first appearance (0, 1, ... along index order). */
 parac_status birch_ward_cut(const birch_merge *merges, size_t m, size_t clusters, int32_t *labels,
                             parac_error *error);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

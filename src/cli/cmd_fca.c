@@ -116,15 +116,15 @@ int cli_fca(int argc, char **argv)
     }
     {
         double seconds = parac_now_seconds() - started;
-        FILE *out = options.count_only ? stdout : cli_open_output(options.output, &error);
+        FILE *out = cli_open_output(options.output, &error);
         parac_json_writer json;
         if (!out) return report_and_free(&error, context, concepts);
-        if (options.count_only) printf("%llu\n", (unsigned long long)count);
+        if (options.count_only) fprintf(out, "%llu\n", (unsigned long long)count);
         else if (print_concepts(out, context, concepts, &options)) {
             error.status = PARAC_ERR_NO_MEMORY;
             snprintf(error.message, sizeof error.message, "fca: out of memory while printing");
         }
-        if (!options.count_only && cli_close_output(out, options.output, &error)) return report_and_free(&error, context, concepts);
+        if (cli_close_output(out, options.output, &error)) return report_and_free(&error, context, concepts);
         if (error.status != PARAC_OK) return report_and_free(&error, context, concepts);
         if (common.json) {
             cli_summary_begin(&json, "fca", &common, cli_resolved_device(&common), seconds);

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# tests/dbscan/test_cli_gpu.sh — `parac dbscan --device cuda` writes the CPU's bytes (labels and core mask)
+# for float64 and float32 .npy and CSV input; skipped (77) without a usable GPU.
+set -u
+: "${PARAC:?PARAC must name the parac binary}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+"$PARAC" gen points --n 200000 --dim 2 --kind blobs --centers 20 --std 0.5 --seed $RANDOM -o "$tmp/b64.npy" || fail "gen"
+"$PARAC" gen points --n 300000 --dim 3 --kind uniform --seed $RANDOM --float32 -o "$tmp/u32.npy" || fail "gen f32"
+"$PARAC" gen points --n 5000 --dim 12 --kind blobs --centers 4 --seed $RANDOM -o "$tmp/d12.csv" || fail "gen csv"
+if ! "$PARAC" dbscan "$tmp/b64.npy" --eps 0.05 --min-samples 10 --device cuda -q 2>"$tmp/err"; then
+  grep -qi "gpu\|cuda" "$tmp/err" && { echo "no usable GPU: $(cat "$tmp/err")"; exit 77; }
+  fail "dbscan --device cuda: $(cat "$tmp/err")"
+fi
+
+same_on_both() { # file eps min_samples
+  local file=$1 eps=$2 min=$3 device
+  for device in cpu cuda; do
+    "$PARAC" dbscan "$file" --eps "$eps" --min-samples "$min" --device "$device" -o "$tmp/l_$device.npy" \
+      --core-mask "$tmp/c_$device.npy" --json >"$tmp/s_$device" || fail "dbscan $file on $device"
+  done
+  grep -q '"device":"cuda"' "$tmp/s_cuda" || fail "$file: did not run on the GPU: $(cat "$tmp/s_cuda")"
+  grep -q '"gpu_fallback":false' "$tmp/s_cuda" || fail "$file: fell back to the CPU"
+  cmp -s "$tmp/l_cpu.npy" "$tmp/l_cuda.npy" || fail "$file eps=$eps min=$min: labels differ between cpu and cuda"
+  cmp -s "$tmp/c_cpu.npy" "$tmp/c_cuda.npy" || fail "$file eps=$eps min=$min: core masks differ between cpu and cuda"
+}
+same_on_both "$tmp/b64.npy" 0.05 10
+same_on_both "$tmp/b64.npy" 0.3 1
+same_on_both "$tmp/u32.npy" 0.01 5
+same_on_both "$tmp/d12.csv" 4.0 8
+[[ $failures == 0 ]] || { echo "$failures failure(s)"; exit 1; }
+echo "ok"
