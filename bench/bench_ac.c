@@ -5,9 +5,11 @@
  * Rows: the shared XCSP instances, then random model-B networks generated in
  * memory up to 10^8 N-E edges (parac_csp_generate). Columns: N-E nodes and
  * edges, parse (or generate) time, build time, then AC4 and AC3bit+rm (CPU,
- * serial) and AC4-GPU, AC4-GPU+ and gpu-bitset (GPU), each end to end after
- * parsing (model build, transfers and propagation included; the GPU is warmed
- * up once first), and the rounds of the N-E algorithms. Every algorithm must
+ * serial) and AC4-GPU, AC4-GPU+ (each in the "edges" and the "rows" layout,
+ * PARAC_AC_VARIANT=edges|rows for one) and gpu-bitset (GPU), each end to end
+ * after parsing: parac_ac_enforce's whole call, so the CUDA context, model
+ * build, uploads, BuildNE / transposition, propagation and the copy back are
+ * all inside (the GPU is warmed up once first); and the rounds of the N-E algorithms. Every algorithm must
  * report the same values_after, else the program fails. Last: GPU SAC against
  * SAC1 on a network with >= 10^4 values.
  */
@@ -22,19 +24,36 @@
 #include "bench_util.h"
 #include "core/timer.h"
 
-enum { COLUMN_AC4, COLUMN_AC3BIT, COLUMN_AC4_GPU, COLUMN_AC4_GPU_PLUS, COLUMN_GPU_BITSET, COLUMN_COUNT };
+/* The N-E algorithms are timed in both layouts (parac_ac_variant): "edges" is the paper's edge arrays,
+ * "rows" the implicit edges with batched rounds. PARAC_AC_VARIANT=edges|rows times one layout only. */
+enum {
+    COLUMN_AC4,
+    COLUMN_AC3BIT,
+    COLUMN_AC4_GPU_EDGES,
+    COLUMN_AC4_GPU_ROWS,
+    COLUMN_AC4_GPU_PLUS_EDGES,
+    COLUMN_AC4_GPU_PLUS_ROWS,
+    COLUMN_GPU_BITSET,
+    COLUMN_COUNT
+};
+#define COLUMN_FIRST_GPU COLUMN_AC4_GPU_EDGES
 static const parac_ac_algorithm COLUMN_ALGORITHM[COLUMN_COUNT] = {
-    PARAC_AC_AC4, PARAC_AC_AC3BIT, PARAC_AC_AC4_GPU, PARAC_AC_AC4_GPU_PLUS, PARAC_AC_GPU_BITSET};
+    PARAC_AC_AC4,          PARAC_AC_AC3BIT,       PARAC_AC_AC4_GPU,   PARAC_AC_AC4_GPU,
+    PARAC_AC_AC4_GPU_PLUS, PARAC_AC_AC4_GPU_PLUS, PARAC_AC_GPU_BITSET};
+static const parac_ac_variant COLUMN_VARIANT[COLUMN_COUNT] = {
+    PARAC_AC_VARIANT_AUTO,  PARAC_AC_VARIANT_AUTO, PARAC_AC_VARIANT_EDGES, PARAC_AC_VARIANT_ROWS,
+    PARAC_AC_VARIANT_EDGES, PARAC_AC_VARIANT_ROWS, PARAC_AC_VARIANT_AUTO};
 
 typedef struct bench_settings {
     int cpu, cuda, quick;
+    int variant_only; /* PARAC_AC_VARIANT: time only this N-E layout (0: both) */
 } bench_settings;
 
 typedef struct table_row {
     char name[64];
     uint64_t nodes, edges;
     double parse_seconds, build_seconds;
-    double seconds[COLUMN_COUNT];
+    double seconds[COLUMN_COUNT], column_build_seconds[COLUMN_COUNT];
     uint64_t iterations[COLUMN_COUNT], values_after[COLUMN_COUNT];
     int ran[COLUMN_COUNT];
 } table_row;
@@ -49,10 +68,11 @@ typedef struct generated_case {
 static int mismatches;
 
 /* Median end-to-end seconds of parac_ac_enforce; stats of the last run. */
-static int time_enforce(const parac_csp *csp, parac_ac_algorithm algorithm, parac_device device, int singleton,
-                        int repeats, double *seconds, parac_ac_stats *stats)
+static int time_enforce(const parac_csp *csp, parac_ac_algorithm algorithm, parac_ac_variant variant,
+                        parac_device device, int singleton, int repeats, double *seconds, parac_ac_stats *stats)
 {
-    parac_ac_options options = {{device, device == PARAC_DEVICE_CPU ? 1 : 0, 0, NULL, NULL}, algorithm, singleton};
+    parac_ac_options options = {{device, device == PARAC_DEVICE_CPU ? 1 : 0, 0, NULL, NULL}, algorithm, singleton,
+                                variant};
     parac_error error = {0};
     double times[16];
     if (repeats > 16) repeats = 16;
@@ -76,11 +96,12 @@ static int repeats_for(uint64_t edges)
 static void emit_column(bench_report *report, const table_row *row, int column)
 {
     bench_result result;
-    int gpu = column >= COLUMN_AC4_GPU;
+    int gpu = column >= COLUMN_FIRST_GPU;
     memset(&result, 0, sizeof result);
     snprintf(result.module, sizeof result.module, "ac");
-    snprintf(result.case_name, sizeof result.case_name, "%s/%s", row->name,
-             parac_ac_algorithm_name(COLUMN_ALGORITHM[column]));
+    snprintf(result.case_name, sizeof result.case_name, "%s/%s%s%s", row->name,
+             parac_ac_algorithm_name(COLUMN_ALGORITHM[column]), COLUMN_VARIANT[column] ? "/" : "",
+             COLUMN_VARIANT[column] ? parac_ac_variant_name(COLUMN_VARIANT[column]) : "");
     snprintf(result.device, sizeof result.device, "%s", gpu ? "cuda" : "cpu");
     result.threads = gpu ? 0 : 1;
     result.seconds = row->seconds[column];
@@ -89,9 +110,10 @@ static void emit_column(bench_report *report, const table_row *row, int column)
     snprintf(result.unit, sizeof result.unit, "edges/s");
     snprintf(result.extra, sizeof result.extra,
              "\"ne_nodes\":%llu,\"ne_edges\":%llu,\"iterations\":%llu,\"values_after\":%llu,"
-             "\"speedup_vs_ac4\":%.4g,\"speedup_vs_ac3bit\":%.4g",
+             "\"build_seconds\":%.6f,\"speedup_vs_ac4\":%.4g,\"speedup_vs_ac3bit\":%.4g",
              (unsigned long long)row->nodes, (unsigned long long)row->edges,
              (unsigned long long)row->iterations[column], (unsigned long long)row->values_after[column],
+             row->column_build_seconds[column],
              row->ran[COLUMN_AC4] ? row->seconds[COLUMN_AC4] / row->seconds[column] : 0.0,
              row->ran[COLUMN_AC3BIT] ? row->seconds[COLUMN_AC3BIT] / row->seconds[column] : 0.0);
     bench_emit(report, &result);
@@ -103,16 +125,19 @@ static void run_row(const parac_csp *csp, table_row *row, const bench_settings *
     row->nodes = parac_csp_value_count(csp);
     row->edges = parac_csp_ne_edge_count(csp);
     for (int column = 0; column < COLUMN_COUNT; column++) {
-        int gpu = column >= COLUMN_AC4_GPU;
+        int gpu = column >= COLUMN_FIRST_GPU;
         parac_ac_stats stats;
         if ((gpu && !settings->cuda) || (!gpu && !settings->cpu)) continue;
-        if (time_enforce(csp, COLUMN_ALGORITHM[column], gpu ? PARAC_DEVICE_CUDA : PARAC_DEVICE_CPU, 0, repeats,
-                         &row->seconds[column], &stats))
+        if (settings->variant_only && COLUMN_VARIANT[column] && (int)COLUMN_VARIANT[column] != settings->variant_only)
+            continue;
+        if (time_enforce(csp, COLUMN_ALGORITHM[column], COLUMN_VARIANT[column],
+                         gpu ? PARAC_DEVICE_CUDA : PARAC_DEVICE_CPU, 0, repeats, &row->seconds[column], &stats))
             continue;
         row->ran[column] = 1;
+        row->column_build_seconds[column] = stats.build_seconds;
         row->iterations[column] = stats.iterations;
         row->values_after[column] = stats.values_after;
-        if (column == COLUMN_AC4 || column == COLUMN_AC4_GPU_PLUS) row->build_seconds = stats.build_seconds;
+        if (column == COLUMN_AC4 || column == COLUMN_AC4_GPU_PLUS_ROWS) row->build_seconds = stats.build_seconds;
     }
     for (int column = 0; column < COLUMN_COUNT; column++) {
         if (!row->ran[column]) continue;
@@ -136,15 +161,16 @@ static void print_cell(const table_row *row, int column)
 
 static void print_paper_table(const table_row *rows, int count)
 {
-    printf("\n%-28s %10s %12s %9s %9s %11s %11s %11s %11s %11s %s\n", "instance", "N-E nodes", "N-E edges",
-           "parse s", "build s", "AC4 s", "AC3bit+rm s", "AC4-GPU s", "AC4-GPU+ s", "gpu-bitset", "rounds GPU/GPU+");
+    printf("\n%-28s %10s %12s %9s %9s %11s %11s %11s %11s %11s %11s %11s %s\n", "instance", "N-E nodes",
+           "N-E edges", "parse s", "build s", "AC4 s", "AC3bit+rm s", "GPU edges", "GPU rows", "GPU+ edges",
+           "GPU+ rows", "gpu-bitset", "rounds GPU/GPU+");
     for (int i = 0; i < count; i++) {
         const table_row *row = &rows[i];
         printf("%-28s %10llu %12llu %9.4f %9.4f", row->name, (unsigned long long)row->nodes,
                (unsigned long long)row->edges, row->parse_seconds, row->build_seconds);
         for (int column = 0; column < COLUMN_COUNT; column++) print_cell(row, column);
-        printf(" %llu/%llu\n", (unsigned long long)row->iterations[COLUMN_AC4_GPU],
-               (unsigned long long)row->iterations[COLUMN_AC4_GPU_PLUS]);
+        printf(" %llu/%llu\n", (unsigned long long)row->iterations[COLUMN_AC4_GPU_ROWS],
+               (unsigned long long)row->iterations[COLUMN_AC4_GPU_PLUS_ROWS]);
     }
 }
 
@@ -265,10 +291,10 @@ static void bench_sac(const bench_settings *settings, bench_report *report)
     parac_csp *csp = generate(&c, &generate_seconds);
     int cpu_ok = 0, gpu_ok = 0;
     if (!csp) return;
-    if (settings->cpu && !time_enforce(csp, PARAC_AC_AUTO, PARAC_DEVICE_CPU, 1, bench_repeats(1), &cpu_seconds,
+    if (settings->cpu && !time_enforce(csp, PARAC_AC_AUTO, PARAC_AC_VARIANT_AUTO, PARAC_DEVICE_CPU, 1, bench_repeats(1), &cpu_seconds,
                                        &cpu_stats))
         cpu_ok = 1, emit_sac(report, name, "cpu", cpu_seconds, 1.0, &cpu_stats);
-    if (settings->cuda && !time_enforce(csp, PARAC_AC_AUTO, PARAC_DEVICE_CUDA, 1, bench_repeats(1), &gpu_seconds,
+    if (settings->cuda && !time_enforce(csp, PARAC_AC_AUTO, PARAC_AC_VARIANT_AUTO, PARAC_DEVICE_CUDA, 1, bench_repeats(1), &gpu_seconds,
                                         &gpu_stats))
         gpu_ok = 1, emit_sac(report, name, "cuda", gpu_seconds, cpu_ok ? cpu_seconds / gpu_seconds : 0.0, &gpu_stats);
     if (cpu_ok && gpu_ok && cpu_stats.values_after != gpu_stats.values_after) {
@@ -286,7 +312,8 @@ static void warm_up_gpu(void)
     parac_ac_stats stats;
     parac_csp *csp = generate(&c, &seconds);
     if (!csp) return;
-    time_enforce(csp, PARAC_AC_AC4_GPU_PLUS, PARAC_DEVICE_CUDA, 0, 1, &seconds, &stats);
+    time_enforce(csp, PARAC_AC_AC4_GPU_PLUS, PARAC_AC_VARIANT_EDGES, PARAC_DEVICE_CUDA, 0, 1, &seconds, &stats);
+    time_enforce(csp, PARAC_AC_AC4_GPU_PLUS, PARAC_AC_VARIANT_ROWS, PARAC_DEVICE_CUDA, 0, 1, &seconds, &stats);
     parac_csp_destroy(csp);
 }
 
@@ -305,6 +332,15 @@ static int parse_arguments(int argc, char **argv, bench_settings *settings)
         fprintf(stderr, "bench_ac: --device must be cpu, cuda or all\n");
         return 1;
     }
+    if (getenv("PARAC_AC_VARIANT")) {
+        parac_ac_variant variant;
+        parac_error error = {0};
+        if (parac_ac_variant_parse(getenv("PARAC_AC_VARIANT"), &variant, &error) != PARAC_OK) {
+            fprintf(stderr, "bench_ac: PARAC_AC_VARIANT: %s\n", error.message);
+            return 1;
+        }
+        settings->variant_only = (int)variant;
+    }
     settings->cpu = strcmp(device, "cuda") != 0;
     settings->cuda = strcmp(device, "cpu") != 0 && parac_cuda_device_count(NULL, 0) > 0;
     if (strcmp(device, "cuda") == 0 && !settings->cuda) fprintf(stderr, "bench_ac: no GPU: nothing to run\n");
@@ -315,7 +351,7 @@ int main(int argc, char **argv)
 {
     static bench_report report;
     static table_row rows[32];
-    bench_settings settings = {0, 0, 0};
+    bench_settings settings = {0, 0, 0, 0};
     int count = 0;
     if (parse_arguments(argc, argv, &settings)) return 1;
     if (settings.cuda) warm_up_gpu();

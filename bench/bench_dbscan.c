@@ -10,8 +10,12 @@
  * parallel (parac_points_generate) before timing. `seconds` is the DBSCAN
  * compute (index + core + union + border + relabel, device time on the GPU);
  * the upload of the points and the download of the labels are reported
- * separately, with the phase split and device bytes per point. Where both
- * devices ran a case, their labels must be identical or the program fails.
+ * separately, with the phase split and device bytes per point.
+ *
+ * GPU cases run once per GPU variant (classic, table, coarse; case names end
+ * in /<variant>); PARAC_DBSCAN_VARIANT=auto|classic|table|coarse times only
+ * that one. Every GPU variant's labels must equal the CPU's (when the CPU ran
+ * the case) and each other's, or the program fails.
  */
 #include <math.h>
 #include <stdio.h>
@@ -80,7 +84,7 @@ static double compute_seconds(const parac_dbscan_info *info)
 
 /* Runs `repeats` times (after one warm-up on the GPU); keeps the info of the median-compute run. */
 static int time_case(const bench_case *c, const points_buffer *points, size_t count, parac_device device,
-                     int repeats, int32_t *labels, parac_dbscan_info *best)
+                     parac_dbscan_gpu_variant variant, int repeats, int32_t *labels, parac_dbscan_info *best)
 {
     parac_dbscan_options options;
     parac_error error = {0};
@@ -90,6 +94,7 @@ static int time_case(const bench_case *c, const points_buffer *points, size_t co
     options.eps = c->eps;
     options.min_samples = c->min_samples;
     options.exec.device = device;
+    options.gpu_variant = variant;
     if (repeats > 8) repeats = 8;
     for (int r = device == PARAC_DEVICE_CUDA ? -1 : 0; r < repeats; r++) {
         parac_dbscan_info info;
@@ -98,7 +103,8 @@ static int time_case(const bench_case *c, const points_buffer *points, size_t co
                                           : parac_dbscan_run(&options, points->f64, count, c->dim, labels, NULL,
                                                              &info, &error);
         if (status != PARAC_OK) {
-            fprintf(stderr, "bench_dbscan: %s on %s: %s\n", c->name, parac_device_name(device), error.message);
+            fprintf(stderr, "bench_dbscan: %s on %s (%s): %s\n", c->name, parac_device_name(device),
+                    parac_dbscan_gpu_variant_name(variant), error.message);
             return 1;
         }
         if (r < 0) continue;
@@ -117,13 +123,14 @@ static int time_case(const bench_case *c, const points_buffer *points, size_t co
 }
 
 static void emit(bench_report *report, const bench_case *c, size_t count, int quick, parac_device device,
-                 const parac_dbscan_info *info)
+                 const char *variant, const parac_dbscan_info *info)
 {
     bench_result result;
     double seconds = compute_seconds(info);
     memset(&result, 0, sizeof result);
     snprintf(result.module, sizeof result.module, "dbscan");
-    snprintf(result.case_name, sizeof result.case_name, "%s%s", c->name, quick ? "/quick" : "");
+    snprintf(result.case_name, sizeof result.case_name, "%s%s%s%s", c->name, variant ? "/" : "", variant ? variant : "",
+             quick ? "/quick" : "");
     snprintf(result.device, sizeof result.device, "%s", parac_device_name(info->device));
     result.threads = device == PARAC_DEVICE_CPU ? parac_threads_resolve(0) : 0;
     result.seconds = seconds;
@@ -133,11 +140,55 @@ static void emit(bench_report *report, const bench_case *c, size_t count, int qu
     snprintf(result.extra, sizeof result.extra,
              "\"points\":%zu,\"clusters\":%zu,\"core\":%zu,\"noise\":%zu,\"upload_s\":%.5f,\"index_s\":%.5f,"
              "\"core_s\":%.5f,\"union_s\":%.5f,\"border_s\":%.5f,\"relabel_s\":%.5f,\"download_s\":%.5f,"
-             "\"device_bytes_per_point\":%.1f,\"gpu_fallback\":%d",
+             "\"device_bytes_per_point\":%.1f,\"gpu_fallback\":%d,\"key_table\":%d",
              count, info->clusters, info->core, info->noise, info->seconds_upload, info->seconds_index,
              info->seconds_core, info->seconds_union, info->seconds_border, info->seconds_relabel,
-             info->seconds_download, count ? (double)info->device_bytes / (double)count : 0.0, info->gpu_fallback);
+             info->seconds_download, count ? (double)info->device_bytes / (double)count : 0.0, info->gpu_fallback,
+             info->gpu_key_table);
     bench_emit(report, &result);
+}
+
+/* The GPU variants to time: all explicit ones, or the one PARAC_DBSCAN_VARIANT names. */
+static int gpu_variants(parac_dbscan_gpu_variant *variants)
+{
+    const char *only = getenv("PARAC_DBSCAN_VARIANT");
+    parac_error error = {0};
+    if (only && *only) {
+        if (parac_dbscan_gpu_variant_parse(only, &variants[0], &error) != PARAC_OK) {
+            fprintf(stderr, "bench_dbscan: PARAC_DBSCAN_VARIANT: %s\n", error.message);
+            return 0;
+        }
+        return 1;
+    }
+    variants[0] = PARAC_DBSCAN_GPU_CLASSIC;
+    variants[1] = PARAC_DBSCAN_GPU_TABLE;
+    variants[2] = PARAC_DBSCAN_GPU_COARSE;
+    return 3;
+}
+
+/* Times every GPU variant; each must give the labels in `reference` (the CPU's, else the first variant's). */
+static int run_gpu_variants(const bench_case *c, const points_buffer *points, size_t count, int quick, int repeats,
+                            int32_t *reference, int have_reference, bench_report *report)
+{
+    parac_dbscan_gpu_variant variants[3];
+    int variant_count = gpu_variants(variants), failed = variant_count == 0;
+    int32_t *labels = malloc(count * sizeof(int32_t) + 1);
+    parac_dbscan_info info;
+    for (int v = 0; v < variant_count && !failed && labels; v++) {
+        const char *name = parac_dbscan_gpu_variant_name(variants[v]);
+        failed = time_case(c, points, count, PARAC_DEVICE_CUDA, variants[v], repeats, labels, &info);
+        if (failed) break;
+        emit(report, c, count, quick, PARAC_DEVICE_CUDA, name, &info);
+        if (!have_reference) {
+            memcpy(reference, labels, count * sizeof(int32_t));
+            have_reference = 1;
+        } else if (memcmp(reference, labels, count * sizeof(int32_t)) != 0) {
+            fprintf(stderr, "bench_dbscan: MISMATCH on %s: GPU variant %s labels differ\n", c->name, name);
+            failed = 1;
+        }
+    }
+    free(labels);
+    return failed || !labels;
 }
 
 static int run_case(const bench_case *c, int cpu, int cuda, int quick, bench_report *report)
@@ -146,22 +197,17 @@ static int run_case(const bench_case *c, int cpu, int cuda, int quick, bench_rep
     int do_cpu = cpu && c->on_cpu, do_gpu = cuda && c->on_gpu, failed = 0;
     int repeats = bench_repeats(count <= 2000000 ? 5 : count <= 20000000 ? 3 : 2);
     points_buffer points;
-    int32_t *cpu_labels = NULL, *gpu_labels = NULL;
+    int32_t *reference = NULL;
     parac_dbscan_info info;
     if (!do_cpu && !do_gpu) return 0;
     if (generate(c, count, &points)) return 1;
-    cpu_labels = do_cpu ? malloc(count * sizeof(int32_t) + 1) : NULL;
-    gpu_labels = do_gpu ? malloc(count * sizeof(int32_t) + 1) : NULL;
-    if (do_cpu && !(failed = time_case(c, &points, count, PARAC_DEVICE_CPU, repeats, cpu_labels, &info)))
-        emit(report, c, count, quick, PARAC_DEVICE_CPU, &info);
-    if (do_gpu && !failed && !(failed = time_case(c, &points, count, PARAC_DEVICE_CUDA, repeats, gpu_labels, &info)))
-        emit(report, c, count, quick, PARAC_DEVICE_CUDA, &info);
-    if (!failed && do_cpu && do_gpu && memcmp(cpu_labels, gpu_labels, count * sizeof(int32_t)) != 0) {
-        fprintf(stderr, "bench_dbscan: MISMATCH on %s: GPU labels differ from the CPU's\n", c->name);
-        failed = 1;
-    }
-    free(cpu_labels);
-    free(gpu_labels);
+    reference = malloc(count * sizeof(int32_t) + 1);
+    if (!reference) failed = 1;
+    if (!failed && do_cpu &&
+        !(failed = time_case(c, &points, count, PARAC_DEVICE_CPU, PARAC_DBSCAN_GPU_AUTO, repeats, reference, &info)))
+        emit(report, c, count, quick, PARAC_DEVICE_CPU, NULL, &info);
+    if (!failed && do_gpu) failed = run_gpu_variants(c, &points, count, quick, repeats, reference, do_cpu, report);
+    free(reference);
     free(points.f64);
     free(points.f32);
     return failed;

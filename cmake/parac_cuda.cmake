@@ -27,3 +27,12 @@ function(parac_setup_cuda_target target)
     target_link_libraries(${target} PUBLIC CUDA::cudart CUDA::cublas CUDA::cusparse)
   endif()
 endfunction()
+
+# gemm: the Hopper wgmma kernels (src/gemm/gemm_wgmma.cu) need the arch-specific
+# sm_90a target. When the build targets sm_90, that one file also gets an sm_90a
+# image; its wgmma code is guarded by __CUDA_ARCH_FEAT_SM90_ALL and the library
+# asks the loaded image at run time (other targets: variant reported unsupported).
+if(PARAC_HAVE_CUDA AND "${CMAKE_CUDA_ARCHITECTURES}" MATCHES "(^|;)90")
+  set_source_files_properties(${CMAKE_SOURCE_DIR}/src/gemm/gemm_wgmma.cu PROPERTIES
+    COMPILE_OPTIONS "-gencode=arch=compute_90a,code=sm_90a")
+endif()

@@ -32,7 +32,8 @@ extern "C" {
 #endif
 
 typedef enum parac_ac_algorithm {
-    PARAC_AC_AUTO = 0,      /* GPU: ac4-gpu-plus on binary networks; CPU (or tables): ac3bit */
+    PARAC_AC_AUTO = 0,      /* GPU: ac4-gpu-plus on binary networks; CPU (or tables, or fewer than
+                               PARAC_AC_AUTO_GPU_MIN_EDGES N-E edges with exec.device AUTO): ac3bit */
     PARAC_AC_AC3,           /* CPU, serial: AC3 (variable queue, scan for a support) */
     PARAC_AC_AC3RM,         /* CPU, serial: AC3 with residues */
     PARAC_AC_AC3BIT,        /* CPU, serial: AC3bit+rm (word-wise bitset revision, residue words) */
@@ -43,10 +44,25 @@ typedef enum parac_ac_algorithm {
     PARAC_AC_GPU_BITSET     /* GPU: rounds of parallel bitset revisions; on the CPU: the same rounds with OpenMP */
 } parac_ac_algorithm;
 
+/* How ac4-gpu and ac4-gpu-plus lay out the N-E model on the GPU (same closure, same rounds). */
+typedef enum parac_ac_variant {
+    PARAC_AC_VARIANT_AUTO = 0,     /* rows; edges when the rows layout does not fit in device memory */
+    PARAC_AC_VARIANT_EDGES,        /* the paper's layout: edge arrays (key, src, dst, satisfied) built by
+                                      BuildNE, CUB reduce-by-key, one host check per round */
+    PARAC_AC_VARIANT_ROWS          /* implicit edges: the edges of one counter slot are one row of a bit
+                                      matrix (both directions built on the GPU), counters by popcount,
+                                      several rounds per host check, one allocation */
+} parac_ac_variant;
+
+/* Below this many N-E edges the GPU's fixed costs (context, uploads) exceed AC3bit+rm's whole run,
+ * so AUTO with exec.device AUTO stays on the CPU (an explicit CUDA device is obeyed). */
+#define PARAC_AC_AUTO_GPU_MIN_EDGES ((uint64_t)2 << 20)
+
 typedef struct parac_ac_options {
     parac_exec exec;               /* device and threads; zero = auto device, all cores */
     parac_ac_algorithm algorithm;  /* zero = PARAC_AC_AUTO */
     int singleton;                 /* 1: enforce SAC (SAC1 on the CPU, batched probes on the GPU) */
+    parac_ac_variant variant;      /* N-E layout of ac4-gpu / ac4-gpu-plus; zero = PARAC_AC_VARIANT_AUTO */
 } parac_ac_options;
 
 typedef struct parac_ac_stats {
@@ -71,6 +87,10 @@ size_t parac_ac_domain_words(uint64_t value_count);
 const char *parac_ac_algorithm_name(parac_ac_algorithm algorithm);
 /* Parses such a name; PARAC_ERR_INVALID_ARGUMENT for an unknown one. */
 parac_status parac_ac_algorithm_parse(const char *name, parac_ac_algorithm *algorithm, parac_error *error);
+
+/* "auto", "edges", "rows"; parsing fails with PARAC_ERR_INVALID_ARGUMENT for another name. */
+const char *parac_ac_variant_name(parac_ac_variant variant);
+parac_status parac_ac_variant_parse(const char *name, parac_ac_variant *variant, parac_error *error);
 
 /* Enforces AC (or SAC when options->singleton) on csp, which is not modified.
  * domains (caller-owned, parac_ac_domain_words(value count) words, may be NULL)

@@ -24,8 +24,9 @@
  * Devices: PARAC_DEVICE_AUTO runs on the GPU when this build has CUDA and a
  * device is usable, else on the CPU; PARAC_DEVICE_CUDA insists on the GPU
  * (PARAC_ERR_NO_DEVICE without one). The GPU path gives the same labels and
- * core mask, byte for byte, as the CPU path: same grid, same squared
- * distances (no FMA contraction), same border rule, same numbering. It keeps
+ * core mask, byte for byte, as the CPU path: same squared distances (no FMA
+ * contraction), same border rule, same numbering; its grid may use other cell
+ * sizes (options.gpu_variant), which never changes the answer. It keeps
  * the points on the device in cell order (float32 input stays float32) and
  * needs about 48 bytes per point at its peak for 3-D float32 (the radix sort;
  * info->device_bytes reports the measured peak). When device memory runs out
@@ -63,11 +64,25 @@ typedef enum parac_dbscan_method {
 
 #define PARAC_DBSCAN_GRID_MAX_DIM 8
 
+/* How the GPU grid method finds neighbour cells. Every variant gives the same
+ * bytes (labels do not depend on the cell size); they differ only in speed.
+ * The CPU path and the brute-force method ignore it. */
+typedef enum parac_dbscan_gpu_variant {
+    PARAC_DBSCAN_GPU_AUTO = 0, /* COARSE when the points are sparse (< 0.5 per fine cell of their
+                                  bounding box), else TABLE; each falls back as below */
+    PARAC_DBSCAN_GPU_CLASSIC,  /* cells of side eps/sqrt(g), binary search of each stencil row */
+    PARAC_DBSCAN_GPU_TABLE,    /* cells of side eps/sqrt(g), direct key -> first-point table
+                                  (binary search when the key space exceeds 8 n + 4 M cells) */
+    PARAC_DBSCAN_GPU_COARSE    /* cells of side eps(1 + 1e-3): a 3^g stencil instead of 5^g,
+                                  with the direct table (binary search when it does not fit) */
+} parac_dbscan_gpu_variant;
+
 typedef struct parac_dbscan_options {
     double eps;            /* > 0 */
     size_t min_samples;    /* >= 1, counts the point itself */
     parac_dbscan_method method;
     parac_exec exec;       /* device and threads (zero = auto device, all cores) */
+    parac_dbscan_gpu_variant gpu_variant; /* GPU neighbour search (0 = auto) */
 } parac_dbscan_options;
 
 /* What a run found and how long each phase took (seconds). */
@@ -89,6 +104,8 @@ typedef struct parac_dbscan_info {
     double seconds_download;     /* GPU: copying labels and core mask back (0 on the CPU) */
     double seconds_total;
     uint64_t device_bytes;       /* peak device memory of the GPU path, CUB scratch included (0 on the CPU) */
+    parac_dbscan_gpu_variant gpu_variant; /* GPU: the variant that ran (AUTO only for n = 0); 0 on the CPU */
+    int gpu_key_table;           /* GPU: 1 when the direct key table was used, 0 for binary search */
 } parac_dbscan_info;
 
 /* Clusters points[count * dim]. labels[count] receives cluster ids or -1.
@@ -104,6 +121,10 @@ parac_status parac_dbscan_run_f32(const parac_dbscan_options *options, const flo
 /* "auto", "grid", "brute-force", "reference". */
 const char *parac_dbscan_method_name(parac_dbscan_method method);
 parac_status parac_dbscan_method_parse(const char *name, parac_dbscan_method *method, parac_error *error);
+
+/* "auto", "classic", "table", "coarse". */
+const char *parac_dbscan_gpu_variant_name(parac_dbscan_gpu_variant variant);
+parac_status parac_dbscan_gpu_variant_parse(const char *name, parac_dbscan_gpu_variant *variant, parac_error *error);
 
 #ifdef __cplusplus
 }

@@ -81,11 +81,42 @@ const char *parac_fca_context_attribute_name(const parac_fca_context *context, s
 
 /* ---- concepts -------------------------------------------------------------- */
 
+/* How the GPU walks the search tree (every strategy gives the same concepts). */
+typedef enum parac_fca_gpu_strategy {
+    PARAC_FCA_GPU_AUTO = 0,      /* the current best: PARAC_FCA_GPU_LOCAL_ROWS */
+    PARAC_FCA_GPU_ROUNDS,        /* one node per warp per kernel round; every child goes back to the pool */
+    PARAC_FCA_GPU_LOCAL,         /* each warp finishes subtrees depth-first in its own stack and pushes
+                                    children back to the pool only while other warps are idle */
+    PARAC_FCA_GPU_LOCAL_ROWS     /* LOCAL, closing C' as the AND of C's object rows instead of testing
+                                    every attribute column (cheaper for small extents) */
+} parac_fca_gpu_strategy;
+
+/* How the CPU threads share the tree (same concepts either way). */
+typedef enum parac_fca_cpu_strategy {
+    PARAC_FCA_CPU_AUTO = 0,      /* the current best: PARAC_FCA_CPU_PER_THREAD */
+    PARAC_FCA_CPU_SHARED_POOL,   /* tasks borrow scratch from a locked pool of workers */
+    PARAC_FCA_CPU_PER_THREAD     /* one cache-line-aligned worker per thread, no lock on the task path */
+} parac_fca_cpu_strategy;
+
+/* An execution handle: keeps a GPU context (stream, memory pool) alive
+ * between runs so repeated counts do not pay for device setup. Optional. */
+typedef struct parac_fca_engine parac_fca_engine;
+
 typedef struct parac_fca_options {
     parac_exec exec;      /* device and threads; zero = auto device, all cores */
     uint64_t min_support; /* only concepts whose extent has >= min_support objects; 0 = all
                              (the bottom concept, possibly with an empty extent, included) */
+    parac_fca_gpu_strategy gpu_strategy; /* 0 = auto */
+    parac_fca_cpu_strategy cpu_strategy; /* 0 = auto */
+    parac_fca_engine *engine;            /* NULL: set up (and tear down) the device for this run alone */
 } parac_fca_options;
+
+/* Creates an engine for exec's device (exec->cuda_device for the GPU; on the
+ * CPU, or without a GPU, the engine holds nothing). The engine is used by one
+ * call at a time; it must outlive every run given it. PARAC_ERR_DEVICE when
+ * the GPU cannot be set up. */
+parac_status parac_fca_engine_create(const parac_exec *exec, parac_fca_engine **engine, parac_error *error);
+void parac_fca_engine_destroy(parac_fca_engine *engine); /* NULL is accepted */
 
 typedef struct parac_fca_concepts parac_fca_concepts;
 

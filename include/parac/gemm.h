@@ -57,6 +57,17 @@ typedef enum parac_gemm_schedule {
     PARAC_GEMM_SCHEDULE_DYNAMIC   /* persistent workers pull work items, longest first */
 } parac_gemm_schedule;
 
+/* GPU kernel family (the CPU path ignores it). Every fp32 variant keeps the
+ * exactness contract above (same bits as the CPU); tf32 variants differ only
+ * in the tensor-core instruction. Variants a GPU or tile shape cannot run fall
+ * back to BASE, reported in parac_gemm_plan_info.variant. */
+typedef enum parac_gemm_variant {
+    PARAC_GEMM_VARIANT_AUTO = 0, /* the default below (BASE until the GPU figures say otherwise) */
+    PARAC_GEMM_VARIANT_BASE,     /* fp32: FFMA 8x8 per thread, BK 16; tf32: mma.sync.m16n8k8 */
+    PARAC_GEMM_VARIANT_WIDE,     /* fp32: FFMA 8x16 per thread (64x64 warp tiles), BK 32, 3 stages */
+    PARAC_GEMM_VARIANT_WGMMA     /* tf32: Hopper wgmma.m64nNk8 from swizzled shared memory (sm_90a) */
+} parac_gemm_variant;
+
 typedef struct parac_gemm_options {
     parac_exec exec;
     int64_t m, n, k;                  /* A is m x k, B is k x n, C is m x n; all >= 1 */
@@ -74,6 +85,7 @@ typedef struct parac_gemm_options {
      * skipped tiles are all zero: that is the caller's promise. */
     const unsigned char *a_tile_mask, *b_tile_mask;
     const float *scan_a, *scan_b;
+    parac_gemm_variant variant;       /* GPU kernel family (0 = auto) */
 } parac_gemm_options;
 
 typedef struct parac_gemm_plan parac_gemm_plan;
@@ -83,6 +95,7 @@ typedef struct parac_gemm_plan_info {
     parac_device device;           /* where execute runs */
     parac_gemm_dtype dtype;
     parac_gemm_schedule schedule;  /* static or dynamic (auto resolved) */
+    parac_gemm_variant variant;    /* the GPU kernel family that runs (auto and unsupported resolved) */
     int tile_m, tile_n, tile_k, split_k;
     int64_t tiles_m, tiles_n, tiles_k;   /* the tile grid */
     int64_t a_tiles_nonzero, b_tiles_nonzero;

@@ -119,6 +119,10 @@ parac_status ac_enforce_network_limited(const parac_csp_network *network, const 
 /* edge_limit > 0 caps the N-E edges held on the device (tests use it to force chunking). */
 parac_status ac_cuda_ac4(parac_cuda_context *context, const ac_model *model, int plus, uint64_t edge_limit,
                          uint64_t *value_bits, parac_ac_stats *stats, parac_error *error);
+/* The same two algorithms in the rows layout (ac4_gpu_rows.cu): domains in/out (wiped-out runs leave
+ * them partly emptied: export with stats->wipeout). PARAC_ERR_NO_MEMORY when the layout does not fit. */
+parac_status ac_cuda_ac4_rows(parac_cuda_context *context, const ac_model *model, int plus, ac_domains *domains,
+                              parac_ac_stats *stats, parac_error *error);
 parac_status ac_cuda_bitset(parac_cuda_context *context, const ac_model *model, uint64_t *value_bits,
                             parac_ac_stats *stats, parac_error *error);
 parac_status ac_cuda_sac(parac_cuda_context *context, const ac_model *model, uint64_t *value_bits,

@@ -37,6 +37,25 @@ parac_status parac_ac_algorithm_parse(const char *name, parac_ac_algorithm *algo
                       "gpu-bitset, auto)", name ? name : "");
 }
 
+static const char *const VARIANT_NAMES[] = {"auto", "edges", "rows"};
+#define VARIANT_COUNT (sizeof VARIANT_NAMES / sizeof VARIANT_NAMES[0])
+
+const char *parac_ac_variant_name(parac_ac_variant variant)
+{
+    return (size_t)variant < VARIANT_COUNT ? VARIANT_NAMES[variant] : "unknown";
+}
+
+parac_status parac_ac_variant_parse(const char *name, parac_ac_variant *variant, parac_error *error)
+{
+    for (size_t i = 0; name && i < VARIANT_COUNT; i++)
+        if (strcmp(name, VARIANT_NAMES[i]) == 0) {
+            *variant = (parac_ac_variant)i;
+            return PARAC_OK;
+        }
+    return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "unknown N-E variant '%s' (auto, edges, rows)",
+                      name ? name : "");
+}
+
 static int network_has_tables(const parac_csp_network *network)
 {
     for (size_t c = 0; c < network->constraint_count; c++)
@@ -58,8 +77,14 @@ static parac_status choose(const parac_csp_network *network, const parac_ac_opti
     *algorithm = options->algorithm;
     if (status != PARAC_OK) return status;
     if ((size_t)*algorithm >= ALGORITHM_COUNT) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "bad AC algorithm");
+    if ((size_t)options->variant >= VARIANT_COUNT)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "bad N-E variant");
     if (*algorithm == PARAC_AC_AUTO) {
         if (*device == PARAC_DEVICE_CUDA && tables) *device = PARAC_DEVICE_CPU;
+        /* Small networks: the GPU's fixed costs exceed AC3bit+rm's whole run (SAC stays on the GPU). */
+        if (*device == PARAC_DEVICE_CUDA && options->exec.device == PARAC_DEVICE_AUTO && !options->singleton &&
+            parac_csp_edge_count(network) < PARAC_AC_AUTO_GPU_MIN_EDGES)
+            *device = PARAC_DEVICE_CPU;
         *algorithm = *device == PARAC_DEVICE_CUDA ? PARAC_AC_AC4_GPU_PLUS : PARAC_AC_AC3BIT;
         if (options->singleton && *device == PARAC_DEVICE_CUDA) *algorithm = PARAC_AC_GPU_BITSET;
     }
@@ -103,7 +128,34 @@ static parac_status run_cpu(const ac_model *model, ac_domains *domains, const pa
 }
 
 #ifdef PARAC_HAVE_CUDA
-static parac_status run_cuda(const ac_model *model, const ac_domains *domains, const parac_ac_options *options,
+/* AC4-GPU / AC4-GPU+ in the chosen layout. AUTO: rows, and the edge layout (which chunks) when the rows
+ * layout runs out of device memory; a test's edge_limit (forced chunking) implies the edge layout. */
+static parac_status run_cuda_ne(parac_cuda_context *context, const ac_model *model, ac_domains *domains,
+                                const parac_ac_options *options, int plus, uint64_t edge_limit, uint64_t *value_bits,
+                                parac_ac_stats *stats, parac_error *error)
+{
+    parac_ac_variant variant = options->variant;
+    if (variant == PARAC_AC_VARIANT_AUTO && edge_limit == 0) {
+        parac_ac_stats before = *stats;
+        parac_status status = ac_cuda_ac4_rows(context, model, plus, domains, stats, error);
+        if (status == PARAC_OK) {
+            ac_domains_export(model, domains, stats->wipeout, value_bits);
+            return PARAC_OK;
+        }
+        if (status != PARAC_ERR_NO_MEMORY) return status;
+        parac_error_clear(error);
+        *stats = before;
+        variant = PARAC_AC_VARIANT_EDGES;
+    }
+    if (variant == PARAC_AC_VARIANT_ROWS) {
+        parac_status status = ac_cuda_ac4_rows(context, model, plus, domains, stats, error);
+        if (status == PARAC_OK) ac_domains_export(model, domains, stats->wipeout, value_bits);
+        return status;
+    }
+    return ac_cuda_ac4(context, model, plus, edge_limit, value_bits, stats, error);
+}
+
+static parac_status run_cuda(const ac_model *model, ac_domains *domains, const parac_ac_options *options,
                              parac_ac_algorithm algorithm, uint64_t edge_limit, uint64_t *value_bits,
                              parac_ac_stats *stats, parac_error *error)
 {
@@ -115,7 +167,9 @@ static parac_status run_cuda(const ac_model *model, const ac_domains *domains, c
     ac_domains_export(model, domains, 0, value_bits);
     if (options->singleton) status = ac_cuda_sac(&context, model, value_bits, stats, error);
     else if (algorithm == PARAC_AC_GPU_BITSET) status = ac_cuda_bitset(&context, model, value_bits, stats, error);
-    else status = ac_cuda_ac4(&context, model, algorithm == PARAC_AC_AC4_GPU_PLUS, edge_limit, value_bits, stats, error);
+    else
+        status = run_cuda_ne(&context, model, domains, options, algorithm == PARAC_AC_AC4_GPU_PLUS, edge_limit,
+                             value_bits, stats, error);
     parac_cuda_context_destroy(&context);
     return status;
 }

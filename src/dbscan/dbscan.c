@@ -27,6 +27,24 @@ parac_status parac_dbscan_method_parse(const char *name, parac_dbscan_method *me
                       "unknown dbscan method '%s' (auto, grid, brute-force or reference)", name ? name : "");
 }
 
+static const char *const GPU_VARIANT_NAMES[] = {"auto", "classic", "table", "coarse"};
+
+const char *parac_dbscan_gpu_variant_name(parac_dbscan_gpu_variant variant)
+{
+    return (unsigned)variant <= PARAC_DBSCAN_GPU_COARSE ? GPU_VARIANT_NAMES[variant] : "unknown";
+}
+
+parac_status parac_dbscan_gpu_variant_parse(const char *name, parac_dbscan_gpu_variant *variant, parac_error *error)
+{
+    for (int i = 0; i <= PARAC_DBSCAN_GPU_COARSE; i++)
+        if (name && strcmp(name, GPU_VARIANT_NAMES[i]) == 0) {
+            *variant = (parac_dbscan_gpu_variant)i;
+            return PARAC_OK;
+        }
+    return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
+                      "unknown dbscan GPU variant '%s' (auto, classic, table or coarse)", name ? name : "");
+}
+
 static parac_status check_input(const parac_dbscan_options *options, const dbscan_points *points, parac_error *error)
 {
     if (points->dim == 0) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "dbscan: points have dimension 0");
@@ -40,6 +58,9 @@ static parac_status check_input(const parac_dbscan_options *options, const dbsca
                           points->count);
     if ((unsigned)options->method > PARAC_DBSCAN_REFERENCE)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "dbscan: unknown method %d", (int)options->method);
+    if ((unsigned)options->gpu_variant > PARAC_DBSCAN_GPU_COARSE)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "dbscan: unknown GPU variant %d",
+                          (int)options->gpu_variant);
     for (size_t i = 0; i < points->count; i++)
         for (size_t k = 0; k < points->dim; k++)
             if (!isfinite(dbscan_coordinate(points, i, k)))
@@ -55,7 +76,7 @@ static parac_status run_on_gpu(const parac_dbscan_options *options, const dbscan
 #ifdef PARAC_HAVE_CUDA
     info->device = PARAC_DEVICE_CUDA;
     return dbscan_cuda(points, options->eps, options->min_samples, method == PARAC_DBSCAN_GRID,
-                       options->exec.cuda_device, labels, core_mask, info, error);
+                       options->gpu_variant, options->exec.cuda_device, labels, core_mask, info, error);
 #else
     (void)options, (void)points, (void)method, (void)labels, (void)core_mask, (void)info;
     return parac_fail(error, PARAC_ERR_NO_DEVICE, "dbscan: this build has no CUDA support");

@@ -16,6 +16,12 @@
  *                     (dbscan_canonical_labels: cluster id = rank of its lowest original index)
  * Sort, run-length encoding and scans are CUB, through cuda/cub_wrappers.h.
  *
+ * Variants (parac_dbscan_gpu_variant, docs/dbscan.md): classic = fine cells
+ * and a binary search per stencil row; table = fine cells and a direct
+ * key -> first-point table (scatter_cell_counts + exclusive sum); coarse =
+ * cells of side ~eps (3^g stencil) with the table. Same kernels throughout:
+ * row_cells/row_range read the table when grid_view.key_start is set.
+ *
  * Exactness: every squared distance is summed in coordinate order with
  * __dsub_rn/__dmul_rn/__dadd_rn, so nvcc cannot fuse into an FMA and each
  * value equals the CPU's bit for bit. float32 points stay float32 on the
@@ -112,6 +118,7 @@ struct grid_view {
     const uint64_t *cell_key;    /* cells */
     const uint32_t *cell_start;  /* cells + 1 */
     const uint32_t *cell_of;     /* n: cell of each sorted point */
+    const uint32_t *key_start;   /* key space + 1: first sorted point with key >= k; NULL = binary search */
 };
 
 /* The cells [first, end) of stencil row `row` around `coordinates`; 0 when empty. */
@@ -127,6 +134,13 @@ __device__ static int row_cells(const grid_view<T> &view, const uint64_t *coordi
         return 1;
     }
     if (!row_keys(view.plan, coordinates, row, &first_key, &last_key)) return 0;
+    if (view.key_start) { /* two table reads; the row's cells are those of its first and last points */
+        uint32_t begin_point = view.key_start[first_key], end_point = view.key_start[last_key + 1];
+        if (begin_point >= end_point) return 0;
+        *first = view.cell_of[begin_point];
+        *end = view.cell_of[end_point - 1] + 1;
+        return 1;
+    }
     first_cell = lower_bound_key(view.cell_key, view.cells, first_key);
     end_cell = first_cell;
     while (end_cell < view.cells && view.cell_key[end_cell] <= last_key) end_cell++; /* a row spans <= 5 keys */
@@ -141,6 +155,13 @@ __device__ static int row_range(const grid_view<T> &view, const uint64_t *coordi
                                 uint32_t *end)
 {
     uint32_t first_cell, end_cell;
+    if (view.key_start && view.plan.dims > 0) {
+        uint64_t first_key, last_key;
+        if (!row_keys(view.plan, coordinates, row, &first_key, &last_key)) return 0;
+        *begin = view.key_start[first_key];
+        *end = view.key_start[last_key + 1];
+        return *begin < *end;
+    }
     if (!row_cells(view, coordinates, row, &first_cell, &end_cell)) return 0;
     *begin = view.cell_start[first_cell];
     *end = view.cell_start[end_cell];
@@ -246,6 +267,15 @@ __global__ static void gather_sorted(const T *raw, const uint32_t *order, size_t
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= n) return;
     for (size_t k = 0; k < dim; k++) xs[k * n + i] = raw[(size_t)order[i] * dim + k];
+}
+
+/* One thread per cell: the table entry of its key holds its point count (zero elsewhere);
+ * the exclusive sum over the key space then turns counts into first positions. */
+__global__ static void scatter_cell_counts(const uint64_t *cell_key, const uint32_t *cell_start, uint32_t cells,
+                                           uint32_t *key_start)
+{
+    uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x;
+    if (cell < cells) key_start[cell_key[cell]] = cell_start[cell + 1] - cell_start[cell];
 }
 
 __global__ static void cell_of_points(const uint32_t *cell_start, uint32_t cells, uint32_t *cell_of)
@@ -431,6 +461,7 @@ typedef struct gpu_run {
     double eps;
     size_t min_samples;
     int use_grid;
+    parac_dbscan_gpu_variant variant; /* as asked, then as resolved by build_plan */
     dbscan_grid_plan plan;
     void *raw;              /* input copy, row-major, until the gather */
     void *xs;               /* sorted points, dim x n */
@@ -440,6 +471,7 @@ typedef struct gpu_run {
     uint64_t *cell_key;
     uint32_t *cell_start;
     uint32_t *cell_of;
+    uint32_t *key_start;    /* direct key table (key space + 1), NULL when binary search is used */
     uint8_t *dense, *core;
     uint32_t *parent;
     double mark;
@@ -460,6 +492,7 @@ static void release_all(gpu_run *run)
     RELEASE(run, cell_key);
     RELEASE(run, cell_start);
     RELEASE(run, cell_of);
+    RELEASE(run, key_start);
     RELEASE(run, dense);
     RELEASE(run, core);
     RELEASE(run, parent);
@@ -490,6 +523,61 @@ fail:
     return status;
 }
 
+/* Sparse data (under half a point per fine cell of the bounding box) gains from
+ * coarse cells: 3^g stencil cells instead of 5^g. Dense data keeps fine cells,
+ * whose dense-cell shortcut saves the pairwise work. */
+#define COARSE_BELOW_OCCUPANCY 0.5
+
+static parac_status choose_plan(gpu_run *run, int dims, const double *low, const double *high, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    PARAC_TRY(dbscan_grid_plan_build(&run->plan, dims, low, high, run->eps, error));
+    if (dims == 0) {
+        run->variant = PARAC_DBSCAN_GPU_CLASSIC; /* one cell: nothing to look up */
+        return PARAC_OK;
+    }
+    if (run->variant == PARAC_DBSCAN_GPU_AUTO)
+        run->variant = (double)run->n < COARSE_BELOW_OCCUPANCY * (double)dbscan_grid_key_space(&run->plan)
+                           ? PARAC_DBSCAN_GPU_COARSE
+                           : PARAC_DBSCAN_GPU_TABLE;
+    if (run->variant == PARAC_DBSCAN_GPU_COARSE)
+        PARAC_TRY(dbscan_grid_plan_build_coarse(&run->plan, dims, low, high, run->eps, error));
+fail:
+    return status;
+}
+
+/* The direct table costs 4 bytes per key: only when the key space is at most
+ * 8 keys per point (32 bytes per point) and fits CUB's 32-bit counts. */
+static int wants_key_table(const gpu_run *run)
+{
+    uint64_t keys = dbscan_grid_key_space(&run->plan) + 1;
+    return run->variant != PARAC_DBSCAN_GPU_CLASSIC && run->plan.dims > 0 &&
+           keys <= 8 * (uint64_t)run->n + (1u << 22) && keys < (1ull << 31);
+}
+
+/* key_start[k] = first sorted point whose key is >= k, built from the cell
+ * table. Out of device memory, the run keeps binary search instead. */
+static parac_status build_key_table(gpu_run *run, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    size_t keys = (size_t)dbscan_grid_key_space(&run->plan) + 1;
+    if (!wants_key_table(run)) return PARAC_OK;
+    status = take(run, (void **)&run->key_start, keys * sizeof(uint32_t), error);
+    if (status == PARAC_ERR_NO_MEMORY) {
+        parac_error_clear(error);
+        run->key_start = NULL;
+        return PARAC_OK;
+    }
+    PARAC_TRY(status);
+    PARAC_TRY(parac_cuda_memset(&run->context, run->key_start, 0, keys * sizeof(uint32_t), error));
+    scatter_cell_counts<<<blocks_for(run->cells), THREADS, 0, (cudaStream_t)run->context.stream>>>(
+        run->cell_key, run->cell_start, run->cells, run->key_start);
+    PARAC_CUDA_TRY_LAUNCH();
+    PARAC_TRY(parac_cub_exclusive_sum_u32(&run->context, run->key_start, run->key_start, keys, error));
+fail:
+    return status;
+}
+
 template <typename T>
 static parac_status build_plan(gpu_run *run, parac_error *error)
 {
@@ -512,7 +600,7 @@ static parac_status build_plan(gpu_run *run, parac_error *error)
             high[k] = from_ordered_bits(host[DBSCAN_GRID_MAX_DIMS + k]);
         }
     }
-    PARAC_TRY(dbscan_grid_plan_build(&run->plan, dims, low, high, run->eps, error));
+    PARAC_TRY(choose_plan(run, dims, low, high, error));
 fail:
     parac_cuda_free(&run->context, bounds);
     return status;
@@ -572,6 +660,7 @@ static parac_status build_cells(gpu_run *run, parac_error *error)
     unique = NULL;
     lengths = NULL;
     RELEASE(run, keys);
+    PARAC_TRY(build_key_table(run, error));
     PARAC_TRY(take(run, (void **)&run->cell_of, n * sizeof(uint32_t), error));
     cell_of_points<<<blocks_for(cells), THREADS, 0, (cudaStream_t)run->context.stream>>>(run->cell_start, run->cells,
                                                                                         run->cell_of);
@@ -597,6 +686,7 @@ static grid_view<T> view_of(const gpu_run *run)
     view.cell_key = run->cell_key;
     view.cell_start = run->cell_start;
     view.cell_of = run->cell_of;
+    view.key_start = run->key_start;
     return view;
 }
 
@@ -697,6 +787,7 @@ static parac_status run_phases(gpu_run *run, const T *points, int32_t *labels, u
     PARAC_TRY(build_plan<T>(run, error));
     PARAC_TRY(sort_points<T>(run, error));
     PARAC_TRY(build_cells(run, error));
+    info->gpu_key_table = run->key_start != NULL;
     PARAC_TRY(phase_done(run, &info->seconds_index, error));
     PARAC_TRY(mark_core_points<T>(run, error));
     PARAC_TRY(phase_done(run, &info->seconds_core, error));
@@ -705,6 +796,7 @@ static parac_status run_phases(gpu_run *run, const T *points, int32_t *labels, u
     PARAC_TRY(finish_labels<T>(run, labels, core_mask, info, error));
     PARAC_TRY(phase_done(run, &info->seconds_download, error));
     info->cells = run->cells;
+    info->gpu_variant = run->variant;
 fail:
     return status;
 }
@@ -725,7 +817,8 @@ static uint64_t read_peak(gpu_run *run)
 }
 
 extern "C" parac_status dbscan_cuda(const dbscan_points *points, double eps, size_t min_samples, int use_grid,
-                                    int ordinal, int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info,
+                                    parac_dbscan_gpu_variant variant, int ordinal, int32_t *labels,
+                                    uint8_t *core_mask, parac_dbscan_info *info,
                                     parac_error *error)
 {
     gpu_run *run;
@@ -738,6 +831,7 @@ extern "C" parac_status dbscan_cuda(const dbscan_points *points, double eps, siz
     run->eps = eps;
     run->min_samples = min_samples;
     run->use_grid = use_grid;
+    run->variant = variant;
     status = parac_cuda_context_create(ordinal, &run->context, error);
     if (status == PARAC_OK) {
         run->has_context = 1;

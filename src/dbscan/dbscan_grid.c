@@ -79,12 +79,12 @@ static void build_stencil(dbscan_grid_plan *plan, double eps)
     }
 }
 
-parac_status dbscan_grid_plan_build(dbscan_grid_plan *plan, int dims, const double *low, const double *high,
-                                    double eps, parac_error *error)
+static parac_status build_with_side(dbscan_grid_plan *plan, int dims, const double *low, const double *high,
+                                   double eps, double side, parac_error *error)
 {
     memset(plan, 0, sizeof *plan);
     plan->dims = dims;
-    plan->side = dims > 0 ? eps / sqrt((double)dims) : 1.0;
+    plan->side = dims > 0 ? side : 1.0;
     if (dims == 0) {
         plan->row_count = 1;
         return PARAC_OK;
@@ -97,6 +97,25 @@ parac_status dbscan_grid_plan_build(dbscan_grid_plan *plan, int dims, const doub
     if (plan->row_count <= 0 || plan->row_count > DBSCAN_GRID_MAX_ROWS)
         return parac_fail(error, PARAC_ERR_INTERNAL, "dbscan: grid stencil has %d rows", plan->row_count);
     return PARAC_OK;
+}
+
+parac_status dbscan_grid_plan_build(dbscan_grid_plan *plan, int dims, const double *low, const double *high,
+                                    double eps, parac_error *error)
+{
+    return build_with_side(plan, dims, low, high, eps, dims > 0 ? eps / sqrt((double)dims) : 1.0, error);
+}
+
+parac_status dbscan_grid_plan_build_coarse(dbscan_grid_plan *plan, int dims, const double *low, const double *high,
+                                           double eps, parac_error *error)
+{
+    return build_with_side(plan, dims, low, high, eps, eps * DBSCAN_GRID_COARSE_SIDE, error);
+}
+
+uint64_t dbscan_grid_key_space(const dbscan_grid_plan *plan)
+{
+    uint64_t product = 1;
+    for (int k = 0; k < plan->dims; k++) product *= plan->extent[k];
+    return product;
 }
 
 void dbscan_grid_key_cell(const dbscan_grid_plan *plan, uint64_t key, uint64_t *cell)

@@ -40,6 +40,16 @@ typedef struct dbscan_grid_plan {
 parac_status dbscan_grid_plan_build(dbscan_grid_plan *plan, int dims, const double *low, const double *high,
                                     double eps, parac_error *error);
 
+/* The same with cells of side eps * DBSCAN_GRID_COARSE_SIDE: just over eps, so
+ * the stencil spans one cell each way (3^g cells instead of 5^g); a slightly
+ * larger side keeps cells two apart out of the stencil despite the slack. */
+#define DBSCAN_GRID_COARSE_SIDE 1.001
+parac_status dbscan_grid_plan_build_coarse(dbscan_grid_plan *plan, int dims, const double *low, const double *high,
+                                           double eps, parac_error *error);
+
+/* Cells in the key space (product of the extents). */
+uint64_t dbscan_grid_key_space(const dbscan_grid_plan *plan);
+
 /* The cell coordinate of a value along grid coordinate k (clamped into the grid). */
 static inline uint64_t dbscan_grid_cell(const dbscan_grid_plan *plan, int k, double value)
 {

@@ -49,8 +49,9 @@ parac_status dbscan_cpu(const dbscan_points *points, double eps, size_t min_samp
 /* The CUDA path (dbscan_cuda.cu): the same phases on GPU `ordinal`, the same
  * bytes. PARAC_ERR_NO_MEMORY when the device is too small (the caller then
  * falls back to the CPU). Fills every info field except device/method/total. */
-parac_status dbscan_cuda(const dbscan_points *points, double eps, size_t min_samples, int use_grid, int ordinal,
-                         int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info, parac_error *error);
+parac_status dbscan_cuda(const dbscan_points *points, double eps, size_t min_samples, int use_grid,
+                         parac_dbscan_gpu_variant variant, int ordinal, int32_t *labels, uint8_t *core_mask,
+                         parac_dbscan_info *info, parac_error *error);
 
 /* Canonical labels from a representative per point (DBSCAN_NO_ROOT = noise):
  * clusters numbered by their lowest point index. root_of[i] < count.

@@ -24,14 +24,16 @@ static parac_status run_search(const parac_fca_context *context, const parac_fca
     if (status != PARAC_OK) return status;
     threads = parac_threads_resolve(options->exec.threads);
 #ifdef PARAC_HAVE_CUDA
-    if (device == PARAC_DEVICE_CUDA)
-        status = fca_fcbo_cuda(&search, options->exec.cuda_device, concepts, count, error);
-    else
+    if (device == PARAC_DEVICE_CUDA) {
+        struct parac_cuda_context *shared = options->engine ? options->engine->cuda_context : NULL;
+        int ordinal = options->engine && shared ? options->engine->cuda_device : options->exec.cuda_device;
+        status = fca_fcbo_cuda(&search, ordinal, shared, options->gpu_strategy, concepts, count, error);
+    } else
 #endif
     if (threads <= 1)
         status = fca_fcbo_serial(&search, concepts, count, error);
     else
-        status = fca_fcbo_parallel(&search, threads, concepts, count, error);
+        status = fca_fcbo_parallel(&search, threads, options->cpu_strategy, concepts, count, error);
     if (status == PARAC_OK) status = fca_search_finish(&search, concepts, count, error);
     fca_search_destroy(&search);
     return status;

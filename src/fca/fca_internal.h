@@ -87,10 +87,20 @@ parac_status fca_search_finish(const fca_search *search, parac_fca_concepts *con
  * Concepts come out in search order, mapped to original ids, unsorted. */
 parac_status fca_fcbo_serial(const fca_search *search, parac_fca_concepts *concepts, uint64_t *count,
                              parac_error *error);
-parac_status fca_fcbo_parallel(const fca_search *search, int threads, parac_fca_concepts *concepts, uint64_t *count,
-                               parac_error *error);
+parac_status fca_fcbo_parallel(const fca_search *search, int threads, parac_fca_cpu_strategy strategy,
+                               parac_fca_concepts *concepts, uint64_t *count, parac_error *error);
+
+/* The engine: a GPU context kept between runs (cuda_context NULL when none). */
+struct parac_cuda_context;
+struct parac_fca_engine {
+    int cuda_device;
+    struct parac_cuda_context *cuda_context;
+};
+
 #ifdef PARAC_HAVE_CUDA
-parac_status fca_fcbo_cuda(const fca_search *search, int cuda_device, parac_fca_concepts *concepts, uint64_t *count,
+/* shared_context: an engine's context to run on, or NULL to create one for this run. */
+parac_status fca_fcbo_cuda(const fca_search *search, int cuda_device, struct parac_cuda_context *shared_context,
+                           parac_fca_gpu_strategy strategy, parac_fca_concepts *concepts, uint64_t *count,
                            parac_error *error);
 #endif
 

@@ -8,6 +8,15 @@
  * (extent, intent and the failed sets it may still read) and borrows a worker
  * (scratch stack + result buffer) from a pool, so a task run inline at a
  * scheduling point never shares scratch with the one it interrupted.
+ *
+ * Two strategies (parac_fca_cpu_strategy):
+ *   SHARED_POOL — the first version: tasks borrow a worker from a locked
+ *                 pool, the pending counter shares a cache line with the lock.
+ *   PER_THREAD  — one worker per thread, cache-line aligned, taken by thread
+ *                 number without a lock. Safe because tasks are tied: a task
+ *                 run inline at a scheduling point sits above the interrupted
+ *                 one on the same C stack, so it uses the worker's scratch
+ *                 stack strictly LIFO. The pending counter has its own line.
  */
 #include <omp.h>
 #include <stdlib.h>
@@ -19,11 +28,15 @@
 #define SPAWN_PER_THREAD 4
 #define SMALLEST_SPAWNED_TAIL 3 /* children with fewer attributes left are expanded in place */
 
+#define CACHE_LINE 64
+
 typedef struct parallel_state {
     const fca_search *search;
     int store;
     int spawn_limit;
-    int pending;          /* tasks created and not yet started (atomic) */
+    int per_thread;       /* PARAC_FCA_CPU_PER_THREAD: workers[thread], no lock */
+    int pending;          /* SHARED_POOL: tasks created and not yet started (atomic) */
+    int *pending_counter; /* &pending, or a counter alone on its cache line */
     omp_lock_t lock;      /* guards the worker lists */
     fcbo_worker **all;    /* every worker created */
     fcbo_worker **idle;
@@ -42,8 +55,9 @@ static void release_worker(parallel_state *state, fcbo_worker *worker);
 static void run_bundle(parallel_state *state, task_bundle *bundle)
 {
     fcbo_worker *worker;
+int *pending = state->pending_counter;
 #pragma omp atomic
-    state->pending--;
+    (*pending)--;
     worker = acquire_worker(state);
     if (worker) {
         fcbo_expand(worker, &bundle->node);
@@ -80,23 +94,30 @@ static int spawn_child(fcbo_worker *worker, const fcbo_node *child)
 {
     parallel_state *state = worker->spawn_data;
     task_bundle *bundle;
-    int pending;
+    int *counter = state->pending_counter, pending;
 #pragma omp atomic read
-    pending = state->pending;
+    pending = *counter;
     if (pending >= state->spawn_limit || child->next_attribute + SMALLEST_SPAWNED_TAIL > state->search->attributes)
         return 0;
     bundle = copy_node(state->search, child);
     if (!bundle) return 0; /* no memory for a copy: expand in place */
 #pragma omp atomic
-    state->pending++;
+    (*counter)++;
 #pragma omp task firstprivate(bundle) default(none) shared(state)
     run_bundle(state, bundle);
     return 1;
 }
 
+/* Workers sit on their own cache lines: their counters change at every concept. */
+static fcbo_worker *allocate_worker(void)
+{
+    size_t bytes = (sizeof(fcbo_worker) + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
+    return aligned_alloc(CACHE_LINE, bytes);
+}
+
 static fcbo_worker *create_worker(parallel_state *state)
 {
-    fcbo_worker *worker = malloc(sizeof *worker);
+    fcbo_worker *worker = allocate_worker();
     parac_error error;
     if (state->all_count == state->capacity) {
         size_t capacity = state->capacity ? state->capacity * 2 : 64;
@@ -122,6 +143,7 @@ static fcbo_worker *create_worker(parallel_state *state)
 static fcbo_worker *acquire_worker(parallel_state *state)
 {
     fcbo_worker *worker;
+    if (state->per_thread) return state->all[omp_get_thread_num()]; /* NULL when its creation failed */
     omp_set_lock(&state->lock);
     worker = state->idle_count ? state->idle[--state->idle_count] : create_worker(state);
     if (!worker) state->out_of_memory = 1;
@@ -131,6 +153,7 @@ static fcbo_worker *acquire_worker(parallel_state *state)
 
 static void release_worker(parallel_state *state, fcbo_worker *worker)
 {
+    if (state->per_thread) return;
     omp_set_lock(&state->lock);
     state->idle[state->idle_count++] = worker;
     omp_unset_lock(&state->lock);
@@ -148,6 +171,7 @@ static parac_status collect(parallel_state *state, parac_fca_concepts *concepts,
             status = worker->status;
             if (error) *error = worker->error;
         }
+        if (!worker) continue;
         if (status == PARAC_OK && concepts) status = fca_concepts_take(concepts, worker->concepts, error);
         fcbo_worker_destroy(worker);
         free(worker);
@@ -156,28 +180,57 @@ static parac_status collect(parallel_state *state, parac_fca_concepts *concepts,
     return status;
 }
 
-parac_status fca_fcbo_parallel(const fca_search *search, int threads, parac_fca_concepts *concepts, uint64_t *count,
-                               parac_error *error)
+/* PER_THREAD: one worker per thread made up front (a NULL slot marks a failed one). */
+static void create_thread_workers(parallel_state *state, int threads)
+{
+    state->all = calloc((size_t)threads, sizeof *state->all);
+    if (!state->all) { state->out_of_memory = 1; return; }
+    state->all_count = state->capacity = (size_t)threads;
+    for (int t = 0; t < threads; t++) {
+        fcbo_worker *worker = allocate_worker();
+        parac_error ignored;
+        if (worker && fcbo_worker_init(worker, state->search, state->store, &ignored) != PARAC_OK) {
+            fcbo_worker_destroy(worker);
+            free(worker);
+            worker = NULL;
+        }
+        if (!worker) { state->out_of_memory = 1; continue; }
+        worker->spawn = spawn_child;
+        worker->spawn_data = state;
+        state->all[t] = worker;
+    }
+}
+
+parac_status fca_fcbo_parallel(const fca_search *search, int threads, parac_fca_cpu_strategy strategy,
+                               parac_fca_concepts *concepts, uint64_t *count, parac_error *error)
 {
     parallel_state state;
     parac_status status;
+    int *alone = aligned_alloc(CACHE_LINE, CACHE_LINE);
     memset(&state, 0, sizeof state);
     state.search = search;
     state.store = concepts != NULL;
     state.spawn_limit = SPAWN_PER_THREAD * threads;
+    state.per_thread = strategy != PARAC_FCA_CPU_SHARED_POOL && alone;
+    state.pending_counter = state.per_thread ? alone : &state.pending;
+    *state.pending_counter = 0;
     omp_init_lock(&state.lock);
+    if (state.per_thread) create_thread_workers(&state, threads);
+    if (!state.out_of_memory) {
 #pragma omp parallel num_threads(threads) default(none) shared(state)
 #pragma omp single
-    {
-        fcbo_worker *worker = acquire_worker(&state);
-        fcbo_node root;
-        if (worker) {
-            if (fcbo_make_root(worker, &root)) fcbo_expand(worker, &root);
-            release_worker(&state, worker);
+        {
+            fcbo_worker *worker = acquire_worker(&state);
+            fcbo_node root;
+            if (worker) {
+                if (fcbo_make_root(worker, &root)) fcbo_expand(worker, &root);
+                release_worker(&state, worker);
+            }
         }
     }
     status = collect(&state, concepts, count, error);
     omp_destroy_lock(&state.lock);
+    free(alone);
     free(state.all);
     free(state.idle);
     return status;

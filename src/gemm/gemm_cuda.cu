@@ -9,6 +9,9 @@
  *                    contiguous panel chunks into a 4-stage pipeline (BK = 16),
  *                    float4 shared reads without bank conflicts. Every C value
  *                    is fmaf-chained in ascending k: the CPU path's exact bits.
+ *   ffma_wide        fp32 FFMA variant WIDE: 8x16 per thread, 64x64 warp tiles,
+ *                    BK 32, 3 stages; same fmaf chains, same bits.
+ *   (gemm_wgmma.cu)  TF32 variant WGMMA: Hopper warpgroup MMA (sm_90a).
  *   mma_tf32_tiles   TF32 tensor cores with mma.sync.m16n8k8 (sm_80+), same
  *                    panels and pipeline, shared rows padded by 8 floats so the
  *                    fragment loads are conflict-free. mma.sync rather than
@@ -32,6 +35,7 @@
 #include "cuda/context.h"
 #include "cuda/cuda_check.h"
 #include "gemm/gemm_internal.h"
+#include "gemm/gemm_kernels.cuh"
 
 #define GEMM_BK 16
 #define GEMM_STAGES 4
@@ -52,68 +56,25 @@ typedef struct gemm_cuda_state {
     int events_ready;
     cublasHandle_t cublas;
     int cublas_ready;
+    int wgmma_probed, wgmma_ok;
 } gemm_cuda_state;
 
 static gemm_cuda_state *state_of(const parac_gemm_plan *plan) { return (gemm_cuda_state *)plan->cuda; }
 
-/* --- device helpers ------------------------------------------------------------- */
-
-__device__ __forceinline__ void cp_async16(void *shared, const void *global)
-{
-    unsigned address = (unsigned)__cvta_generic_to_shared(shared);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(address), "l"(global));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
-
-__device__ __forceinline__ float round_tf32(float x)
-{
-    unsigned out;
-    if (!isfinite(x)) return x;
-    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(out) : "f"(x));
-    return __uint_as_float(out);
-}
-
-/* The plan's epilogue, bit for bit the CPU's: beta == 0 never reads C. */
-__device__ __forceinline__ float epilogue(float alpha, float acc, float beta, float c)
-{
-    return beta == 0.0f ? __fmul_rn(alpha, acc) : __fmaf_rn(alpha, acc, __fmul_rn(beta, c));
-}
-
-struct gemm_args {
-    const float *packed_a, *packed_b;
-    const int32_t *k_list;
-    const gemm_work_item *items;
-    const int32_t *order;       /* dynamic: item order; NULL for static */
-    unsigned int *counter;      /* dynamic work queue */
-    int item_count;
-    int64_t padded_k;
-    int tile_k;
-    float *c, *partials;
-    int64_t m, n, ldc;
-    int c_row_major;
-    float alpha, beta;
-};
-
-__device__ __forceinline__ void store_value(const gemm_args &g, int64_t row, int64_t col, float acc)
-{
-    if (row >= g.m || col >= g.n) return;
-    float *target = g.c_row_major ? g.c + row * g.ldc + col : g.c + col * g.ldc + row;
-    *target = epilogue(g.alpha, acc, g.beta, g.beta == 0.0f ? 0.0f : *target);
-}
-
 /* Stage `step` of a work item: BK k rows of its A and B tile panels (contiguous chunks). */
-template <int BM, int BN, int THREADS, int A_STRIDE, int B_STRIDE>
+template <int BM, int BN, int THREADS, int A_STRIDE, int B_STRIDE, int BK = GEMM_BK>
 __device__ __forceinline__ void load_stage(const gemm_args &g, const gemm_work_item &w, int step, float *a_stage,
                                            float *b_stage)
 {
-    int sub_steps = g.tile_k / GEMM_BK;
-    int64_t k_offset = (int64_t)g.k_list[w.list_begin + step / sub_steps] * g.tile_k + (step % sub_steps) * GEMM_BK;
+    int sub_steps = g.tile_k / BK;
+    int64_t k_offset = (int64_t)g.k_list[w.list_begin + step / sub_steps] * g.tile_k + (step % sub_steps) * BK;
     const float *a_src = g.packed_a + ((int64_t)w.tile_row * g.padded_k + k_offset) * BM;
     const float *b_src = g.packed_b + ((int64_t)w.tile_col * g.padded_k + k_offset) * BN;
-    for (int i = threadIdx.x; i < GEMM_BK * BM / 4; i += THREADS)
+#pragma unroll 4
+    for (int i = threadIdx.x; i < BK * BM / 4; i += THREADS)
         cp_async16(a_stage + (i / (BM / 4)) * A_STRIDE + (i % (BM / 4)) * 4, a_src + i * 4);
-    for (int i = threadIdx.x; i < GEMM_BK * BN / 4; i += THREADS)
+#pragma unroll 4
+    for (int i = threadIdx.x; i < BK * BN / 4; i += THREADS)
         cp_async16(b_stage + (i / (BN / 4)) * B_STRIDE + (i % (BN / 4)) * 4, b_src + i * 4);
 }
 
@@ -174,6 +135,79 @@ __device__ void ffma_work_item(const gemm_args &g, const gemm_work_item &w, floa
         int r = row0 + (i / 4) * 32 + i % 4;
 #pragma unroll
         for (int j = 0; j < 8; j++) {
+            int c = col0 + (j / 4) * 16 + j % 4;
+            if (w.partial_slot >= 0) g.partials[((int64_t)w.partial_slot * BM + r) * BN + c] = acc[i][j];
+            else store_value(g, tile_row0 + r, tile_col0 + c, acc[i][j]);
+        }
+    }
+}
+
+/* --- fp32 FFMA, wide variant ---------------------------------------------------------
+ * 8x16 register tile per thread (64x64 warp tile: 8 lane rows x 4 lane columns),
+ * BK 32 and 3 stages: 6 float4 shared reads feed 128 FFMAs (8x8: 4 feed 64) and one
+ * barrier per 32 k instead of per 16. Each C value is still one fmaf chain in
+ * ascending k, so the bits equal the base kernel's and the CPU's. */
+#define WIDE_BK 32
+#define WIDE_STAGES 3
+
+template <int BM, int BN> struct wide_shape {
+    static constexpr int WARPS_M = BM / 64, WARPS_N = BN / 64, THREADS = WARPS_M * WARPS_N * 32;
+    static constexpr int A_STAGE = WIDE_BK * BM, B_STAGE = WIDE_BK * BN;
+    static constexpr size_t SMEM = (size_t)WIDE_STAGES * (A_STAGE + B_STAGE) * sizeof(float);
+};
+
+template <int BM, int BN>
+__device__ __forceinline__ void wide_load(const gemm_args &g, const gemm_work_item &w, int step, int steps, float *shared)
+{
+    typedef wide_shape<BM, BN> S;
+    if (step < steps) {
+        float *a_stage = shared + (step % WIDE_STAGES) * S::A_STAGE;
+        float *b_stage = shared + WIDE_STAGES * S::A_STAGE + (step % WIDE_STAGES) * S::B_STAGE;
+        load_stage<BM, BN, S::THREADS, BM, BN, WIDE_BK>(g, w, step, a_stage, b_stage);
+    }
+    cp_async_commit(); /* an empty group keeps the wait counts uniform */
+}
+
+template <int BM, int BN>
+__device__ void ffma_wide_work_item(const gemm_args &g, const gemm_work_item &w, float *shared)
+{
+    typedef wide_shape<BM, BN> S;
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    int row0 = (warp / S::WARPS_N) * 64 + (lane / 4) * 4, col0 = (warp % S::WARPS_N) * 64 + (lane % 4) * 4;
+    int steps = (w.list_end - w.list_begin) * (g.tile_k / WIDE_BK);
+    float acc[8][16];
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+        for (int j = 0; j < 16; j++) acc[i][j] = 0.0f;
+    for (int s = 0; s < WIDE_STAGES - 1; s++) wide_load<BM, BN>(g, w, s, steps, shared);
+    for (int step = 0; step < steps; step++) {
+        cp_async_wait<WIDE_STAGES - 2>();
+        __syncthreads(); /* stage `step` landed for all; the stage of step-1 is free */
+        wide_load<BM, BN>(g, w, step + WIDE_STAGES - 1, steps, shared);
+        const float *a_stage = shared + (step % WIDE_STAGES) * S::A_STAGE;
+        const float *b_stage = shared + WIDE_STAGES * S::A_STAGE + (step % WIDE_STAGES) * S::B_STAGE;
+#pragma unroll
+        for (int kk = 0; kk < WIDE_BK; kk++) {
+            float a[8], b[16];
+            *(float4 *)&a[0] = *(const float4 *)(a_stage + kk * BM + row0);
+            *(float4 *)&a[4] = *(const float4 *)(a_stage + kk * BM + row0 + 32);
+#pragma unroll
+            for (int q = 0; q < 4; q++) *(float4 *)&b[4 * q] = *(const float4 *)(b_stage + kk * BN + col0 + 16 * q);
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+#pragma unroll
+                for (int j = 0; j < 16; j++) acc[i][j] = __fmaf_rn(a[i], b[j], acc[i][j]);
+        }
+    }
+    cp_async_wait<0>();
+    __syncthreads(); /* the next work item may refill every stage */
+    int64_t tile_row0 = (int64_t)w.tile_row * BM, tile_col0 = (int64_t)w.tile_col * BN;
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        int r = row0 + (i / 4) * 32 + i % 4;
+#pragma unroll
+        for (int j = 0; j < 16; j++) {
             int c = col0 + (j / 4) * 16 + j % 4;
             if (w.partial_slot >= 0) g.partials[((int64_t)w.partial_slot * BM + r) * BN + c] = acc[i][j];
             else store_value(g, tile_row0 + r, tile_col0 + c, acc[i][j]);
@@ -272,22 +306,26 @@ __device__ void mma_work_item(const gemm_args &g, const gemm_work_item &w, float
 
 /* --- schedules: static grid or persistent dynamic queue ---------------------------------- */
 
-template <int BM, int BN, bool TF32>
+/* KIND: the kernel family of a launch. */
+enum { KIND_FFMA = 0, KIND_MMA = 1, KIND_WIDE = 2 };
+
+template <int BM, int BN, int KIND>
 __device__ __forceinline__ void run_work_item(const gemm_args &g, const gemm_work_item &w, float *shared)
 {
-    if (TF32) mma_work_item<BM, BN>(g, w, shared);
+    if (KIND == KIND_MMA) mma_work_item<BM, BN>(g, w, shared);
+    else if (KIND == KIND_WIDE) ffma_wide_work_item<BM, BN>(g, w, shared);
     else ffma_work_item<BM, BN>(g, w, shared);
 }
 
-template <int BM, int BN, bool TF32>
+template <int BM, int BN, int KIND>
 __global__ void static_tiles(gemm_args g)
 {
     extern __shared__ __align__(16) float shared[];
     gemm_work_item w = g.items[blockIdx.x];
-    run_work_item<BM, BN, TF32>(g, w, shared);
+    run_work_item<BM, BN, KIND>(g, w, shared);
 }
 
-template <int BM, int BN, bool TF32>
+template <int BM, int BN, int KIND>
 __global__ void dynamic_tiles(gemm_args g)
 {
     extern __shared__ __align__(16) float shared[];
@@ -299,7 +337,7 @@ __global__ void dynamic_tiles(gemm_args g)
         int position = next_item;
         if (position >= g.item_count) return;
         gemm_work_item w = g.items[g.order[position]];
-        run_work_item<BM, BN, TF32>(g, w, shared);
+        run_work_item<BM, BN, KIND>(g, w, shared);
     }
 }
 
@@ -321,8 +359,18 @@ struct pack_args {
     int64_t ld, extent_k, extent_r, padded_k, padded_r;
     int k_contiguous; /* source element (kk, r) at x[r * ld + kk], else x[kk * ld + r] */
     int tile_r, tf32;
+    int swizzled; /* wgmma layout: k-major 32-wide blocks, 128B-swizzled (gemm_kernels.cuh) */
     float *dst;
 };
+
+/* Where packed element (kk, r) goes: the panel layout, or the wgmma layout. */
+__device__ __forceinline__ int64_t packed_index(const pack_args &p, int64_t kk, int64_t r)
+{
+    int64_t panel = r / p.tile_r, rr = r % p.tile_r;
+    if (!p.swizzled) return (panel * p.padded_k + kk) * p.tile_r + rr;
+    int kw = (int)(kk % 32), chunk = (kw / 4) ^ (int)(rr % 8);
+    return (panel * p.padded_k + (kk - kw)) * p.tile_r + rr * 32 + chunk * 4 + kw % 4;
+}
 
 /* One 32x32 (k, r) block: read along the source's contiguous side, write along r. */
 __global__ void pack_panels(pack_args p)
@@ -341,9 +389,10 @@ __global__ void pack_panels(pack_args p)
     }
     __syncthreads();
     for (int i = threadIdx.y; i < PACK_TILE; i += blockDim.y) {
-        int64_t kk = k0 + i, r = r0 + threadIdx.x;
-        if (kk < p.padded_k && r < p.padded_r)
-            p.dst[((r / p.tile_r) * p.padded_k + kk) * p.tile_r + r % p.tile_r] = block[i][threadIdx.x];
+        /* write along r for panels, along k for the k-major wgmma layout (coalesced either way) */
+        int64_t kk = p.swizzled ? k0 + threadIdx.x : k0 + i, r = p.swizzled ? r0 + i : r0 + threadIdx.x;
+        float v = p.swizzled ? block[threadIdx.x][i] : block[i][threadIdx.x];
+        if (kk < p.padded_k && r < p.padded_r) p.dst[packed_index(p, kk, r)] = v;
     }
 }
 
@@ -361,59 +410,87 @@ static parac_status pack_operands(parac_gemm_plan *plan, const float *a, const f
 {
     const parac_gemm_options *o = &plan->options;
     gemm_cuda_state *st = state_of(plan);
-    int tf32 = o->dtype == PARAC_GEMM_TF32;
+    int tf32 = o->dtype == PARAC_GEMM_TF32, swizzled = plan->variant == PARAC_GEMM_VARIANT_WGMMA;
     pack_args pa = {a, plan->lda, o->k, o->m, plan->padded_k, plan->padded_m, o->layout_a == PARAC_GEMM_ROW_MAJOR,
-                    plan->tile_m, tf32, st->packed_a};
+                    plan->tile_m, tf32, swizzled, st->packed_a};
     pack_args pb = {b, plan->ldb, o->k, o->n, plan->padded_k, plan->padded_n, o->layout_b == PARAC_GEMM_COL_MAJOR,
-                    plan->tile_n, tf32, st->packed_b};
+                    plan->tile_n, tf32, swizzled, st->packed_b};
     parac_status status = launch_pack(plan, pa, error);
     return status == PARAC_OK ? launch_pack(plan, pb, error) : status;
 }
 
 /* --- launching ------------------------------------------------------------------------ */
 
-template <int BM, int BN, bool TF32> static size_t shared_bytes()
+template <int BM, int BN, int KIND> static size_t shared_bytes()
 {
-    return TF32 ? mma_shape<BM, BN>::SMEM : ffma_shape<BM, BN>::SMEM;
+    return KIND == KIND_MMA ? mma_shape<BM, BN>::SMEM : KIND == KIND_WIDE ? wide_shape<BM, BN>::SMEM : ffma_shape<BM, BN>::SMEM;
 }
-template <int BM, int BN, bool TF32> static int threads_per_block()
+template <int BM, int BN, int KIND> static int threads_per_block()
 {
-    return TF32 ? mma_shape<BM, BN>::THREADS : ffma_shape<BM, BN>::THREADS;
+    return KIND == KIND_MMA ? mma_shape<BM, BN>::THREADS
+                            : KIND == KIND_WIDE ? wide_shape<BM, BN>::THREADS : ffma_shape<BM, BN>::THREADS;
 }
 
-template <int BM, int BN, bool TF32>
+template <int BM, int BN, int KIND>
 static parac_status launch_tiles(parac_gemm_plan *plan, const gemm_args &g, parac_error *error)
 {
     gemm_cuda_state *st = state_of(plan);
     cudaStream_t stream = (cudaStream_t)st->context.stream;
-    size_t smem = shared_bytes<BM, BN, TF32>();
-    int threads = threads_per_block<BM, BN, TF32>(), per_sm = 0;
+    size_t smem = shared_bytes<BM, BN, KIND>();
+    int threads = threads_per_block<BM, BN, KIND>(), per_sm = 0;
     parac_status status = PARAC_OK;
     if (g.item_count == 0) return PARAC_OK;
     if (plan->schedule == PARAC_GEMM_SCHEDULE_STATIC) {
-        PARAC_CUDA_TRY(cudaFuncSetAttribute(static_tiles<BM, BN, TF32>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-        static_tiles<BM, BN, TF32><<<g.item_count, threads, smem, stream>>>(g);
+        PARAC_CUDA_TRY(cudaFuncSetAttribute(static_tiles<BM, BN, KIND>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        static_tiles<BM, BN, KIND><<<g.item_count, threads, smem, stream>>>(g);
         PARAC_CUDA_TRY_LAUNCH();
     } else {
-        PARAC_CUDA_TRY(cudaFuncSetAttribute(dynamic_tiles<BM, BN, TF32>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-        PARAC_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dynamic_tiles<BM, BN, TF32>, threads, smem));
+        PARAC_CUDA_TRY(cudaFuncSetAttribute(dynamic_tiles<BM, BN, KIND>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        PARAC_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dynamic_tiles<BM, BN, KIND>, threads, smem));
         if (per_sm < 1) per_sm = 1;
         long long blocks = (long long)per_sm * st->context.multiprocessors;
         if (blocks > g.item_count) blocks = g.item_count;
         PARAC_CUDA_TRY(cudaMemsetAsync(g.counter, 0, sizeof(unsigned int), stream));
-        dynamic_tiles<BM, BN, TF32><<<(unsigned)blocks, threads, smem, stream>>>(g);
+        dynamic_tiles<BM, BN, KIND><<<(unsigned)blocks, threads, smem, stream>>>(g);
         PARAC_CUDA_TRY_LAUNCH();
     }
 fail:
     return status;
 }
 
-template <bool TF32> static parac_status launch_for_tiles(parac_gemm_plan *plan, const gemm_args &g, parac_error *error)
+template <int KIND> static parac_status launch_for_tiles(parac_gemm_plan *plan, const gemm_args &g, parac_error *error)
 {
-    if (plan->tile_m == 128 && plan->tile_n == 128) return launch_tiles<128, 128, TF32>(plan, g, error);
-    if (plan->tile_m == 128) return launch_tiles<128, 64, TF32>(plan, g, error);
-    if (plan->tile_n == 128) return launch_tiles<64, 128, TF32>(plan, g, error);
-    return launch_tiles<64, 64, TF32>(plan, g, error);
+    if (plan->tile_m == 128 && plan->tile_n == 128) return launch_tiles<128, 128, KIND>(plan, g, error);
+    if (plan->tile_m == 128) return launch_tiles<128, 64, KIND>(plan, g, error);
+    if (plan->tile_n == 128) return launch_tiles<64, 128, KIND>(plan, g, error);
+    return launch_tiles<64, 64, KIND>(plan, g, error);
+}
+
+/* The plan's resolved variant (plan.c checked that this GPU and tile shape can run it). */
+static parac_status launch_variant(parac_gemm_plan *plan, const gemm_args &g, parac_error *error)
+{
+    gemm_cuda_state *st = state_of(plan);
+    if (plan->variant == PARAC_GEMM_VARIANT_WGMMA)
+        return g.item_count == 0 ? PARAC_OK
+                                 : gemm_wgmma_launch(g, plan->tile_m, plan->tile_n, plan->schedule == PARAC_GEMM_SCHEDULE_DYNAMIC,
+                                                     st->context.multiprocessors, (cudaStream_t)st->context.stream, error);
+    if (plan->options.dtype == PARAC_GEMM_TF32) return launch_for_tiles<KIND_MMA>(plan, g, error);
+    if (plan->variant == PARAC_GEMM_VARIANT_WIDE) return launch_for_tiles<KIND_WIDE>(plan, g, error);
+    return launch_for_tiles<KIND_FFMA>(plan, g, error);
+}
+
+/* Whether this plan's GPU can run `variant` (wgmma: an sm_90a image was loaded). */
+extern "C" int gemm_cuda_variant_supported(parac_gemm_plan *plan, parac_gemm_variant variant)
+{
+    gemm_cuda_state *st = state_of(plan);
+    parac_error ignored;
+    if (variant != PARAC_GEMM_VARIANT_WGMMA) return 1;
+    if (!st->wgmma_probed) {
+        st->wgmma_probed = 1;
+        if (cudaSetDevice(st->context.ordinal) != cudaSuccess || gemm_wgmma_supported(&st->context, &st->wgmma_ok, &ignored) != PARAC_OK)
+            st->wgmma_ok = 0;
+    }
+    return st->wgmma_ok;
 }
 
 /* --- state: tables and workspace on the device ------------------------------------------ */
@@ -548,8 +625,7 @@ extern "C" parac_status gemm_cuda_execute_device(parac_gemm_plan *plan, float al
     g = make_args(plan, alpha, beta, c);
     PARAC_CUDA_TRY(cudaEventRecord(st->start, stream));
     PARAC_TRY(pack_operands(plan, a, b, error));
-    if (plan->options.dtype == PARAC_GEMM_TF32) PARAC_TRY(launch_for_tiles<true>(plan, g, error));
-    else PARAC_TRY(launch_for_tiles<false>(plan, g, error));
+    PARAC_TRY(launch_variant(plan, g, error));
     if (plan->reduction_count > 0) {
         reduce_split<<<(unsigned)plan->reduction_count, 256, 0, stream>>>(g, st->reductions, plan->tile_m, plan->tile_n);
         PARAC_CUDA_TRY_LAUNCH();

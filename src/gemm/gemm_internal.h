@@ -42,6 +42,7 @@ struct parac_gemm_plan {
     parac_gemm_options options; /* masks and scan pointers cleared */
     parac_device device;
     parac_gemm_schedule schedule;
+    parac_gemm_variant variant; /* resolved: never AUTO */
     int64_t lda, ldb, ldc;
     int tile_m, tile_n, tile_k, split_k;
     int64_t tiles_m, tiles_n, tiles_k;
@@ -93,6 +94,7 @@ parac_status gemm_cuda_execute_host(parac_gemm_plan *plan, float alpha, const fl
 parac_status gemm_cuda_execute_device(parac_gemm_plan *plan, float alpha, const float *a, const float *b, float beta,
                                       float *c, parac_error *error);
 const char *gemm_cuda_device_name(const parac_gemm_plan *plan);
+int gemm_cuda_variant_supported(parac_gemm_plan *plan, parac_gemm_variant variant);
 void gemm_cuda_release_workspace(parac_gemm_plan *plan);
 parac_status gemm_cuda_vendor_reference(parac_gemm_plan *plan, float alpha, const float *a, const float *b, float beta,
                                         float *c, parac_error *error);

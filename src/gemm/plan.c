@@ -40,6 +40,8 @@ static parac_status check_options(const parac_gemm_options *o, parac_error *erro
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: split_k must be in 0..64 (got %d)", o->split_k);
     if ((o->a_tile_mask || o->b_tile_mask) && (!o->tile_m || !o->tile_n || !o->tile_k))
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: tile masks need explicit tile_m, tile_n, tile_k");
+    if ((int)o->variant < PARAC_GEMM_VARIANT_AUTO || (int)o->variant > PARAC_GEMM_VARIANT_WGMMA)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: unknown kernel variant %d", (int)o->variant);
     if (o->dtype != PARAC_GEMM_FP32 && o->dtype != PARAC_GEMM_TF32)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: unknown dtype %d", (int)o->dtype);
     return PARAC_OK;
@@ -224,6 +226,7 @@ static void fill_info(parac_gemm_plan *plan)
     info->device = plan->device;
     info->dtype = o->dtype;
     info->schedule = plan->schedule;
+    info->variant = plan->variant;
     info->tile_m = plan->tile_m;
     info->tile_n = plan->tile_n;
     info->tile_k = plan->tile_k;
@@ -244,6 +247,23 @@ static void fill_info(parac_gemm_plan *plan)
                          4.0 * (double)plan->partial_slots * plan->tile_m * plan->tile_n;
 }
 
+/* The GPU kernel family: the request when this dtype, tile_k and GPU can run
+ * it, else BASE. WIDE is fp32 only; WGMMA is tf32 only, needs 32-wide k blocks
+ * (tile_k % 32 == 0) and an sm_90a image on the GPU. AUTO is BASE until the
+ * GPU figures of docs/gemm.md pick the new defaults. */
+static parac_gemm_variant resolve_variant(parac_gemm_plan *plan, const parac_gemm_options *o)
+{
+    parac_gemm_variant v = o->variant;
+    if (plan->device != PARAC_DEVICE_CUDA || v == PARAC_GEMM_VARIANT_AUTO) return PARAC_GEMM_VARIANT_BASE;
+    if (v == PARAC_GEMM_VARIANT_WIDE && o->dtype != PARAC_GEMM_FP32) return PARAC_GEMM_VARIANT_BASE;
+    if (v == PARAC_GEMM_VARIANT_WGMMA && (o->dtype != PARAC_GEMM_TF32 || plan->tile_k % 32)) return PARAC_GEMM_VARIANT_BASE;
+    if (v == PARAC_GEMM_VARIANT_WIDE && plan->tile_k % 32) return PARAC_GEMM_VARIANT_BASE;
+#ifdef PARAC_HAVE_CUDA
+    if (!gemm_cuda_variant_supported(plan, v)) return PARAC_GEMM_VARIANT_BASE;
+#endif
+    return v;
+}
+
 static parac_status build_plan(parac_gemm_plan *plan, const parac_gemm_options *o, parac_error *error)
 {
     parac_status status;
@@ -261,6 +281,7 @@ static parac_status build_plan(parac_gemm_plan *plan, const parac_gemm_options *
     if ((status = build_masks(plan, o, error)) != PARAC_OK) return status;
     if ((status = build_k_lists(plan, error)) != PARAC_OK) return status;
     plan->split_k = choose_split(plan, o->split_k);
+    plan->variant = resolve_variant(plan, o);
     if ((status = gemm_schedule_build(plan, error)) != PARAC_OK) return status;
     if ((status = measure_residency(plan, error)) != PARAC_OK) return status;
     fill_info(plan);

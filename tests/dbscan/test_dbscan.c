@@ -6,6 +6,7 @@
 #include <parac/dbscan.h>
 
 #include "core/rng.h"
+#include "dbscan/dbscan_grid.h"
 #include "test_util.h"
 
 typedef struct run_result {
@@ -214,8 +215,59 @@ static void test_dense_cells(void)
     }
 }
 
+/* 1 when the cell of q lies in one of the stencil rows around the cell of p. */
+static int stencil_covers(const dbscan_grid_plan *plan, const double *p, const double *q)
+{
+    uint64_t cell_p[DBSCAN_GRID_MAX_DIMS], cell_q[DBSCAN_GRID_MAX_DIMS], key_q = 0;
+    for (int k = 0; k < plan->dims; k++) {
+        cell_p[k] = dbscan_grid_cell(plan, k, p[k]);
+        cell_q[k] = dbscan_grid_cell(plan, k, q[k]);
+        key_q = key_q * plan->extent[k] + cell_q[k];
+    }
+    for (int row = 0; row < plan->row_count; row++) {
+        uint64_t first, last;
+        if (dbscan_grid_row_keys(plan, cell_p, row, &first, &last) && first <= key_q && key_q <= last) return 1;
+    }
+    return 0;
+}
+
+/* The fine (eps/sqrt(g)) and coarse (~eps, used by the GPU's coarse variant)
+ * plans: every pair within eps, ties at exactly eps included, falls in the
+ * stencil; the coarse stencil is 3^g cells. */
+static void test_grid_stencils(void)
+{
+    parac_rng rng;
+    parac_error error;
+    parac_rng_seed(&rng, 77);
+    for (int dims = 1; dims <= 3; dims++) {
+        const double eps = 0.25, low[3] = {0, 0, 0}, high[3] = {20, 20, 20};
+        dbscan_grid_plan fine, coarse;
+        int missed = 0, pairs = 0;
+        CHECK_OK(dbscan_grid_plan_build(&fine, dims, low, high, eps, &error), &error);
+        CHECK_OK(dbscan_grid_plan_build_coarse(&coarse, dims, low, high, eps, &error), &error);
+        CHECK(coarse.row_count == (dims == 1 ? 1 : dims == 2 ? 3 : 9), "coarse stencil rows %d", coarse.row_count);
+        for (int r = 0; r < coarse.row_count; r++) CHECK(coarse.row_half_width[r] == 1, "coarse half width");
+        for (int trial = 0; trial < 200000; trial++) {
+            double p[3], q[3], sum = 0.0;
+            int lattice = trial % 2; /* quarter-eps lattice: many pairs at exactly eps */
+            for (int k = 0; k < dims; k++) {
+                p[k] = lattice ? (double)parac_rng_below(&rng, 80) / 16.0 : 20.0 * parac_rng_uniform(&rng);
+                q[k] = lattice ? p[k] + ((double)parac_rng_below(&rng, 9) - 4.0) / 16.0
+                               : p[k] + (2.0 * parac_rng_uniform(&rng) - 1.0) * eps;
+                if (q[k] < 0) q[k] = 0;
+                sum += (p[k] - q[k]) * (p[k] - q[k]);
+            }
+            if (sum > eps * eps) continue;
+            pairs++;
+            missed += !stencil_covers(&fine, p, q) + !stencil_covers(&coarse, p, q);
+        }
+        CHECK(pairs > 1000 && missed == 0, "dims %d: %d of %d pairs within eps outside a stencil", dims, missed, pairs);
+    }
+}
+
 int main(void)
 {
+    test_grid_stencils();
     test_dense_cells();
     test_ties_at_eps();
     test_border_rule();

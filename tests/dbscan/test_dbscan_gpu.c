@@ -4,7 +4,8 @@
  * replays one): blobs 2-D/3-D up to 2 M points, uniform 1-D..8-D, lattice
  * ties at exactly eps, duplicates, all noise, one giant cluster, d = 12
  * (brute force), n = 0 and 1, float32 input. Labels, core mask and counts
- * must be identical, and the run must really have used the GPU.
+ * must be identical, and the run must really have used the GPU. Every GPU
+ * variant (auto, classic, table, coarse) is checked against the one CPU run.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -27,7 +28,7 @@ typedef struct outcome {
 } outcome;
 
 static outcome run(const double *xs, const float *narrow, size_t n, size_t d, double eps, size_t min_samples,
-                   parac_dbscan_method method, parac_device device)
+                   parac_dbscan_method method, parac_device device, parac_dbscan_gpu_variant variant)
 {
     outcome result;
     parac_dbscan_options options;
@@ -38,6 +39,7 @@ static outcome run(const double *xs, const float *narrow, size_t n, size_t d, do
     options.min_samples = min_samples;
     options.method = method;
     options.exec.device = device;
+    options.gpu_variant = variant;
     result.labels = malloc((n + 1) * sizeof(int32_t));
     result.core = malloc(n + 1);
     result.status = narrow ? parac_dbscan_run_f32(&options, narrow, n, d, result.labels, result.core, &result.info,
@@ -53,29 +55,45 @@ static void release(outcome *result)
     free(result->core);
 }
 
-/* GPU and CPU on the same points (float32 when narrow != NULL) must agree byte for byte. */
+/* One GPU variant against the CPU's outcome: labels, core mask and counts byte for byte. */
+static void compare_variant(const char *name, const outcome *cpu, const double *xs, const float *narrow, size_t n,
+                            size_t d, double eps, size_t min_samples, parac_dbscan_method method,
+                            parac_dbscan_gpu_variant variant)
+{
+    const char *asked = parac_dbscan_gpu_variant_name(variant);
+    outcome gpu = run(xs, narrow, n, d, eps, min_samples, method, PARAC_DEVICE_CUDA, variant);
+    int same = cpu->status == 0 && gpu.status == 0 && memcmp(cpu->labels, gpu.labels, n * sizeof(int32_t)) == 0 &&
+               memcmp(cpu->core, gpu.core, n) == 0;
+    CHECK(same, "%s [%s]: n=%zu d=%zu eps=%g min=%zu %s: GPU labels/core differ from the CPU's", name, asked, n, d,
+          eps, min_samples, narrow ? "float32" : "float64");
+    CHECK(cpu->info.clusters == gpu.info.clusters && cpu->info.core == gpu.info.core &&
+              cpu->info.noise == gpu.info.noise && cpu->info.border == gpu.info.border,
+          "%s [%s]: counts differ: clusters %zu/%zu core %zu/%zu noise %zu/%zu", name, asked, cpu->info.clusters,
+          gpu.info.clusters, cpu->info.core, gpu.info.core, cpu->info.noise, gpu.info.noise);
+    CHECK(gpu.info.device == PARAC_DEVICE_CUDA && !gpu.info.gpu_fallback, "%s [%s]: ran on %s (fallback %d)", name,
+          asked, parac_device_name(gpu.info.device), gpu.info.gpu_fallback);
+    if (n > 0) {
+        CHECK(gpu.info.device_bytes > 0, "%s [%s]: device bytes reported", name, asked);
+        int honoured = variant == PARAC_DBSCAN_GPU_AUTO || gpu.info.gpu_variant == variant ||
+                       gpu.info.method != PARAC_DBSCAN_GRID;
+        CHECK(honoured, "%s: asked for %s, ran %s", name, asked, parac_dbscan_gpu_variant_name(gpu.info.gpu_variant));
+    }
+    printf("  %-12s n=%-8zu d=%-2zu eps=%-8g min=%-3zu clusters=%-6zu core=%-8zu noise=%-8zu gpu[%s->%s%s] %.4f s "
+           "(%.1f B/point) cpu %.4f s\n",
+           name, n, d, eps, min_samples, gpu.info.clusters, gpu.info.core, gpu.info.noise, asked,
+           parac_dbscan_gpu_variant_name(gpu.info.gpu_variant), gpu.info.gpu_key_table ? ",table" : "",
+           gpu.info.seconds_total, n ? (double)gpu.info.device_bytes / (double)n : 0.0, cpu->info.seconds_total);
+    release(&gpu);
+}
+
+/* GPU (every variant) and CPU on the same points (float32 when narrow != NULL) must agree byte for byte. */
 static void compare(const char *name, const double *xs, const float *narrow, size_t n, size_t d, double eps,
                     size_t min_samples, parac_dbscan_method method)
 {
-    outcome cpu = run(xs, narrow, n, d, eps, min_samples, method, PARAC_DEVICE_CPU);
-    outcome gpu = run(xs, narrow, n, d, eps, min_samples, method, PARAC_DEVICE_CUDA);
-    int same = cpu.status == 0 && gpu.status == 0 && memcmp(cpu.labels, gpu.labels, n * sizeof(int32_t)) == 0 &&
-               memcmp(cpu.core, gpu.core, n) == 0;
-    CHECK(same, "%s: n=%zu d=%zu eps=%g min=%zu %s: GPU labels/core differ from the CPU's", name, n, d, eps,
-          min_samples, narrow ? "float32" : "float64");
-    CHECK(cpu.info.clusters == gpu.info.clusters && cpu.info.core == gpu.info.core &&
-              cpu.info.noise == gpu.info.noise && cpu.info.border == gpu.info.border,
-          "%s: counts differ: clusters %zu/%zu core %zu/%zu noise %zu/%zu", name, cpu.info.clusters,
-          gpu.info.clusters, cpu.info.core, gpu.info.core, cpu.info.noise, gpu.info.noise);
-    CHECK(gpu.info.device == PARAC_DEVICE_CUDA && !gpu.info.gpu_fallback, "%s: ran on %s (fallback %d)", name,
-          parac_device_name(gpu.info.device), gpu.info.gpu_fallback);
-    if (n > 0) CHECK(gpu.info.device_bytes > 0, "%s: device bytes reported", name);
-    printf("  %-12s n=%-8zu d=%-2zu eps=%-8g min=%-3zu clusters=%-6zu core=%-8zu noise=%-8zu gpu %.4f s "
-           "(%.1f B/point) cpu %.4f s\n",
-           name, n, d, eps, min_samples, gpu.info.clusters, gpu.info.core, gpu.info.noise, gpu.info.seconds_total,
-           n ? (double)gpu.info.device_bytes / (double)n : 0.0, cpu.info.seconds_total);
+    outcome cpu = run(xs, narrow, n, d, eps, min_samples, method, PARAC_DEVICE_CPU, PARAC_DBSCAN_GPU_AUTO);
+    for (int v = PARAC_DBSCAN_GPU_AUTO; v <= PARAC_DBSCAN_GPU_COARSE; v++)
+        compare_variant(name, &cpu, xs, narrow, n, d, eps, min_samples, method, (parac_dbscan_gpu_variant)v);
     release(&cpu);
-    release(&gpu);
 }
 
 static double *generate(parac_points_kind kind, size_t n, size_t d, size_t centers, double std, uint64_t seed)

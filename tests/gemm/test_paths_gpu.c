@@ -29,22 +29,38 @@ static const gpu_case CASES[] = {
 };
 #define CASE_COUNT (int)(sizeof CASES / sizeof CASES[0])
 
+/* Whether the GPU is a Hopper (compute 9.x), where every variant must really run. */
+static int gpu_is_hopper(void)
+{
+#ifdef PARAC_HAVE_CUDA
+    struct cudaDeviceProp properties;
+    return cudaGetDeviceProperties(&properties, 0) == cudaSuccess && properties.major == 9;
+#else
+    return 0;
+#endif
+}
+
 static float *run(parac_gemm_options *o, parac_device device, parac_gemm_schedule schedule, float alpha,
                   const float *a, const float *b, float beta, const float *c0, int64_t c_count)
 {
     parac_gemm_plan *plan = NULL;
+    parac_gemm_plan_info info;
     parac_error error;
     float *c = support_copy(c0, c_count);
     o->exec.device = device;
     o->schedule = schedule;
     CHECK_OK(parac_gemm_plan_create(o, &plan, &error), &error);
     if (!plan) return c;
+    parac_gemm_plan_info_get(plan, &info);
+    if (device == PARAC_DEVICE_CUDA && o->variant != PARAC_GEMM_VARIANT_AUTO && (o->variant != PARAC_GEMM_VARIANT_WGMMA || gpu_is_hopper()))
+        CHECK(info.variant == o->variant, "variant %d requested, %d runs (tile_k %d)", (int)o->variant, (int)info.variant,
+              info.tile_k);
     CHECK_OK(parac_gemm_execute(plan, alpha, a, b, beta, c, &error), &error);
     parac_gemm_plan_destroy(plan);
     return c;
 }
 
-static void check_fp32_case(const gpu_case *t, uint64_t seed)
+static void check_fp32_case(const gpu_case *t, parac_gemm_variant kernel_variant, uint64_t seed)
 {
     parac_gemm_options o;
     float alpha = (t->variant % 3 == 0) ? 1.0f : -1.5f, beta = (t->variant % 2) ? 0.75f : 0.0f;
@@ -54,6 +70,7 @@ static void check_fp32_case(const gpu_case *t, uint64_t seed)
     double ratio;
     memset(&o, 0, sizeof o);
     o.m = t->m, o.n = t->n, o.k = t->k, o.tile_m = t->tile_m, o.tile_n = t->tile_n, o.split_k = t->split_k;
+    o.variant = kernel_variant;
     o.layout_a = (t->variant & 1) ? PARAC_GEMM_COL_MAJOR : PARAC_GEMM_ROW_MAJOR;
     o.layout_b = (t->variant & 2) ? PARAC_GEMM_COL_MAJOR : PARAC_GEMM_ROW_MAJOR;
     o.layout_c = (t->variant & 4) ? PARAC_GEMM_COL_MAJOR : PARAC_GEMM_ROW_MAJOR;
@@ -72,17 +89,18 @@ static void check_fp32_case(const gpu_case *t, uint64_t seed)
     gpu_static = run(&o, PARAC_DEVICE_CUDA, PARAC_GEMM_SCHEDULE_STATIC, alpha, a, b, beta, c0, c_count);
     gpu_dynamic = run(&o, PARAC_DEVICE_CUDA, PARAC_GEMM_SCHEDULE_DYNAMIC, alpha, a, b, beta, c0, c_count);
     ratio = support_error_bound_ratio(&o, alpha, a, b, beta, c0, gpu_static, ref);
-    CHECK(ratio < (double)(o.k + 4) * 1.2e-7, "%lldx%lldx%lld tiles %dx%d: GPU error ratio %.3g", (long long)o.m,
-          (long long)o.n, (long long)o.k, t->tile_m, t->tile_n, ratio);
-    CHECK(memcmp(cpu, gpu_static, (size_t)c_count * 4) == 0, "%lldx%lldx%lld: GPU static differs from CPU bits",
-          (long long)o.m, (long long)o.n, (long long)o.k);
-    CHECK(memcmp(gpu_static, gpu_dynamic, (size_t)c_count * 4) == 0, "%lldx%lldx%lld: GPU static and dynamic differ",
-          (long long)o.m, (long long)o.n, (long long)o.k);
+    CHECK(ratio < (double)(o.k + 4) * 1.2e-7, "variant %d %lldx%lldx%lld tiles %dx%d: GPU error ratio %.3g",
+          (int)kernel_variant, (long long)o.m, (long long)o.n, (long long)o.k, t->tile_m, t->tile_n, ratio);
+    CHECK(memcmp(cpu, gpu_static, (size_t)c_count * 4) == 0, "variant %d %lldx%lldx%lld: GPU static differs from CPU bits",
+          (int)kernel_variant, (long long)o.m, (long long)o.n, (long long)o.k);
+    CHECK(memcmp(gpu_static, gpu_dynamic, (size_t)c_count * 4) == 0, "variant %d %lldx%lldx%lld: GPU static and dynamic differ",
+          (int)kernel_variant, (long long)o.m, (long long)o.n, (long long)o.k);
     free(a), free(b), free(c0), free(ref), free(cpu), free(gpu_static), free(gpu_dynamic), free(mask);
 }
 
 /* TF32: norm-wise error against the exact fp32 product below 1e-2, as cuBLAS TF32. */
-static void check_tf32_case(int64_t m, int64_t n, int64_t k, int tile, uint64_t seed)
+static void check_tf32_case(int64_t m, int64_t n, int64_t k, int tile, parac_gemm_variant kernel_variant,
+                            parac_gemm_schedule schedule, uint64_t seed)
 {
     parac_gemm_options o;
     float *a, *b, *c0, *ref, *gpu;
@@ -95,14 +113,15 @@ static void check_tf32_case(int64_t m, int64_t n, int64_t k, int tile, uint64_t 
     ref = support_copy(c0, m * n);
     parac_gemm_reference(&o, 1.0f, a, b, 0.5f, ref); /* fp32 dtype: the unrounded product */
     o.dtype = PARAC_GEMM_TF32;
-    gpu = run(&o, PARAC_DEVICE_CUDA, PARAC_GEMM_SCHEDULE_AUTO, 1.0f, a, b, 0.5f, c0, m * n);
+    o.variant = kernel_variant;
+    gpu = run(&o, PARAC_DEVICE_CUDA, schedule, 1.0f, a, b, 0.5f, c0, m * n);
     for (int64_t i = 0; i < m * n; i++) {
         double d = fabs((double)gpu[i] - ref[i]);
         worst = isnan(d) || d > worst ? (isnan(d) ? INFINITY : d) : worst;
         scale = fabs((double)ref[i]) > scale ? fabs((double)ref[i]) : scale;
     }
-    CHECK(worst / scale < 1e-2, "tf32 %lldx%lldx%lld tile %d: rel err %.3g", (long long)m, (long long)n, (long long)k,
-          tile, worst / scale);
+    CHECK(worst / scale < 1e-2, "tf32 variant %d %lldx%lldx%lld tile %d: rel err %.3g", (int)kernel_variant, (long long)m,
+          (long long)n, (long long)k, tile, worst / scale);
     if (k >= 100) CHECK(worst / scale > 0.0, "tf32 should differ from fp32 a little (rounded inputs)");
     free(a), free(b), free(c0), free(ref), free(gpu);
 }
@@ -152,11 +171,19 @@ static void check_device_buffers(void)
 int main(void)
 {
     if (test_require_gpu()) return 77;
-    for (int i = 0; i < CASE_COUNT; i++) check_fp32_case(&CASES[i], 1000 + 10 * (uint64_t)i);
-    check_tf32_case(1, 1, 8, 64, 5);
-    check_tf32_case(255, 129, 333, 64, 6);
-    check_tf32_case(1000, 1000, 1000, 128, 7);
-    check_tf32_case(300, 700, 1, 128, 8);
+    /* fp32: every variant must give the CPU's exact bits */
+    for (int v = PARAC_GEMM_VARIANT_BASE; v <= PARAC_GEMM_VARIANT_WIDE; v++)
+        for (int i = 0; i < CASE_COUNT; i++) check_fp32_case(&CASES[i], (parac_gemm_variant)v, 1000 + 10 * (uint64_t)i + 500 * (uint64_t)v);
+    /* tf32: mma.sync and wgmma, every tile shape, both schedules, split-k (100x90x3000) */
+    for (int v = PARAC_GEMM_VARIANT_BASE; v <= PARAC_GEMM_VARIANT_WGMMA; v += PARAC_GEMM_VARIANT_WGMMA - PARAC_GEMM_VARIANT_BASE) {
+        parac_gemm_variant kv = (parac_gemm_variant)v;
+        check_tf32_case(1, 1, 8, 64, kv, PARAC_GEMM_SCHEDULE_AUTO, 5);
+        check_tf32_case(255, 129, 333, 64, kv, PARAC_GEMM_SCHEDULE_STATIC, 6);
+        check_tf32_case(1000, 1000, 1000, 128, kv, PARAC_GEMM_SCHEDULE_DYNAMIC, 7);
+        check_tf32_case(300, 700, 1, 128, kv, PARAC_GEMM_SCHEDULE_STATIC, 8);
+        check_tf32_case(100, 90, 3000, 64, kv, PARAC_GEMM_SCHEDULE_STATIC, 9);
+        check_tf32_case(1031, 517, 1500, 128, kv, PARAC_GEMM_SCHEDULE_DYNAMIC, 10);
+    }
 #ifdef PARAC_HAVE_CUDA
     check_device_buffers();
 #endif
