@@ -291,11 +291,11 @@ static void bench_sac(const bench_settings *settings, bench_report *report)
     parac_csp *csp = generate(&c, &generate_seconds);
     int cpu_ok = 0, gpu_ok = 0;
     if (!csp) return;
-    if (settings->cpu && !time_enforce(csp, PARAC_AC_AUTO, PARAC_AC_VARIANT_AUTO, PARAC_DEVICE_CPU, 1, bench_repeats(1), &cpu_seconds,
-                                       &cpu_stats))
+    if (settings->cpu && !time_enforce(csp, PARAC_AC_AUTO, PARAC_AC_VARIANT_AUTO, PARAC_DEVICE_CPU, 1,
+                                       bench_repeats(1), &cpu_seconds, &cpu_stats))
         cpu_ok = 1, emit_sac(report, name, "cpu", cpu_seconds, 1.0, &cpu_stats);
-    if (settings->cuda && !time_enforce(csp, PARAC_AC_AUTO, PARAC_AC_VARIANT_AUTO, PARAC_DEVICE_CUDA, 1, bench_repeats(1), &gpu_seconds,
-                                        &gpu_stats))
+    if (settings->cuda && !time_enforce(csp, PARAC_AC_AUTO, PARAC_AC_VARIANT_AUTO, PARAC_DEVICE_CUDA, 1,
+                                        bench_repeats(1), &gpu_seconds, &gpu_stats))
         gpu_ok = 1, emit_sac(report, name, "cuda", gpu_seconds, cpu_ok ? cpu_seconds / gpu_seconds : 0.0, &gpu_stats);
     if (cpu_ok && gpu_ok && cpu_stats.values_after != gpu_stats.values_after) {
         fprintf(stderr, "bench_ac: MISMATCH on SAC: SAC1 keeps %llu values, GPU SAC %llu\n",

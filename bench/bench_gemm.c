@@ -149,8 +149,19 @@ static void problem_free(gpu_problem *p)
 }
 
 /* Median device seconds of `repeats` runs of a parac plan (after one warm-up). */
-static double time_parac(gpu_problem *p, parac_gemm_dtype dtype, parac_gemm_schedule schedule, int sparse, int repeats,
-                         parac_gemm_plan_info *info)
+/* Kernel variants to time: PARAC_GEMM_VARIANT=base|wide|wgmma picks one, else every one for the dtype. */
+static const char *const VARIANT_NAMES[] = {"auto", "base", "wide", "wgmma"};
+
+static int variant_selected(parac_gemm_variant v, parac_gemm_dtype dtype)
+{
+    const char *only = getenv("PARAC_GEMM_VARIANT");
+    if (only && *only) return strcmp(only, VARIANT_NAMES[v]) == 0;
+    if (v == PARAC_GEMM_VARIANT_BASE) return 1;
+    return dtype == PARAC_GEMM_TF32 ? v == PARAC_GEMM_VARIANT_WGMMA : v == PARAC_GEMM_VARIANT_WIDE;
+}
+
+static double time_parac(gpu_problem *p, parac_gemm_dtype dtype, parac_gemm_schedule schedule, parac_gemm_variant variant,
+                         int sparse, int repeats, parac_gemm_plan_info *info)
 {
     parac_gemm_options o;
     parac_gemm_plan *plan = NULL;
@@ -161,6 +172,7 @@ static double time_parac(gpu_problem *p, parac_gemm_dtype dtype, parac_gemm_sche
     o.m = o.n = o.k = p->n;
     o.dtype = dtype;
     o.schedule = schedule;
+    o.variant = variant;
     if (sparse) o.scan_a = p->a;
     if (parac_gemm_plan_create(&o, &plan, &error) != PARAC_OK ||
         parac_gemm_execute_device(plan, 1.0f, p->da, p->db, 0.0f, p->dc, &error) != PARAC_OK) {
@@ -317,15 +329,21 @@ static void bench_gpu_dense(bench_setup *s, cublasHandle_t handle, int64_t n, in
     int repeats = bench_repeats(s->quick ? 3 : 7);
     double flops = 2.0 * (double)n * n * n, ours, theirs;
     char name[96], extra[256];
+    parac_gemm_dtype dtype = tf32 ? PARAC_GEMM_TF32 : PARAC_GEMM_FP32;
     problem_upload(&p);
-    ours = time_parac(&p, tf32 ? PARAC_GEMM_TF32 : PARAC_GEMM_FP32, PARAC_GEMM_SCHEDULE_AUTO, 0, repeats, &info);
     theirs = time_cublas(handle, &p, tf32, repeats);
     snprintf(name, sizeof name, "cublas %s dense n=%lld", tf32 ? "tf32" : "sgemm", (long long)n);
     emit(s, name, "cuda", 0, theirs, flops / theirs / 1e12, NULL);
-    snprintf(extra, sizeof extra, "\"vs_cublas\":%.4f,\"max_rel_err_vs_cublas\":%.3g,\"tile\":\"%dx%dx%d\",\"split_k\":%d",
-             theirs / ours, compare_with_reference(&p), info.tile_m, info.tile_n, info.tile_k, info.split_k);
-    snprintf(name, sizeof name, "parac %s dense n=%lld", tf32 ? "tf32" : "fp32", (long long)n);
-    emit(s, name, "cuda", 0, ours, flops / ours / 1e12, extra);
+    for (int v = PARAC_GEMM_VARIANT_BASE; v <= PARAC_GEMM_VARIANT_WGMMA; v++) {
+        if (!variant_selected((parac_gemm_variant)v, dtype)) continue;
+        ours = time_parac(&p, dtype, PARAC_GEMM_SCHEDULE_AUTO, (parac_gemm_variant)v, 0, repeats, &info);
+        snprintf(extra, sizeof extra,
+                 "\"vs_cublas\":%.4f,\"max_rel_err_vs_cublas\":%.3g,\"tile\":\"%dx%dx%d\",\"split_k\":%d,\"variant_run\":\"%s\"",
+                 theirs / ours, compare_with_reference(&p), info.tile_m, info.tile_n, info.tile_k, info.split_k,
+                 VARIANT_NAMES[info.variant]);
+        snprintf(name, sizeof name, "parac %s %s dense n=%lld", tf32 ? "tf32" : "fp32", VARIANT_NAMES[v], (long long)n);
+        emit(s, name, "cuda", 0, ours, flops / ours / 1e12, extra);
+    }
     problem_free(&p);
 }
 
@@ -344,21 +362,23 @@ static void bench_gpu_sparse(bench_setup *s, cublasHandle_t handle, int64_t n, c
     char name[96], extra[256];
     problem_upload(&p);
     if (power_law) {
-        double stat = time_parac(&p, PARAC_GEMM_FP32, PARAC_GEMM_SCHEDULE_STATIC, 1, repeats, &info);
-        double dyn = time_parac(&p, PARAC_GEMM_FP32, PARAC_GEMM_SCHEDULE_DYNAMIC, 1, repeats, &info);
-        snprintf(name, sizeof name, "parac fp32 power-law static n=%lld", (long long)n);
-        snprintf(extra, sizeof extra, "\"work_imbalance\":%.3f,\"tile_kernel_fraction\":%.4f", info.work_imbalance,
-                 (double)info.tile_kernels / (double)info.tile_kernels_dense);
-        emit(s, name, "cuda", 0, stat, flops / stat / 1e12, extra);
-        snprintf(name, sizeof name, "parac fp32 power-law dynamic n=%lld", (long long)n);
-        snprintf(extra, sizeof extra, "\"dynamic_vs_static\":%.4f", stat / dyn);
-        emit(s, name, "cuda", 0, dyn, flops / dyn / 1e12, extra);
+        for (int v = PARAC_GEMM_VARIANT_BASE; v <= PARAC_GEMM_VARIANT_WIDE; v++) {
+            if (!variant_selected((parac_gemm_variant)v, PARAC_GEMM_FP32)) continue;
+            double stat = time_parac(&p, PARAC_GEMM_FP32, PARAC_GEMM_SCHEDULE_STATIC, (parac_gemm_variant)v, 1, repeats, &info);
+            double dyn = time_parac(&p, PARAC_GEMM_FP32, PARAC_GEMM_SCHEDULE_DYNAMIC, (parac_gemm_variant)v, 1, repeats, &info);
+            snprintf(name, sizeof name, "parac fp32 %s power-law static n=%lld", VARIANT_NAMES[v], (long long)n);
+            snprintf(extra, sizeof extra, "\"work_imbalance\":%.3f,\"tile_kernel_fraction\":%.4f", info.work_imbalance,
+                     (double)info.tile_kernels / (double)info.tile_kernels_dense);
+            emit(s, name, "cuda", 0, stat, flops / stat / 1e12, extra);
+            snprintf(name, sizeof name, "parac fp32 %s power-law dynamic n=%lld", VARIANT_NAMES[v], (long long)n);
+            snprintf(extra, sizeof extra, "\"dynamic_vs_static\":%.4f,\"variant_run\":\"%s\"", stat / dyn,
+                     VARIANT_NAMES[info.variant]);
+            emit(s, name, "cuda", 0, dyn, flops / dyn / 1e12, extra);
+        }
         problem_free(&p);
         return;
     }
-    ours = time_parac(&p, PARAC_GEMM_FP32, PARAC_GEMM_SCHEDULE_AUTO, 1, repeats, &info);
     dense = time_cublas(handle, &p, 0, repeats);
-    double error_vs_dense = compare_with_reference(&p);
     sparse_lib = time_cusparse_bsr(&p, repeats);
     snprintf(name, sizeof name, "cublas sgemm %s n=%lld", pattern, (long long)n);
     emit(s, name, "cuda", 0, dense, flops / dense / 1e12, NULL);
@@ -366,13 +386,19 @@ static void bench_gpu_sparse(bench_setup *s, cublasHandle_t handle, int64_t n, c
         snprintf(name, sizeof name, "cusparse bsr spmm %s n=%lld", pattern, (long long)n);
         emit(s, name, "cuda", 0, sparse_lib, flops / sparse_lib / 1e12, NULL);
     }
-    snprintf(extra, sizeof extra,
-             "\"vs_cublas_dense\":%.3f,\"vs_cusparse_bsr\":%.3f,\"useful_tflops\":%.3f,\"tile_kernel_fraction\":%.4f,"
-             "\"max_rel_err_vs_cublas\":%.3g",
-             dense / ours, sparse_lib > 0 ? sparse_lib / ours : 0.0, info.flops / ours / 1e12,
-             (double)info.tile_kernels / (double)info.tile_kernels_dense, error_vs_dense);
-    snprintf(name, sizeof name, "parac fp32 %s n=%lld", pattern, (long long)n);
-    emit(s, name, "cuda", 0, ours, flops / ours / 1e12, extra);
+    time_cublas(handle, &p, 0, 1); /* dref = dense answer again (cuSPARSE wrote into it) */
+    for (int v = PARAC_GEMM_VARIANT_BASE; v <= PARAC_GEMM_VARIANT_WIDE; v++) {
+        if (!variant_selected((parac_gemm_variant)v, PARAC_GEMM_FP32)) continue;
+        ours = time_parac(&p, PARAC_GEMM_FP32, PARAC_GEMM_SCHEDULE_AUTO, (parac_gemm_variant)v, 1, repeats, &info);
+        double error_vs_dense = compare_with_reference(&p);
+        snprintf(extra, sizeof extra,
+                 "\"vs_cublas_dense\":%.3f,\"vs_cusparse_bsr\":%.3f,\"useful_tflops\":%.3f,\"tile_kernel_fraction\":%.4f,"
+                 "\"max_rel_err_vs_cublas\":%.3g",
+                 dense / ours, sparse_lib > 0 ? sparse_lib / ours : 0.0, info.flops / ours / 1e12,
+                 (double)info.tile_kernels / (double)info.tile_kernels_dense, error_vs_dense);
+        snprintf(name, sizeof name, "parac fp32 %s %s n=%lld", VARIANT_NAMES[v], pattern, (long long)n);
+        emit(s, name, "cuda", 0, ours, flops / ours / 1e12, extra);
+    }
     problem_free(&p);
 }
 

@@ -178,8 +178,12 @@ static void rows_fill(const ac_model *model, const ac_domains *domains, const ro
         AT(h, l->row_words, uint32_t)[a] = (uint32_t)arc->row_words;
         AT(h, l->arc_slot, uint32_t)[a] = (uint32_t)model->arc_value_offset[a];
         AT(h, l->matrix_offset, uint64_t)[a] = a % 2 == 0 ? even : odd;
-        if (a % 2 == 0) memcpy(AT(h, l->matrices, uint64_t) + even, arc->matrix, matrix_words * 8), even += matrix_words;
-        else odd += matrix_words;
+        if (a % 2 == 0) {
+            memcpy(AT(h, l->matrices, uint64_t) + even, arc->matrix, matrix_words * 8);
+            even += matrix_words;
+        } else {
+            odd += matrix_words;
+        }
     }
     AT(h, l->arc_slot, uint32_t)[arcs] = (uint32_t)model->arc_value_offset[arcs];
     for (size_t v = 0; v <= n; v++) AT(h, l->domain_word_offset, uint64_t)[v] = model->domain_word_offset[v];

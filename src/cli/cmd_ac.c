@@ -11,6 +11,7 @@
 
 typedef struct ac_args {
     const char *algorithm;
+    const char *variant;
     int singleton;
     const char *domains_path;
     int ignore_unsupported;
@@ -84,7 +85,7 @@ static void print_summary(const cli_common *common, const char *input, const par
 static int run_ac(const cli_common *common, const ac_args *args, const char *input)
 {
     parac_csp_load_options load_options;
-    parac_ac_options options = {common->exec, PARAC_AC_AUTO, args->singleton};
+    parac_ac_options options = {common->exec, PARAC_AC_AUTO, args->singleton, PARAC_AC_VARIANT_AUTO};
     parac_ac_stats stats;
     parac_error error = {0};
     parac_csp *csp = NULL;
@@ -92,6 +93,8 @@ static int run_ac(const cli_common *common, const ac_args *args, const char *inp
     double start = parac_now_seconds(), parse_seconds;
     int code = CLI_EXIT_OK;
     if (parac_ac_algorithm_parse(args->algorithm, &options.algorithm, &error) != PARAC_OK)
+        return cli_usage_error("ac", "%s", error.message);
+    if (parac_ac_variant_parse(args->variant, &options.variant, &error) != PARAC_OK)
         return cli_usage_error("ac", "%s", error.message);
     parac_csp_load_options_default(&load_options);
     load_options.ignore_unsupported = args->ignore_unsupported;
@@ -116,20 +119,24 @@ static int run_ac(const cli_common *common, const ac_args *args, const char *inp
 
 int cli_ac(int argc, char **argv)
 {
-    ac_args args = {"auto", 0, NULL, 0};
+    ac_args args = {"auto", "auto", 0, NULL, 0};
     const cli_option options_table[] = {
         {"--algorithm", 'a', CLI_STRING, &args.algorithm, "A",
          "ac3, ac3rm, ac3bit, ac2001, ac4 (CPU); ac4-gpu, ac4-gpu-plus (GPU); gpu-bitset (both); auto (default)"},
+        {"--variant", 0, CLI_STRING, &args.variant, "V",
+         "GPU layout of ac4-gpu / ac4-gpu-plus: edges (the paper's edge arrays), rows (implicit edges), auto"},
         {"--sac", 0, CLI_FLAG, &args.singleton, NULL, "singleton arc consistency (SAC1 on the CPU, batched on the GPU)"},
         {"--domains", 0, CLI_STRING, &args.domains_path, "FILE", "write the remaining domains as JSON"},
         {"--ignore-unsupported", 0, CLI_FLAG, &args.ignore_unsupported, NULL,
          "drop unsupported constraints with a warning instead of failing"},
     };
     const cli_command command = {
-        "ac", "INPUT [--algorithm A] [--sac] [--domains FILE] [--device auto|cpu|cuda] [--threads N] [--json]",
+        "ac",
+        "INPUT [--algorithm A] [--variant V] [--sac] [--domains FILE] [--device auto|cpu|cuda] [--threads N] [--json]",
         "Enforces arc consistency (or SAC) on an XCSP3 / XCSP 2.1 network and prints whether it is arc "
         "consistent or wiped out. Every algorithm and device gives the same domains. auto: ac4-gpu-plus on a "
-        "GPU for binary networks, ac3bit on the CPU. gpu-bitset on the CPU runs the same rounds with OpenMP.",
+        "GPU for binary networks of at least 2^21 N-E edges, ac3bit on the CPU (or with fewer edges unless "
+        "--device cuda). gpu-bitset on the CPU runs the same rounds with OpenMP.",
         options_table, sizeof options_table / sizeof options_table[0], 1, 1};
     cli_common common;
     const char *positionals[1];

@@ -13,7 +13,7 @@
 typedef struct gemm_args {
     int64_t m, n, k, band, block, tile_m, tile_n, tile_k, split_k;
     double density, alpha, beta;
-    const char *dtype, *schedule, *output;
+    const char *dtype, *schedule, *variant, *output;
     int power_law, verify, explain, repeats, autotune;
 } gemm_args;
 
@@ -34,6 +34,13 @@ static parac_status parse_names(const gemm_args *args, parac_gemm_options *o, pa
     else
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: --schedule must be static, dynamic or auto, not '%s'",
                           args->schedule);
+    if (strcmp(args->variant, "auto") == 0) o->variant = PARAC_GEMM_VARIANT_AUTO;
+    else if (strcmp(args->variant, "base") == 0) o->variant = PARAC_GEMM_VARIANT_BASE;
+    else if (strcmp(args->variant, "wide") == 0) o->variant = PARAC_GEMM_VARIANT_WIDE;
+    else if (strcmp(args->variant, "wgmma") == 0) o->variant = PARAC_GEMM_VARIANT_WGMMA;
+    else
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: --variant must be auto, base, wide or wgmma, not '%s'",
+                          args->variant);
     o->tile_m = (int)args->tile_m;
     o->tile_n = (int)args->tile_n;
     o->tile_k = (int)args->tile_k;
@@ -181,6 +188,9 @@ static void print_summary(const cli_common *common, const parac_gemm_plan_info *
     parac_json_field_int(&json, "k", o->k);
     parac_json_field_string(&json, "dtype", args->dtype);
     parac_json_field_string(&json, "schedule", info->schedule == PARAC_GEMM_SCHEDULE_DYNAMIC ? "dynamic" : "static");
+    parac_json_field_string(&json, "variant", info->variant == PARAC_GEMM_VARIANT_WIDE    ? "wide"
+                                              : info->variant == PARAC_GEMM_VARIANT_WGMMA ? "wgmma"
+                                                                                           : "base");
     parac_json_field_int(&json, "tile_m", info->tile_m);
     parac_json_field_int(&json, "tile_n", info->tile_n);
     parac_json_field_int(&json, "tile_k", info->tile_k);
@@ -247,13 +257,14 @@ static parac_status run_gemm(const gemm_args *args, const cli_common *common, ge
 
 int cli_gemm(int argc, char **argv)
 {
-    gemm_args args = {0, 0, 0, -1, 64, 0, 0, 0, 0, 0.0, 1.0, 0.0, "fp32", "auto", NULL, 0, 0, 0, 3, 0};
+    gemm_args args = {0, 0, 0, -1, 64, 0, 0, 0, 0, 0.0, 1.0, 0.0, "fp32", "auto", "auto", NULL, 0, 0, 0, 3, 0};
     const cli_option options[] = {
         {"--m", 0, CLI_INT64, &args.m, "M", "rows of A and C (generated input)"},
         {"--n", 0, CLI_INT64, &args.n, "N", "columns of B and C (generated input)"},
         {"--k", 0, CLI_INT64, &args.k, "K", "columns of A, rows of B (generated input)"},
         {"--dtype", 0, CLI_STRING, &args.dtype, "fp32|tf32", "arithmetic (default fp32)"},
         {"--schedule", 0, CLI_STRING, &args.schedule, "static|dynamic|auto", "tile scheduling (default auto)"},
+        {"--variant", 0, CLI_STRING, &args.variant, "auto|base|wide|wgmma", "GPU kernel family (default auto)"},
         {"--band", 0, CLI_INT64, &args.band, "W", "A is banded: A(i,j) = 0 when |i-j| > W"},
         {"--block-density", 0, CLI_DOUBLE, &args.density, "P", "A is block-sparse with a fraction P of non-zero blocks"},
         {"--block", 0, CLI_INT64, &args.block, "B", "block edge for --block-density (default 64)"},

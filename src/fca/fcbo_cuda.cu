@@ -46,6 +46,13 @@
 
 typedef unsigned long long word_t;
 
+/* For helpers with nothing to clean up: returns a failed status at once. */
+#define RETURN_IF_FAILED(expr)                        \
+    do {                                              \
+        parac_status failed_status_ = (expr);         \
+        if (failed_status_ != PARAC_OK) return failed_status_; \
+    } while (0)
+
 #define FULL_MASK 0xffffffffu
 #define THREADS_PER_BLOCK 256
 #define BLOCKS_PER_SM 8
@@ -238,6 +245,7 @@ typedef struct local_params {
     long long push_limit, out_limit; /* capacities minus the batch's own units */
     word_t *output;               /* out capacity x attribute_words, NULL when counting */
     word_t *stack;                /* per warp: levels x level_words */
+    unsigned int hungry_idle;     /* idle warps from which busy ones push instead of descending */
     word_t *scratch;              /* per warp: C (object_words) */
     size_t level_words;
     uint32_t levels;
@@ -355,7 +363,7 @@ __device__ static void emit_children(const local_params *p, const local_level *l
 
 /* Writes child `index` of level (extent A ∩ {j}', its intent, failed rows > j) as a pool task. */
 __device__ static void push_local_child(const local_params *p, const local_level *level, uint32_t index, uint32_t j,
-                                        word_t *c, uint32_t lane)
+                                        uint32_t lane)
 {
     const task_shape *shape = &p->shape;
     uint32_t words = shape->attribute_words, n = shape->attributes;
@@ -366,7 +374,6 @@ __device__ static void push_local_child(const local_params *p, const local_level
         if (lane == 0) atomicExch(&p->counters->overflow, 1u);
         return;
     }
-    (void)c;
     warp_intersect(shape, level->extent, p->columns + (size_t)j * shape->object_words,
                    p->children.extent + (size_t)slot * shape->object_words, lane);
     warp_copy(p->children.intent + (size_t)slot * words, level->child_intents + (size_t)index * words, words, lane);
@@ -393,7 +400,7 @@ __device__ static int warp_is_hungry(const local_params *p, uint32_t lane)
 {
     unsigned int idle = 0;
     if (lane == 0) idle = *(volatile unsigned int *)&p->counters->idle;
-    return __shfl_sync(FULL_MASK, idle, 0) != 0;
+    return __shfl_sync(FULL_MASK, idle, 0) >= p->hungry_idle;
 }
 
 /* Expands pool task `task` and, depth-first, as much of its subtree as the stack and the
@@ -434,7 +441,7 @@ __device__ static void expand_subtree(const local_params *p, size_t task, uint32
             continue;
         }
         if (depth + 1 >= p->levels || warp_is_hungry(p, lane) || !reserve_children(p, rest, lane)) {
-            push_local_child(p, &level, cursor, j, c, lane); /* uses the unit its parent reserved */
+            push_local_child(p, &level, cursor, j, lane); /* uses the unit its parent reserved */
             continue;
         }
         release_children(p, 1, lane); /* expanded here: its own reservation replaces its unit */
@@ -475,8 +482,17 @@ typedef struct host_tasks {
 } host_tasks;
 
 typedef struct gpu_search {
-    parac_cuda_context context;
+    parac_cuda_context context; /* our own, or a copy of the engine's handles */
     int context_ready;
+    int owns_context;
+    parac_fca_gpu_strategy strategy; /* ROUNDS, LOCAL or LOCAL_ROWS after setup */
+    word_t *rows;                    /* LOCAL_ROWS: objects x attribute_words */
+    word_t *stack;                   /* LOCAL*: per-warp depth-first stacks */
+    uint32_t levels;
+    size_t level_words;
+    local_counters *local;           /* LOCAL*: round counters */
+    word_t *output;                  /* LOCAL* when storing: intents found in a round */
+    size_t output_capacity;
     task_shape shape;
     size_t failed_words; /* per task */
     word_t *columns;
@@ -597,7 +613,12 @@ static void release_gpu(gpu_search *g)
         parac_cuda_free(&g->context, g->counters);
         parac_cuda_free(&g->context, g->scratch);
         parac_cuda_free(&g->context, g->child_lists);
-        parac_cuda_context_destroy(&g->context);
+        parac_cuda_free(&g->context, g->rows);
+        parac_cuda_free(&g->context, g->stack);
+        parac_cuda_free(&g->context, g->local);
+        parac_cuda_free(&g->context, g->output);
+        if (g->owns_context) parac_cuda_context_destroy(&g->context);
+        else (void)cudaStreamSynchronize((cudaStream_t)g->context.stream); /* frees are stream-ordered; the engine stays */
     }
     free(g->spill.extent);
     free(g->spill.intent);
@@ -673,7 +694,45 @@ static parac_status maybe_grow(gpu_search *g, parac_error *error)
     return PARAC_OK;
 }
 
-static parac_status setup_gpu(gpu_search *g, const fca_search *search, int cuda_device, parac_error *error)
+/* LOCAL*: per-warp stacks as deep as memory allows (at least 2 levels, else ROUNDS), the
+ * device rows for LOCAL_ROWS, the round counters, and an output buffer when storing. */
+static parac_status setup_local(gpu_search *g, const fca_search *search, int store, size_t free_bytes,
+                                parac_error *error)
+{
+    size_t n = search->attributes, aw = search->attribute_words;
+    size_t level_words = search->object_words + aw + 2 * n * aw + (n + 1) / 2;
+    size_t cap = free_bytes / 4 < MAX_STACK_BYTES ? free_bytes / 4 : MAX_STACK_BYTES;
+    size_t levels = cap / ((size_t)g->warps * level_words * 8);
+    parac_error ignored;
+    if (levels > LOCAL_MAX_LEVELS) levels = LOCAL_MAX_LEVELS;
+    if (levels > n) levels = n;
+    /* too wide for private stacks, or the device said no: the ROUNDS strategy needs no stacks */
+    if (levels < 2 ||
+        parac_cuda_alloc(&g->context, (void **)&g->stack, (size_t)g->warps * levels * level_words * 8, &ignored)) {
+        (void)cudaGetLastError();
+        g->stack = NULL;
+        g->strategy = PARAC_FCA_GPU_ROUNDS;
+        return PARAC_OK;
+    }
+    g->levels = (uint32_t)levels;
+    g->level_words = level_words;
+    RETURN_IF_FAILED(parac_cuda_alloc(&g->context, (void **)&g->local, sizeof(local_counters), error));
+    if (g->strategy == PARAC_FCA_GPU_LOCAL_ROWS) {
+        RETURN_IF_FAILED(parac_cuda_alloc(&g->context, (void **)&g->rows, search->objects * aw * 8 + 8, error));
+        RETURN_IF_FAILED(parac_cuda_upload(&g->context, g->rows, search->rows, search->objects * aw * 8, error));
+    }
+    if (store) {
+        /* intents only (attribute_words each): cheap, so room for many rounds' worth of children */
+        g->output_capacity = (size_t)1 << 22;
+        if (g->output_capacity * aw * 8 > free_bytes / 8) g->output_capacity = free_bytes / 8 / (aw * 8);
+        if (g->output_capacity < 4 * (n + 1)) g->output_capacity = 4 * (n + 1);
+        RETURN_IF_FAILED(parac_cuda_alloc(&g->context, (void **)&g->output, g->output_capacity * aw * 8, error));
+    }
+    return PARAC_OK;
+}
+
+static parac_status setup_gpu(gpu_search *g, const fca_search *search, int cuda_device,
+                              parac_cuda_context *shared_context, int store, parac_error *error)
 {
     parac_status status;
     size_t free_bytes = 0, total_bytes = 0, warps;
@@ -683,9 +742,23 @@ static parac_status setup_gpu(gpu_search *g, const fca_search *search, int cuda_
     g->shape.attribute_words = (uint32_t)search->attribute_words;
     g->shape.min_support = search->min_support;
     g->failed_words = search->attributes * search->attribute_words;
-    if ((status = parac_cuda_context_create(cuda_device, &g->context, error)) != PARAC_OK) return status;
+    if (shared_context) {
+        g->context = *shared_context;
+    } else {
+        if ((status = parac_cuda_context_create(cuda_device, &g->context, error)) != PARAC_OK) return status;
+        g->owns_context = 1;
+    }
     g->context_ready = 1;
     g->blocks = (unsigned int)(g->context.multiprocessors * BLOCKS_PER_SM);
+    if (g->strategy != PARAC_FCA_GPU_ROUNDS) {
+        /* only resident blocks: a block waiting for a slot would find the batch gone, and its
+         * warps' stacks would be memory for nothing (64 registers: 4 blocks of 256 per SM) */
+        int resident = 0;
+        PARAC_CUDA_RETURN(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, expand_local_kernel,
+                                                                        THREADS_PER_BLOCK, 0));
+        if (resident < 1) resident = 1;
+        if (resident < BLOCKS_PER_SM) g->blocks = (unsigned int)(g->context.multiprocessors * resident);
+    }
     g->warps = g->blocks * (THREADS_PER_BLOCK / 32);
     warps = g->warps;
     if ((status = parac_cuda_alloc(&g->context, (void **)&g->columns, search->attributes * search->object_words * 8, error)) ||
@@ -695,6 +768,10 @@ static parac_status setup_gpu(gpu_search *g, const fca_search *search, int cuda_
         (status = parac_cuda_alloc(&g->context, (void **)&g->child_lists, warps * search->attributes * 4, error)) ||
         (status = parac_cuda_memory_info(&g->context, &free_bytes, &total_bytes, error)))
         return status;
+    if (g->strategy != PARAC_FCA_GPU_ROUNDS) {
+        if ((status = setup_local(g, search, store, free_bytes, error)) != PARAC_OK) return status;
+        if ((status = parac_cuda_memory_info(&g->context, &free_bytes, &total_bytes, error)) != PARAC_OK) return status;
+    }
     g->budget_cap = free_bytes / 2 < MAX_POOL_BYTES ? free_bytes / 2 : MAX_POOL_BYTES;
     g->can_grow = 1;
     {
@@ -748,12 +825,51 @@ fail:
     return status;
 }
 
-/* Downloads the round's child intents and appends them (original ids) to concepts. */
-static parac_status store_children(gpu_search *g, const fca_search *search, unsigned int made, parac_word **buffer,
-                                   size_t *buffer_words, parac_word *original, parac_fca_concepts *concepts,
-                                   parac_error *error)
+/* LOCAL*: one kernel over the top `batch` tasks; reports the concepts found, the tasks
+ * pushed for the next round and the intents written to the output. */
+static parac_status run_local_round(gpu_search *g, size_t batch, unsigned long long *found, unsigned int *pushed,
+                                    unsigned int *stored, parac_error *error)
 {
-    size_t words = search->attribute_words, needed = (size_t)made * words;
+    parac_status status = PARAC_OK;
+    long long own_units = (long long)batch * g->shape.attributes;
+    local_counters counters;
+    local_params p;
+    memset(&p, 0, sizeof p);
+    p.shape = g->shape;
+    p.columns = g->columns;
+    p.rows = g->rows;
+    p.close_by_rows = g->strategy == PARAC_FCA_GPU_LOCAL_ROWS;
+    p.pool = g->pool;
+    p.children = g->children;
+    p.batch_first = g->pool_count - batch;
+    p.batch = (unsigned int)batch;
+    p.counters = g->local;
+    p.push_limit = (long long)g->children.capacity - own_units;
+    p.out_limit = (long long)g->output_capacity - own_units;
+    p.output = g->output;
+    p.stack = g->stack;
+    p.scratch = g->scratch;
+    p.level_words = g->level_words;
+    p.levels = g->levels;
+    p.hungry_idle = g->warps / 32 ? g->warps / 32 : 1;
+    PARAC_TRY(parac_cuda_memset(&g->context, g->local, 0, sizeof(local_counters), error));
+    expand_local_kernel<<<g->blocks, THREADS_PER_BLOCK, 0, (cudaStream_t)g->context.stream>>>(p);
+    PARAC_CUDA_TRY_LAUNCH();
+    PARAC_TRY(parac_cuda_download(&g->context, &counters, g->local, sizeof counters, error));
+    if (counters.overflow) return parac_fail(error, PARAC_ERR_INTERNAL, "fca cuda: child buffer overflow");
+    *found = counters.concepts;
+    *pushed = counters.child_count;
+    *stored = counters.out_count;
+fail:
+    return status;
+}
+
+/* Downloads `count` intents from the device and appends them (original ids) to concepts. */
+static parac_status store_intents(gpu_search *g, const fca_search *search, const word_t *device_intents,
+                                  size_t count, parac_word **buffer, size_t *buffer_words, parac_word *original,
+                                  parac_fca_concepts *concepts, parac_error *error)
+{
+    size_t words = search->attribute_words, needed = count * words;
     parac_status status;
     if (needed > *buffer_words) {
         parac_word *grown = (parac_word *)realloc(*buffer, needed * sizeof(parac_word));
@@ -761,8 +877,8 @@ static parac_status store_children(gpu_search *g, const fca_search *search, unsi
         *buffer = grown;
         *buffer_words = needed;
     }
-    status = parac_cuda_download(&g->context, *buffer, g->children.intent, needed * 8, error);
-    for (size_t i = 0; status == PARAC_OK && i < made; i++) {
+    status = parac_cuda_download(&g->context, *buffer, device_intents, needed * 8, error);
+    for (size_t i = 0; status == PARAC_OK && i < count; i++) {
         fca_search_original_intent(search, *buffer + i * words, original);
         status = fca_concepts_append(concepts, original, error);
     }
@@ -783,6 +899,39 @@ static parac_status push_children(gpu_search *g, unsigned int made, parac_error 
     return status;
 }
 
+/* LOCAL*: rounds of depth-first subtrees until the pool and the host spill are empty. */
+static parac_status search_local(gpu_search *g, const fca_search *search, parac_fca_concepts *concepts,
+                                 uint64_t *count, parac_error *error)
+{
+    size_t buffer_words = 0, n = search->attributes;
+    parac_word *buffer = NULL, *original = (parac_word *)malloc(search->original_words * 8);
+    parac_status status = original ? PARAC_OK : parac_fail_no_memory(error, "intent", 64);
+    while (status == PARAC_OK && (g->pool_count || g->spill.count)) {
+        size_t batch, batch_limit;
+        unsigned long long found = 0;
+        unsigned int pushed = 0, stored = 0;
+        if (!g->pool_count && (status = reload_from_host(g, error)) != PARAC_OK) break;
+        if ((status = maybe_grow(g, error)) != PARAC_OK) break;
+        /* every task of the batch holds `attributes` child and output units from the start; the
+         * batch takes at most half of each buffer, the rest is for descending below the tasks */
+        batch_limit = g->children.capacity / (2 * n);
+        if (concepts && g->output_capacity / (2 * n) < batch_limit) batch_limit = g->output_capacity / (2 * n);
+        if (batch_limit == 0) batch_limit = 1; /* both buffers hold > attributes entries */
+        batch = g->pool_count < batch_limit ? g->pool_count : batch_limit;
+        if ((status = run_local_round(g, batch, &found, &pushed, &stored, error)) != PARAC_OK) break;
+        *count += found;
+        g->pool_count -= batch;
+        if (concepts && stored &&
+            (status = store_intents(g, search, g->output, stored, &buffer, &buffer_words, original, concepts,
+                                    error)) != PARAC_OK)
+            break;
+        status = push_children(g, pushed, error);
+    }
+    free(buffer);
+    free(original);
+    return status;
+}
+
 static parac_status search_rounds(gpu_search *g, const fca_search *search, parac_fca_concepts *concepts,
                                   uint64_t *count, parac_error *error)
 {
@@ -800,7 +949,8 @@ static parac_status search_rounds(gpu_search *g, const fca_search *search, parac
         *count += made;
         g->pool_count -= batch;
         if (concepts && made &&
-            (status = store_children(g, search, made, &buffer, &buffer_words, original, concepts, error)) != PARAC_OK)
+            (status = store_intents(g, search, g->children.intent, made, &buffer, &buffer_words, original, concepts,
+                                    error)) != PARAC_OK)
             break;
         status = push_children(g, made, error);
     }
@@ -809,8 +959,9 @@ static parac_status search_rounds(gpu_search *g, const fca_search *search, parac
     return status;
 }
 
-extern "C" parac_status fca_fcbo_cuda(const fca_search *search, int cuda_device, parac_fca_concepts *concepts,
-                                      uint64_t *count, parac_error *error)
+extern "C" parac_status fca_fcbo_cuda(const fca_search *search, int cuda_device, parac_cuda_context *shared_context,
+                                      parac_fca_gpu_strategy strategy, parac_fca_concepts *concepts, uint64_t *count,
+                                      parac_error *error)
 {
     gpu_search g;
     parac_word *extent = (parac_word *)calloc(search->object_words, 8);
@@ -818,6 +969,7 @@ extern "C" parac_status fca_fcbo_cuda(const fca_search *search, int cuda_device,
     parac_word *original = (parac_word *)calloc(search->original_words, 8);
     parac_status status = PARAC_OK;
     memset(&g, 0, sizeof g);
+    g.strategy = strategy == PARAC_FCA_GPU_AUTO ? PARAC_FCA_GPU_LOCAL_ROWS : strategy;
     *count = 0;
     if (!extent || !intent || !original) status = parac_fail_no_memory(error, "root concept", search->object_words * 8);
     if (status == PARAC_OK && search->objects < search->min_support) goto done; /* not even the top concept */
@@ -829,9 +981,10 @@ extern "C" parac_status fca_fcbo_cuda(const fca_search *search, int cuda_device,
     }
     if (status != PARAC_OK || search->attributes == 0 || parac_bitset_popcount(intent, search->attribute_words) == search->attributes)
         goto done;
-    if ((status = setup_gpu(&g, search, cuda_device, error)) == PARAC_OK &&
+    if ((status = setup_gpu(&g, search, cuda_device, shared_context, concepts != NULL, error)) == PARAC_OK &&
         (status = push_root(&g, search, extent, intent, error)) == PARAC_OK)
-        status = search_rounds(&g, search, concepts, count, error);
+        status = g.strategy == PARAC_FCA_GPU_ROUNDS ? search_rounds(&g, search, concepts, count, error)
+                                                    : search_local(&g, search, concepts, count, error);
 done:
     release_gpu(&g);
     free(extent);

@@ -125,8 +125,9 @@ size_t parac_gemm_plan_explain(const parac_gemm_plan *plan, char *text, size_t s
     put(&out, "  dag: %lld nodes (%lld of %lld dense tile kernels + %lld reductions), %lld edges, critical path %lld\n",
         (long long)i->dag_nodes, (long long)i->tile_kernels, (long long)i->tile_kernels_dense,
         (long long)(i->dag_nodes - i->tile_kernels), (long long)i->dag_edges, (long long)i->critical_path);
-    put(&out, "  schedule: %s (%lld work items, work imbalance %.3f)\n",
-        i->schedule == PARAC_GEMM_SCHEDULE_DYNAMIC ? "dynamic" : "static", (long long)i->work_items, i->work_imbalance);
+    put(&out, "  schedule: %s (%lld work items, work imbalance %.3f); kernel variant %s\n",
+        i->schedule == PARAC_GEMM_SCHEDULE_DYNAMIC ? "dynamic" : "static", (long long)i->work_items, i->work_imbalance,
+        i->variant == PARAC_GEMM_VARIANT_WIDE ? "wide" : i->variant == PARAC_GEMM_VARIANT_WGMMA ? "wgmma" : "base");
     put(&out, "  expected: %.3g GFLOP (%.1f%% of dense), %.3g MB moved, arithmetic intensity %.1f flop/byte\n",
         i->flops / 1e9, 100.0 * i->flops / i->flops_dense, i->bytes_moved / 1e6, i->arithmetic_intensity);
     return out.length;

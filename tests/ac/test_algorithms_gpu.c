@@ -1,7 +1,7 @@
-/* tests/ac/test_algorithms_gpu.c — AC4-GPU, AC4-GPU+ and gpu-bitset against
- * CPU AC4 on fresh random binary networks of several shapes (wipe-outs,
- * empty relations, multi-word domains), the N-E algorithms also with edges
- * forced into small chunks; gpu-bitset's rounds equal its CPU twin's; GPU SAC
+/* tests/ac/test_algorithms_gpu.c — AC4-GPU, AC4-GPU+ (edge and rows layouts)
+ * and gpu-bitset against CPU AC4 on fresh random binary networks of several
+ * shapes (wipe-outs, empty relations, multi-word domains), the edge layout also
+ * with edges forced into small chunks; gpu-bitset's rounds equal its CPU twin's; GPU SAC
  * against SAC1; table networks refused by GPU algorithms. */
 #include <stdlib.h>
 #include <string.h>
@@ -10,38 +10,50 @@
 #include "support_random_network.h"
 #include "test_util.h"
 
-static const parac_ac_algorithm GPU_ALGORITHMS[] = {PARAC_AC_AC4_GPU, PARAC_AC_AC4_GPU_PLUS, PARAC_AC_GPU_BITSET};
+/* Every GPU run checked: the N-E algorithms in each layout (edges also forced into 1,000-edge chunks,
+ * so keys split across chunks; auto = rows), and gpu-bitset. */
+typedef struct gpu_run {
+    parac_ac_algorithm algorithm;
+    parac_ac_variant variant;
+    uint64_t edge_limit;
+} gpu_run;
+
+static const gpu_run GPU_RUNS[] = {
+    {PARAC_AC_AC4_GPU, PARAC_AC_VARIANT_EDGES, 0},       {PARAC_AC_AC4_GPU, PARAC_AC_VARIANT_EDGES, 1000},
+    {PARAC_AC_AC4_GPU, PARAC_AC_VARIANT_ROWS, 0},        {PARAC_AC_AC4_GPU_PLUS, PARAC_AC_VARIANT_EDGES, 0},
+    {PARAC_AC_AC4_GPU_PLUS, PARAC_AC_VARIANT_EDGES, 1000}, {PARAC_AC_AC4_GPU_PLUS, PARAC_AC_VARIANT_ROWS, 0},
+    {PARAC_AC_AC4_GPU_PLUS, PARAC_AC_VARIANT_AUTO, 0},   {PARAC_AC_GPU_BITSET, PARAC_AC_VARIANT_AUTO, 0},
+};
 
 static void compare_on(const parac_csp_network *network, const char *label)
 {
     size_t words = parac_ac_domain_words(network->value_count) + 1;
     uint64_t *expected = calloc(words, 8), *got = calloc(words, 8);
-    parac_ac_options cpu = {{PARAC_DEVICE_CPU, 2, 0, NULL, NULL}, PARAC_AC_AC4, 0};
+    parac_ac_options cpu = {{PARAC_DEVICE_CPU, 2, 0, NULL, NULL}, PARAC_AC_AC4, 0, PARAC_AC_VARIANT_AUTO};
     parac_ac_stats reference, twin, stats;
     parac_error error = {0};
     CHECK_OK(ac_enforce_network(network, &cpu, expected, &reference, &error), &error);
     cpu.algorithm = PARAC_AC_GPU_BITSET;
     CHECK_OK(ac_enforce_network(network, &cpu, got, &twin, &error), &error);
-    for (size_t i = 0; i < sizeof GPU_ALGORITHMS / sizeof GPU_ALGORITHMS[0]; i++)
-        for (int chunked = 0; chunked <= (GPU_ALGORITHMS[i] == PARAC_AC_GPU_BITSET ? 0 : 1); chunked++) {
-            parac_ac_options gpu = {{PARAC_DEVICE_CUDA, 0, 0, NULL, NULL}, GPU_ALGORITHMS[i], 0};
-            uint64_t limit = chunked ? 1000 : 0; /* 1000 edges at a time: many chunks, keys split across them */
-            const char *name = parac_ac_algorithm_name(GPU_ALGORITHMS[i]);
-            memset(got, 0x5a, words * 8);
-            CHECK_OK(ac_enforce_network_limited(network, &gpu, limit, got, &stats, &error), &error);
-            CHECK(stats.wipeout == reference.wipeout, "%s %s%s: wipeout %d, AC4 %d", label, name,
-                  chunked ? " chunked" : "", stats.wipeout, reference.wipeout);
-            CHECK(memcmp(got, expected, (words - 1) * 8) == 0, "%s %s%s: domains differ from AC4", label, name,
-                  chunked ? " chunked" : "");
-            CHECK(stats.values_after == reference.values_after, "%s %s: values_after %llu vs %llu", label, name,
-                  (unsigned long long)stats.values_after, (unsigned long long)reference.values_after);
-            CHECK(stats.device == PARAC_DEVICE_CUDA, "%s %s: ran on the CPU", label, name);
-            /* AC4-GPU, AC4-GPU+ and gpu-bitset all run Jacobi rounds (see ne_rounds_reference, checked
-             * against the CPU twin in ac.algorithms): the same number of rounds. */
-            CHECK(stats.iterations == twin.iterations, "%s %s%s: %llu rounds, CPU twin %llu", label, name,
-                  chunked ? " chunked" : "", (unsigned long long)stats.iterations,
-                  (unsigned long long)twin.iterations);
-        }
+    for (size_t i = 0; i < sizeof GPU_RUNS / sizeof GPU_RUNS[0]; i++) {
+        const gpu_run *run = &GPU_RUNS[i];
+        parac_ac_options gpu = {{PARAC_DEVICE_CUDA, 0, 0, NULL, NULL}, run->algorithm, 0, run->variant};
+        char name[96];
+        snprintf(name, sizeof name, "%s/%s%s", parac_ac_algorithm_name(run->algorithm),
+                 parac_ac_variant_name(run->variant), run->edge_limit ? " chunked" : "");
+        memset(got, 0x5a, words * 8);
+        CHECK_OK(ac_enforce_network_limited(network, &gpu, run->edge_limit, got, &stats, &error), &error);
+        CHECK(stats.wipeout == reference.wipeout, "%s %s: wipeout %d, AC4 %d", label, name, stats.wipeout,
+              reference.wipeout);
+        CHECK(memcmp(got, expected, (words - 1) * 8) == 0, "%s %s: domains differ from AC4", label, name);
+        CHECK(stats.values_after == reference.values_after, "%s %s: values_after %llu vs %llu", label, name,
+              (unsigned long long)stats.values_after, (unsigned long long)reference.values_after);
+        CHECK(stats.device == PARAC_DEVICE_CUDA, "%s %s: ran on the CPU", label, name);
+        /* AC4-GPU, AC4-GPU+ (both layouts) and gpu-bitset all run Jacobi rounds (see ne_rounds_reference,
+         * checked against the CPU twin in ac.algorithms): the same number of rounds. */
+        CHECK(stats.iterations == twin.iterations, "%s %s: %llu rounds, CPU twin %llu", label, name,
+              (unsigned long long)stats.iterations, (unsigned long long)twin.iterations);
+    }
     free(expected);
     free(got);
 }
@@ -50,8 +62,8 @@ static void compare_sac_on(const parac_csp_network *network, const char *label)
 {
     size_t words = parac_ac_domain_words(network->value_count) + 1;
     uint64_t *expected = calloc(words, 8), *got = calloc(words, 8);
-    parac_ac_options cpu = {{PARAC_DEVICE_CPU, 1, 0, NULL, NULL}, PARAC_AC_AUTO, 1};
-    parac_ac_options gpu = {{PARAC_DEVICE_CUDA, 0, 0, NULL, NULL}, PARAC_AC_AUTO, 1};
+    parac_ac_options cpu = {{PARAC_DEVICE_CPU, 1, 0, NULL, NULL}, PARAC_AC_AUTO, 1, PARAC_AC_VARIANT_AUTO};
+    parac_ac_options gpu = {{PARAC_DEVICE_CUDA, 0, 0, NULL, NULL}, PARAC_AC_AUTO, 1, PARAC_AC_VARIANT_AUTO};
     parac_ac_stats reference, stats;
     parac_error error = {0};
     CHECK_OK(ac_enforce_network(network, &cpu, expected, &reference, &error), &error);
@@ -66,7 +78,7 @@ static void check_tables_refused(void)
 {
     random_network_shape shape = {8, 4, 6, 0.3, 3, 0.0, 0.0};
     parac_csp_network network;
-    parac_ac_options gpu = {{PARAC_DEVICE_CUDA, 0, 0, NULL, NULL}, PARAC_AC_AC4_GPU_PLUS, 0};
+    parac_ac_options gpu = {{PARAC_DEVICE_CUDA, 0, 0, NULL, NULL}, PARAC_AC_AC4_GPU_PLUS, 0, PARAC_AC_VARIANT_ROWS};
     parac_ac_stats stats;
     parac_error error = {0};
     uint64_t *bits;

@@ -86,9 +86,17 @@ static void test_serial_vs_parallel(void)
             options.min_support = min_support;
             CHECK(fca_test_same_concepts(serial, parallel), "shape %zux%zu density %.2f: serial != parallel",
                   shapes[s][0], shapes[s][1], density);
-            CHECK_OK(parac_fca_count(context, &options, &count, &error), &error);
-            CHECK(count == parac_fca_concepts_size(serial), "count %llu vs %zu", (unsigned long long)count,
-                  parac_fca_concepts_size(serial));
+            for (int strategy = PARAC_FCA_CPU_AUTO; strategy <= PARAC_FCA_CPU_PER_THREAD; strategy++) {
+                parac_fca_concepts *other = NULL;
+                options.cpu_strategy = (parac_fca_cpu_strategy)strategy;
+                CHECK_OK(parac_fca_count(context, &options, &count, &error), &error);
+                CHECK(count == parac_fca_concepts_size(serial), "strategy %d: count %llu vs %zu", strategy,
+                      (unsigned long long)count, parac_fca_concepts_size(serial));
+                CHECK_OK(parac_fca_compute(context, &options, &other, &error), &error);
+                CHECK(fca_test_same_concepts(serial, other), "shape %zux%zu strategy %d: serial != parallel",
+                      shapes[s][0], shapes[s][1], strategy);
+                parac_fca_concepts_destroy(other);
+            }
             CHECK_OK(parac_fca_verify(context, parallel, min_support, &error), &error);
             parac_fca_concepts_destroy(serial);
             parac_fca_concepts_destroy(parallel);
@@ -109,12 +117,15 @@ static void check_known_count(const char *name, uint64_t expected)
     if (!context) return;
     memset(&options, 0, sizeof options);
     options.exec.device = PARAC_DEVICE_CPU;
-    for (int threads = 1; threads <= 2; threads++) {
+    CHECK_OK(parac_fca_engine_create(&options.exec, &options.engine, &error), &error); /* holds nothing on the CPU */
+    for (int threads = 1; threads <= 3; threads++) {
         options.exec.threads = threads;
+        options.cpu_strategy = threads == 3 ? PARAC_FCA_CPU_SHARED_POOL : PARAC_FCA_CPU_AUTO;
         CHECK_OK(parac_fca_count(context, &options, &count, &error), &error);
         CHECK(count == expected, "%s with %d threads: %llu concepts, expected %llu", name, threads,
               (unsigned long long)count, (unsigned long long)expected);
     }
+    parac_fca_engine_destroy(options.engine);
     parac_fca_context_destroy(context);
 }
 

@@ -10,7 +10,27 @@
 #include "support_fca.h"
 #include "test_util.h"
 
-static void compare_on_random(uint64_t seed)
+static const parac_fca_gpu_strategy strategies[] = {PARAC_FCA_GPU_AUTO, PARAC_FCA_GPU_ROUNDS, PARAC_FCA_GPU_LOCAL,
+                                                     PARAC_FCA_GPU_LOCAL_ROWS};
+#define STRATEGY_COUNT (sizeof strategies / sizeof strategies[0])
+
+/* GPU concepts with one strategy (through engine when not NULL); NULL on failure. */
+static parac_fca_concepts *gpu_compute(const parac_fca_context *context, parac_fca_gpu_strategy strategy,
+                                       parac_fca_engine *engine, uint64_t min_support)
+{
+    parac_fca_concepts *concepts = NULL;
+    parac_fca_options options;
+    parac_error error;
+    memset(&options, 0, sizeof options);
+    options.exec.device = PARAC_DEVICE_CUDA;
+    options.gpu_strategy = strategy;
+    options.engine = engine;
+    options.min_support = min_support;
+    CHECK_OK(parac_fca_compute(context, &options, &concepts, &error), &error);
+    return concepts;
+}
+
+static void compare_on_random(uint64_t seed, parac_fca_engine *engine)
 {
     static const size_t shapes[][2] = {{1, 1}, {5, 3}, {31, 33}, {65, 64}, {97, 65}, {200, 100}, {300, 90}, {1000, 40}, {70, 129}};
     static const double densities[] = {0.05, 0.2, 0.35, 0.6};
@@ -26,18 +46,23 @@ static void compare_on_random(uint64_t seed)
             if (shapes[s][1] >= 40 && density > 0.2) density = 0.2; /* keep concept counts test-sized (<10^6) */
             context = fca_test_random_context(shapes[s][0], shapes[s][1], density, seed + s * 31 + d);
             cpu = fca_test_compute(context, PARAC_DEVICE_CPU, 0, min_support);
-            gpu = fca_test_compute(context, PARAC_DEVICE_CUDA, 0, min_support);
-            CHECK(fca_test_same_concepts(cpu, gpu), "seed %llu shape %zux%zu density %.2f support %llu: GPU != CPU (%zu vs %zu)",
-                  (unsigned long long)seed, shapes[s][0], shapes[s][1], density, (unsigned long long)min_support,
-                  parac_fca_concepts_size(cpu), parac_fca_concepts_size(gpu));
-            memset(&options, 0, sizeof options);
-            options.exec.device = PARAC_DEVICE_CUDA;
-            options.min_support = min_support;
-            CHECK_OK(parac_fca_count(context, &options, &count, &error), &error);
-            CHECK(count == parac_fca_concepts_size(cpu), "GPU count %llu vs CPU %zu", (unsigned long long)count,
-                  parac_fca_concepts_size(cpu));
+            for (size_t v = 0; v < STRATEGY_COUNT; v++) {
+                gpu = gpu_compute(context, strategies[v], v % 2 ? engine : NULL, min_support);
+                CHECK(fca_test_same_concepts(cpu, gpu),
+                      "seed %llu shape %zux%zu density %.2f support %llu strategy %d: GPU != CPU (%zu vs %zu)",
+                      (unsigned long long)seed, shapes[s][0], shapes[s][1], density, (unsigned long long)min_support,
+                      (int)strategies[v], parac_fca_concepts_size(cpu), parac_fca_concepts_size(gpu));
+                memset(&options, 0, sizeof options);
+                options.exec.device = PARAC_DEVICE_CUDA;
+                options.min_support = min_support;
+                options.gpu_strategy = strategies[v];
+                options.engine = v % 2 ? NULL : engine;
+                CHECK_OK(parac_fca_count(context, &options, &count, &error), &error);
+                CHECK(count == parac_fca_concepts_size(cpu), "strategy %d: GPU count %llu vs CPU %zu",
+                      (int)strategies[v], (unsigned long long)count, parac_fca_concepts_size(cpu));
+                parac_fca_concepts_destroy(gpu);
+            }
             parac_fca_concepts_destroy(cpu);
-            parac_fca_concepts_destroy(gpu);
             parac_fca_context_destroy(context);
         }
     }
@@ -55,19 +80,50 @@ static void check_known_count(const char *name, uint64_t expected)
     if (!context) return;
     memset(&options, 0, sizeof options);
     options.exec.device = PARAC_DEVICE_CUDA;
-    CHECK_OK(parac_fca_count(context, &options, &count, &error), &error);
-    CHECK(count == expected, "%s on the GPU: %llu concepts, expected %llu", name, (unsigned long long)count,
-          (unsigned long long)expected);
+    for (size_t v = 0; v < STRATEGY_COUNT; v++) {
+        options.gpu_strategy = strategies[v];
+        CHECK_OK(parac_fca_count(context, &options, &count, &error), &error);
+        CHECK(count == expected, "%s on the GPU, strategy %d: %llu concepts, expected %llu", name,
+              (int)strategies[v], (unsigned long long)count, (unsigned long long)expected);
+    }
+    parac_fca_context_destroy(context);
+}
+
+/* Mushroom stored (not only counted) by every strategy: deep trees, many rounds, output streaming. */
+static void check_mushroom_concepts(void)
+{
+    char path[1024];
+    parac_fca_context *context = NULL;
+    parac_fca_concepts *cpu, *gpu;
+    parac_error error;
+    snprintf(path, sizeof path, "%s/fca/mushroom.dat", test_data_dir());
+    CHECK_OK(parac_fca_context_read(path, PARAC_FCA_FORMAT_AUTO, &context, &error), &error);
+    if (!context) return;
+    cpu = fca_test_compute(context, PARAC_DEVICE_CPU, 0, 0);
+    for (size_t v = 0; v < STRATEGY_COUNT; v++) {
+        gpu = gpu_compute(context, strategies[v], NULL, 0);
+        CHECK(fca_test_same_concepts(cpu, gpu), "mushroom strategy %d: GPU != CPU", (int)strategies[v]);
+        parac_fca_concepts_destroy(gpu);
+    }
+    parac_fca_concepts_destroy(cpu);
     parac_fca_context_destroy(context);
 }
 
 int main(void)
 {
     uint64_t seed = (uint64_t)time(NULL);
+    parac_fca_engine *engine = NULL;
+    parac_exec exec;
+    parac_error error;
     if (test_require_gpu()) return 77;
+    memset(&exec, 0, sizeof exec);
+    exec.device = PARAC_DEVICE_CUDA;
+    CHECK_OK(parac_fca_engine_create(&exec, &engine, &error), &error);
     printf("seed %llu\n", (unsigned long long)seed);
-    compare_on_random(seed);
-    compare_on_random(12345);
+    compare_on_random(seed, engine);
+    compare_on_random(12345, engine);
+    check_mushroom_concepts();
+    parac_fca_engine_destroy(engine);
     check_known_count("mushroom.dat", 238710);
     check_known_count("vote.dat", 227033);
     check_known_count("primary-tumor.dat", 87232);
