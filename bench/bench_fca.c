@@ -1,7 +1,12 @@
 /* bench/bench_fca.c — FCbO concept counting (--count, nothing stored):
  *   shared data sets (mushroom, vote, primary-tumor) at 1 thread, all threads, GPU;
- *   a random context with >= 10^7 concepts for CPU scaling (fixed seed);
- *   a random context with >= 10^8 concepts for the GPU (fixed seed; CPU all threads as reference).
+ *   random 200x100 d0.45 seed1 (35,027,171 concepts): CPU scaling (1 thread vs all cores) and the GPU;
+ *   random 200x100 d0.49 seed1 (120,509,940 concepts): the >= 10^8 case, 1 thread, all cores and GPU
+ *   ("speedup_vs_1_thread" of the cuda lines is the issue's GPU / 1-thread ratio).
+ * Every strategy is timed: CPU all-threads runs once per parac_fca_cpu_strategy, GPU runs once per
+ * parac_fca_gpu_strategy; the case name ends in [strategy]. PARAC_FCA_VARIANT=rounds|local|local_rows
+ * (GPU) or shared_pool|per_thread (CPU) keeps only that one. GPU runs share one engine (device set up
+ * once, reported as its own "engine setup" line), so their seconds are the search alone.
  * Usage: bench_fca [--device cpu|cuda|all] [--quick]. One JSON line per case, a table last. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,23 +21,31 @@
 
 typedef struct bench_settings {
     int cpu, gpu, quick;
+    const char *only;          /* PARAC_FCA_VARIANT or NULL */
+    parac_fca_engine *engine;  /* GPU engine, made once */
     bench_report report;
 } bench_settings;
 
+static const struct { parac_fca_gpu_strategy strategy; const char *name; } gpu_strategies[] = {
+    {PARAC_FCA_GPU_ROUNDS, "rounds"}, {PARAC_FCA_GPU_LOCAL, "local"}, {PARAC_FCA_GPU_LOCAL_ROWS, "local_rows"}};
+static const struct { parac_fca_cpu_strategy strategy; const char *name; } cpu_strategies[] = {
+    {PARAC_FCA_CPU_SHARED_POOL, "shared_pool"}, {PARAC_FCA_CPU_PER_THREAD, "per_thread"}};
+
+static int wanted(const bench_settings *settings, const char *name)
+{
+    return !settings->only || strcmp(settings->only, name) == 0;
+}
+
 /* Median seconds of `repeats` counts; 0 on failure (reported). */
-static double time_count(const parac_fca_context *context, parac_device device, int threads, int repeats,
+static double time_count(const parac_fca_context *context, const parac_fca_options *options, int repeats,
                          uint64_t *count)
 {
     double seconds[16];
-    parac_fca_options options;
     parac_error error;
-    memset(&options, 0, sizeof options);
-    options.exec.device = device;
-    options.exec.threads = threads;
     if (repeats > 16) repeats = 16;
     for (int r = 0; r < repeats; r++) {
         double started = parac_now_seconds();
-        if (parac_fca_count(context, &options, count, &error) != PARAC_OK) {
+        if (parac_fca_count(context, options, count, &error) != PARAC_OK) {
             fprintf(stderr, "bench_fca: %s\n", error.message);
             return 0.0;
         }
@@ -59,23 +72,47 @@ static void emit(bench_settings *settings, const char *case_name, const char *de
     bench_emit(&settings->report, &result);
 }
 
-/* One context on the chosen paths. one_thread = 0 skips the 1-thread run (baseline given instead). */
-static void run_case(bench_settings *settings, const char *name, const parac_fca_context *context, int repeats,
-                     int one_thread, int all_threads, double baseline)
+static parac_fca_options options_for(parac_device device, int threads)
+{
+    parac_fca_options options;
+    memset(&options, 0, sizeof options);
+    options.exec.device = device;
+    options.exec.threads = threads;
+    return options;
+}
+
+/* One context on every chosen path and strategy. */
+static void run_case(bench_settings *settings, const char *name, const parac_fca_context *context, int cpu_repeats,
+                     int gpu_repeats)
 {
     int cores = parac_threads_available();
+    double baseline = 0.0;
     uint64_t count = 0;
-    if (settings->cpu && one_thread) {
-        baseline = time_count(context, PARAC_DEVICE_CPU, 1, repeats, &count);
+    char label[96];
+    if (settings->cpu) {
+        parac_fca_options options = options_for(PARAC_DEVICE_CPU, 1);
+        baseline = time_count(context, &options, cpu_repeats, &count);
         emit(settings, name, "cpu", 1, baseline, count, baseline);
     }
-    if (settings->cpu && all_threads && cores > 1) {
-        double seconds = time_count(context, PARAC_DEVICE_CPU, cores, repeats, &count);
-        emit(settings, name, "cpu", cores, seconds, count, baseline);
+    for (size_t v = 0; settings->cpu && cores > 1 && v < sizeof cpu_strategies / sizeof cpu_strategies[0]; v++) {
+        parac_fca_options options = options_for(PARAC_DEVICE_CPU, cores);
+        double seconds;
+        if (!wanted(settings, cpu_strategies[v].name)) continue;
+        options.cpu_strategy = cpu_strategies[v].strategy;
+        seconds = time_count(context, &options, cpu_repeats, &count);
+        snprintf(label, sizeof label, "%s [%s]", name, cpu_strategies[v].name);
+        emit(settings, label, "cpu", cores, seconds, count, baseline);
     }
-    if (settings->gpu) {
-        double seconds = time_count(context, PARAC_DEVICE_CUDA, 0, repeats, &count);
-        emit(settings, name, "cuda", 0, seconds, count, baseline);
+    for (size_t v = 0; settings->engine && v < sizeof gpu_strategies / sizeof gpu_strategies[0]; v++) {
+        parac_fca_options options = options_for(PARAC_DEVICE_CUDA, 0);
+        double seconds;
+        if (!wanted(settings, gpu_strategies[v].name)) continue;
+        options.gpu_strategy = gpu_strategies[v].strategy;
+        options.engine = settings->engine;
+        (void)time_count(context, &options, 1, &count); /* warm-up: the engine's memory pool grows once */
+        seconds = time_count(context, &options, gpu_repeats, &count);
+        snprintf(label, sizeof label, "%s [%s]", name, gpu_strategies[v].name);
+        emit(settings, label, "cuda", 0, seconds, count, baseline);
     }
 }
 
@@ -87,18 +124,19 @@ static void run_data_sets(bench_settings *settings)
         char path[1024];
         parac_fca_context *context = NULL;
         parac_error error;
+        int repeats = bench_repeats(settings->quick ? 1 : 5);
         snprintf(path, sizeof path, "%s/fca/%s.dat", data ? data : "../shared/data", names[i]);
         if (parac_fca_context_read(path, PARAC_FCA_FORMAT_AUTO, &context, &error) != PARAC_OK) {
             fprintf(stderr, "bench_fca: skipping %s: %s\n", names[i], error.message);
             continue;
         }
-        run_case(settings, names[i], context, bench_repeats(settings->quick ? 1 : 5), 1, 1, 0.0);
+        run_case(settings, names[i], context, repeats, settings->quick ? 1 : 9);
         parac_fca_context_destroy(context);
     }
 }
 
 static void run_random(bench_settings *settings, const char *name, size_t objects, size_t attributes,
-                       double density, int one_thread, int repeats)
+                       double density, int gpu_repeats)
 {
     parac_fca_context *context = NULL;
     parac_error error;
@@ -106,8 +144,33 @@ static void run_random(bench_settings *settings, const char *name, size_t object
         fprintf(stderr, "bench_fca: %s\n", error.message);
         return;
     }
-    run_case(settings, name, context, repeats, one_thread, 1, 0.0);
+    run_case(settings, name, context, 1, gpu_repeats);
     parac_fca_context_destroy(context);
+}
+
+/* The GPU engine, timed: device setup is reported apart from the searches. */
+static void create_engine(bench_settings *settings)
+{
+    parac_exec exec;
+    parac_error error;
+    bench_result result;
+    double started = parac_now_seconds();
+    memset(&exec, 0, sizeof exec);
+    exec.device = PARAC_DEVICE_CUDA;
+    if (parac_fca_engine_create(&exec, &settings->engine, &error) != PARAC_OK) {
+        fprintf(stderr, "bench_fca: no GPU engine: %s\n", error.message);
+        settings->engine = NULL;
+        return;
+    }
+    memset(&result, 0, sizeof result);
+    snprintf(result.module, sizeof result.module, "fca");
+    snprintf(result.case_name, sizeof result.case_name, "engine setup (GPU context, once)");
+    snprintf(result.device, sizeof result.device, "cuda");
+    result.seconds = parac_now_seconds() - started;
+    snprintf(result.metric, sizeof result.metric, "seconds");
+    result.value = result.seconds;
+    snprintf(result.unit, sizeof result.unit, "s");
+    bench_emit(&settings->report, &result);
 }
 
 int main(int argc, char **argv)
@@ -118,17 +181,21 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = argv[++i];
         else if (strcmp(argv[i], "--quick") == 0) settings.quick = 1;
     }
+    settings.only = getenv("PARAC_FCA_VARIANT");
+    if (settings.only && !*settings.only) settings.only = NULL;
     settings.cpu = strcmp(device, "cuda") != 0;
     settings.gpu = strcmp(device, "cpu") != 0 && parac_cuda_device_count(NULL, 0) > 0;
+    if (settings.gpu) create_engine(&settings);
     run_data_sets(&settings);
     if (settings.quick) {
-        run_random(&settings, "random 80x50 d0.5 seed1", 80, 50, 0.5, 1, 1);
+        run_random(&settings, "random 80x50 d0.5 seed1", 80, 50, 0.5, 1);
     } else {
-        /* 3.5e7 concepts (measured): CPU scaling (1 thread vs all cores) and the GPU */
-        run_random(&settings, "random 200x100 d0.45 seed1", 200, 100, 0.45, 1, 1);
-        /* ~1.5e8 concepts (extrapolated): the GPU case; the CPU runs it on all cores only */
-        if (settings.gpu) run_random(&settings, "random 200x100 d0.5 seed1", 200, 100, 0.5, 0, 1);
+        /* 35,027,171 concepts: CPU scaling (1 thread vs all cores) and the GPU */
+        run_random(&settings, "random 200x100 d0.45 seed1", 200, 100, 0.45, 3);
+        /* 120,509,940 concepts: the >= 10^8 case (about 60 s on 1 thread of the GPU machine) */
+        run_random(&settings, "random 200x100 d0.49 seed1", 200, 100, 0.49, 3);
     }
+    parac_fca_engine_destroy(settings.engine);
     bench_print_table(&settings.report);
     return 0;
 }

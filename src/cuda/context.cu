@@ -10,11 +10,17 @@ extern "C" parac_status parac_cuda_context_create(int ordinal, parac_cuda_contex
     parac_status status = PARAC_OK;
     cudaStream_t stream = NULL;
     cudaMemPool_t pool;
-    cudaDeviceProp properties;
+    int multiprocessors = 0, shared_optin = 0, l2_bytes = 0, major = 0, minor = 0;
     uint64_t keep_everything = UINT64_MAX;
     memset(context, 0, sizeof *context);
     PARAC_CUDA_TRY(cudaSetDevice(ordinal));
-    PARAC_CUDA_TRY(cudaGetDeviceProperties(&properties, ordinal));
+    /* Single attributes, not cudaGetDeviceProperties: that fills hundreds of fields
+     * and costs far more than everything else a short call does. */
+    PARAC_CUDA_TRY(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, ordinal));
+    PARAC_CUDA_TRY(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, ordinal));
+    PARAC_CUDA_TRY(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, ordinal));
+    PARAC_CUDA_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ordinal));
+    PARAC_CUDA_TRY(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, ordinal));
     PARAC_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     PARAC_CUDA_TRY(cudaDeviceGetDefaultMemPool(&pool, ordinal));
     /* Keep freed blocks in the pool between chunks instead of returning them at every sync. */
@@ -22,11 +28,11 @@ extern "C" parac_status parac_cuda_context_create(int ordinal, parac_cuda_contex
     context->ordinal = ordinal;
     context->stream = stream;
     context->pool = pool;
-    context->multiprocessors = properties.multiProcessorCount;
-    context->shared_memory_per_block_optin = properties.sharedMemPerBlockOptin;
-    context->l2_bytes = (size_t)properties.l2CacheSize;
-    context->compute_major = properties.major;
-    context->compute_minor = properties.minor;
+    context->multiprocessors = multiprocessors;
+    context->shared_memory_per_block_optin = (size_t)shared_optin;
+    context->l2_bytes = (size_t)l2_bytes;
+    context->compute_major = major;
+    context->compute_minor = minor;
     return PARAC_OK;
 fail:
     if (stream) cudaStreamDestroy(stream);
