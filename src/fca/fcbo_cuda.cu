@@ -243,7 +243,8 @@ typedef struct local_params {
     unsigned int batch;
     local_counters *counters;
     long long push_limit, out_limit; /* capacities minus the batch's own units */
-    word_t *output;               /* out capacity x attribute_words, NULL when counting */
+    word_t *output;               /* output_capacity x attribute_words, NULL when counting */
+    size_t output_capacity;
     word_t *stack;                /* per warp: levels x level_words */
     unsigned int hungry_idle;     /* idle warps from which busy ones push instead of descending */
     word_t *scratch;              /* per warp: C (object_words) */
@@ -314,10 +315,18 @@ __device__ static int reserve_children(const local_params *p, uint32_t rest, uin
     return 0;
 }
 
+/* Gives back unused child units (push and output) of a node's reservation. */
 __device__ static void release_children(const local_params *p, long long units, uint32_t lane)
 {
     lane0_release(&p->counters->push_reserved, units, lane);
     if (p->output) lane0_release(&p->counters->out_reserved, units, lane);
+}
+
+/* Gives back a child's push unit (the child was a leaf or got its own reservation); its output
+ * unit was spent when its intent was written. */
+__device__ static void release_push_unit(const local_params *p, uint32_t lane)
+{
+    lane0_release(&p->counters->push_reserved, 1, lane);
 }
 
 /* FCbO's loop over j >= y for the node of `level`: canonical children go to its child lists,
@@ -357,6 +366,10 @@ __device__ static void emit_children(const local_params *p, const local_level *l
     if (!p->output || !found) return;
     if (lane == 0) base = atomicAdd(&p->counters->out_count, found);
     base = __shfl_sync(FULL_MASK, base, 0);
+    if ((size_t)base + found > p->output_capacity) { /* the reservations make this impossible */
+        if (lane == 0) atomicExch(&p->counters->overflow, 1u);
+        return;
+    }
     warp_copy(p->output + (size_t)base * p->shape.attribute_words, level->child_intents,
               (size_t)found * p->shape.attribute_words, lane);
 }
@@ -403,25 +416,60 @@ __device__ static int warp_is_hungry(const local_params *p, uint32_t lane)
     return __shfl_sync(FULL_MASK, idle, 0) >= p->hungry_idle;
 }
 
+/* Copies pool task `task` unchanged to the child buffer (next round), spending its own unit. */
+__device__ static void defer_task(const local_params *p, size_t task, uint32_t lane)
+{
+    const task_shape *shape = &p->shape;
+    size_t words = shape->attribute_words, n = shape->attributes, y = p->pool.next[task];
+    unsigned int slot = 0;
+    if (lane == 0) slot = atomicAdd(&p->counters->child_count, 1u);
+    slot = __shfl_sync(FULL_MASK, slot, 0);
+    if (slot >= p->children.capacity) {
+        if (lane == 0) atomicExch(&p->counters->overflow, 1u);
+        return;
+    }
+    warp_copy(p->children.extent + (size_t)slot * shape->object_words, p->pool.extent + task * shape->object_words,
+              shape->object_words, lane);
+    warp_copy(p->children.intent + (size_t)slot * words, p->pool.intent + task * words, words, lane);
+    warp_copy(p->children.failed + (size_t)slot * n * words + y * words, p->pool.failed + task * n * words + y * words,
+              (n - y) * words, lane);
+    if (lane == 0) p->children.next[slot] = (uint32_t)y;
+    __syncwarp();
+}
+
 /* Expands pool task `task` and, depth-first, as much of its subtree as the stack and the
- * reservations allow. Lane d keeps level d's child count and cursor in registers. */
-__device__ static void expand_subtree(const local_params *p, size_t task, uint32_t warp, uint32_t lane,
-                                      unsigned long long *concepts)
+ * reservations allow. Lane d keeps level d's child count and cursor in registers.
+ * Units: every task of the batch owns one push unit (to be deferred); the batch's first
+ * task owns `attributes` push and output units instead, so every round makes progress;
+ * the others reserve theirs and are deferred to the next round when that fails. */
+__device__ static void expand_subtree(const local_params *p, size_t task, int first_of_batch, uint32_t warp,
+                                      uint32_t lane, unsigned long long *concepts)
 {
     const task_shape *shape = &p->shape;
     uint32_t n = shape->attributes, words = shape->attribute_words, y = p->pool.next[task], depth = 0;
-    uint32_t my_total = 0, my_cursor = 0, found;
+    uint32_t my_total = 0, my_cursor = 0, found, rest;
     word_t *c = p->scratch + (size_t)warp * shape->object_words;
     local_level root = level_at(p, warp, 0);
+    if (y >= n || warp_is_full_intent(shape, p->pool.intent + task * words, lane)) { /* no children */
+        if (first_of_batch) release_children(p, n, lane);
+        else release_push_unit(p, lane);
+        return;
+    }
+    rest = n - y;
+    if (first_of_batch) {
+        release_children(p, n - rest, lane);
+    } else {
+        if (!reserve_children(p, rest, lane)) { defer_task(p, task, lane); return; }
+        release_push_unit(p, lane);
+    }
     warp_copy(root.extent, p->pool.extent + task * shape->object_words, shape->object_words, lane);
     warp_copy(root.intent, p->pool.intent + task * words, words, lane);
-    if (y < n) warp_copy(root.failed + (size_t)y * words, p->pool.failed + task * n * words + (size_t)y * words,
-                         (size_t)(n - y) * words, lane);
+    warp_copy(root.failed + (size_t)y * words, p->pool.failed + task * n * words + (size_t)y * words,
+              (size_t)rest * words, lane);
     __syncwarp();
-    if (y >= n || warp_is_full_intent(shape, root.intent, lane)) { release_children(p, n, lane); return; }
     found = generate_children(p, &root, y, c, lane);
     emit_children(p, &root, found, concepts, lane);
-    release_children(p, (long long)n - found, lane); /* the batch's own units: `attributes` per task */
+    release_children(p, (long long)rest - found, lane);
     if (lane == 0) my_total = found;
     for (;;) {
         uint32_t total = __shfl_sync(FULL_MASK, my_total, depth), cursor = __shfl_sync(FULL_MASK, my_cursor, depth);
@@ -437,14 +485,14 @@ __device__ static void expand_subtree(const local_params *p, size_t task, uint32
         j = level.child_attribute[cursor];
         rest = n - j - 1;
         if (rest == 0 || warp_is_full_intent(shape, level.child_intents + (size_t)cursor * words, lane)) {
-            release_children(p, 1, lane); /* a leaf: its unit is not needed */
+            release_push_unit(p, lane); /* a leaf: nothing to push */
             continue;
         }
         if (depth + 1 >= p->levels || warp_is_hungry(p, lane) || !reserve_children(p, rest, lane)) {
             push_local_child(p, &level, cursor, j, lane); /* uses the unit its parent reserved */
             continue;
         }
-        release_children(p, 1, lane); /* expanded here: its own reservation replaces its unit */
+        release_push_unit(p, lane); /* expanded here: its own reservation replaces its unit */
         child = level_at(p, warp, depth + 1);
         descend(p, &level, cursor, j, &child, lane);
         found = generate_children(p, &child, j + 1, c, lane);
@@ -465,7 +513,7 @@ __global__ static void expand_local_kernel(local_params p)
         if (lane == 0) index = atomicAdd(&p.counters->head, 1u);
         index = __shfl_sync(FULL_MASK, index, 0);
         if (index >= p.batch) break;
-        expand_subtree(&p, p.batch_first + index, warp, lane, &concepts);
+        expand_subtree(&p, p.batch_first + index, index == 0, warp, lane, &concepts);
     }
     if (lane == 0) {
         atomicAdd(&p.counters->idle, 1u); /* from now on, busy warps hand their pending children to the pool */
@@ -831,7 +879,8 @@ static parac_status run_local_round(gpu_search *g, size_t batch, unsigned long l
                                     unsigned int *stored, parac_error *error)
 {
     parac_status status = PARAC_OK;
-    long long own_units = (long long)batch * g->shape.attributes;
+    long long n = g->shape.attributes;
+    long long own_push = (long long)batch + n - 1, own_out = n; /* see expand_subtree */
     local_counters counters;
     local_params p;
     memset(&p, 0, sizeof p);
@@ -844,9 +893,10 @@ static parac_status run_local_round(gpu_search *g, size_t batch, unsigned long l
     p.batch_first = g->pool_count - batch;
     p.batch = (unsigned int)batch;
     p.counters = g->local;
-    p.push_limit = (long long)g->children.capacity - own_units;
-    p.out_limit = (long long)g->output_capacity - own_units;
+    p.push_limit = (long long)g->children.capacity - own_push;
+    p.out_limit = (long long)g->output_capacity - own_out;
     p.output = g->output;
+    p.output_capacity = g->output_capacity;
     p.stack = g->stack;
     p.scratch = g->scratch;
     p.level_words = g->level_words;
@@ -912,11 +962,10 @@ static parac_status search_local(gpu_search *g, const fca_search *search, parac_
         unsigned int pushed = 0, stored = 0;
         if (!g->pool_count && (status = reload_from_host(g, error)) != PARAC_OK) break;
         if ((status = maybe_grow(g, error)) != PARAC_OK) break;
-        /* every task of the batch holds `attributes` child and output units from the start; the
-         * batch takes at most half of each buffer, the rest is for descending below the tasks */
-        batch_limit = g->children.capacity / (2 * n);
-        if (concepts && g->output_capacity / (2 * n) < batch_limit) batch_limit = g->output_capacity / (2 * n);
-        if (batch_limit == 0) batch_limit = 1; /* both buffers hold > attributes entries */
+        /* the batch's own units (one each, `attributes` for the first) take at most about half of
+         * the child buffer; the rest is reserved by nodes expanded below the tasks */
+        batch_limit = (g->children.capacity - n) / 2;
+        if (batch_limit == 0) batch_limit = 1; /* the child buffer holds more than `attributes` tasks */
         batch = g->pool_count < batch_limit ? g->pool_count : batch_limit;
         if ((status = run_local_round(g, batch, &found, &pushed, &stored, error)) != PARAC_OK) break;
         *count += found;
