@@ -254,7 +254,12 @@ static void fill_info(parac_gemm_plan *plan)
 static parac_gemm_variant resolve_variant(parac_gemm_plan *plan, const parac_gemm_options *o)
 {
     parac_gemm_variant v = o->variant;
-    if (plan->device != PARAC_DEVICE_CUDA || v == PARAC_GEMM_VARIANT_AUTO) return PARAC_GEMM_VARIANT_BASE;
+    if (plan->device != PARAC_DEVICE_CUDA) return PARAC_GEMM_VARIANT_BASE;
+    /* AUTO picks what measured fastest on the H200 (docs/gemm.md, 2026-11-29): wgmma for
+     * tf32 (148-173 vs 107-119 TFLOP/s), base for fp32 (wide was no faster, and slower on
+     * sparse inputs). */
+    if (v == PARAC_GEMM_VARIANT_AUTO)
+        v = o->dtype == PARAC_GEMM_TF32 ? PARAC_GEMM_VARIANT_WGMMA : PARAC_GEMM_VARIANT_BASE;
     if (v == PARAC_GEMM_VARIANT_WIDE && o->dtype != PARAC_GEMM_FP32) return PARAC_GEMM_VARIANT_BASE;
     if (v == PARAC_GEMM_VARIANT_WGMMA && (o->dtype != PARAC_GEMM_TF32 || plan->tile_k % 32)) return PARAC_GEMM_VARIANT_BASE;
     if (v == PARAC_GEMM_VARIANT_WIDE && plan->tile_k % 32) return PARAC_GEMM_VARIANT_BASE;
