@@ -12,8 +12,9 @@
  * the upload of the points and the download of the labels are reported
  * separately, with the phase split and device bytes per point.
  *
- * GPU cases run once per GPU variant (classic, table, coarse; case names end
- * in /<variant>); PARAC_DBSCAN_VARIANT=auto|classic|table|coarse times only
+ * GPU cases run once per GPU variant (classic, table, coarse, table-fused,
+ * coarse-fused; case names end
+ * in /<variant>); PARAC_DBSCAN_VARIANT=<a variant name> times only
  * that one. Every GPU variant's labels must equal the CPU's (when the CPU ran
  * the case) and each other's, or the program fails.
  */
@@ -160,17 +161,16 @@ static int gpu_variants(parac_dbscan_gpu_variant *variants)
         }
         return 1;
     }
-    variants[0] = PARAC_DBSCAN_GPU_CLASSIC;
-    variants[1] = PARAC_DBSCAN_GPU_TABLE;
-    variants[2] = PARAC_DBSCAN_GPU_COARSE;
-    return 3;
+    for (int v = PARAC_DBSCAN_GPU_CLASSIC; v <= PARAC_DBSCAN_GPU_VARIANT_LAST; v++)
+        variants[v - PARAC_DBSCAN_GPU_CLASSIC] = (parac_dbscan_gpu_variant)v;
+    return PARAC_DBSCAN_GPU_VARIANT_LAST;
 }
 
 /* Times every GPU variant; each must give the labels in `reference` (the CPU's, else the first variant's). */
 static int run_gpu_variants(const bench_case *c, const points_buffer *points, size_t count, int quick, int repeats,
                             int32_t *reference, int have_reference, bench_report *report)
 {
-    parac_dbscan_gpu_variant variants[3];
+    parac_dbscan_gpu_variant variants[PARAC_DBSCAN_GPU_VARIANT_LAST];
     int variant_count = gpu_variants(variants), failed = variant_count == 0;
     int32_t *labels = malloc(count * sizeof(int32_t) + 1);
     parac_dbscan_info info;

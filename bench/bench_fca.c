@@ -4,8 +4,8 @@
  *   random 200x100 d0.49 seed1 (120,509,940 concepts): the >= 10^8 case, 1 thread, all cores and GPU
  *   ("speedup_vs_1_thread" of the cuda lines is the issue's GPU / 1-thread ratio).
  * Every strategy is timed: CPU all-threads runs once per parac_fca_cpu_strategy, GPU runs once per
- * parac_fca_gpu_strategy; the case name ends in [strategy]. PARAC_FCA_VARIANT=rounds|local|local_rows
- * (GPU) or shared_pool|per_thread (CPU) keeps only that one. GPU runs share one engine (device set up
+ * parac_fca_gpu_strategy; the case name ends in [strategy]. PARAC_FCA_VARIANT=rounds|local|local_rows|local_stream
+ * (GPU) or shared_pool|per_thread|work_stealing (CPU) keeps only that one. GPU runs share one engine (device set up
  * once, reported as its own "engine setup" line), so their seconds are the search alone.
  * Usage: bench_fca [--device cpu|cuda|all] [--quick]. One JSON line per case, a table last. */
 #include <stdio.h>
@@ -27,9 +27,11 @@ typedef struct bench_settings {
 } bench_settings;
 
 static const struct { parac_fca_gpu_strategy strategy; const char *name; } gpu_strategies[] = {
-    {PARAC_FCA_GPU_ROUNDS, "rounds"}, {PARAC_FCA_GPU_LOCAL, "local"}, {PARAC_FCA_GPU_LOCAL_ROWS, "local_rows"}};
+    {PARAC_FCA_GPU_ROUNDS, "rounds"}, {PARAC_FCA_GPU_LOCAL, "local"}, {PARAC_FCA_GPU_LOCAL_ROWS, "local_rows"},
+    {PARAC_FCA_GPU_LOCAL_STREAM, "local_stream"}};
 static const struct { parac_fca_cpu_strategy strategy; const char *name; } cpu_strategies[] = {
-    {PARAC_FCA_CPU_SHARED_POOL, "shared_pool"}, {PARAC_FCA_CPU_PER_THREAD, "per_thread"}};
+    {PARAC_FCA_CPU_SHARED_POOL, "shared_pool"}, {PARAC_FCA_CPU_PER_THREAD, "per_thread"},
+    {PARAC_FCA_CPU_WORK_STEALING, "work_stealing"}};
 
 static int wanted(const bench_settings *settings, const char *name)
 {

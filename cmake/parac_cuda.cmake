@@ -28,11 +28,11 @@ function(parac_setup_cuda_target target)
   endif()
 endfunction()
 
-# gemm: the Hopper wgmma kernels (src/gemm/gemm_wgmma.cu) need the arch-specific
-# sm_90a target. When the build targets sm_90, that one file also gets an sm_90a
+# gemm: the Hopper wgmma kernels (src/gemm/gemm_wgmma.cu, gemm_wgmma_tma.cu) need the arch-specific
+# sm_90a target. When the build targets sm_90, those files also get an sm_90a
 # image; its wgmma code is guarded by __CUDA_ARCH_FEAT_SM90_ALL and the library
 # asks the loaded image at run time (other targets: variant reported unsupported).
 if(PARAC_HAVE_CUDA AND "${CMAKE_CUDA_ARCHITECTURES}" MATCHES "(^|;)90")
-  set_source_files_properties(${CMAKE_SOURCE_DIR}/src/gemm/gemm_wgmma.cu PROPERTIES
+  set_source_files_properties(${CMAKE_SOURCE_DIR}/src/gemm/gemm_wgmma.cu ${CMAKE_SOURCE_DIR}/src/gemm/gemm_wgmma_tma.cu PROPERTIES
     COMPILE_OPTIONS "-gencode=arch=compute_90a,code=sm_90a")
 endif()

@@ -73,9 +73,17 @@ typedef enum parac_dbscan_gpu_variant {
     PARAC_DBSCAN_GPU_CLASSIC,  /* cells of side eps/sqrt(g), binary search of each stencil row */
     PARAC_DBSCAN_GPU_TABLE,    /* cells of side eps/sqrt(g), direct key -> first-point table
                                   (binary search when the key space exceeds 8 n + 4 M cells) */
-    PARAC_DBSCAN_GPU_COARSE    /* cells of side eps(1 + 1e-3): a 3^g stencil instead of 5^g,
+    PARAC_DBSCAN_GPU_COARSE,   /* cells of side eps(1 + 1e-3): a 3^g stencil instead of 5^g,
                                   with the direct table (binary search when it does not fit) */
+    PARAC_DBSCAN_GPU_TABLE_FUSED, /* TABLE's cells; cells whose bounding box is within eps are one set
+                                     before the union, which then needs one core pair per pair of
+                                     cells (early exit); non-core points keep their neighbours from
+                                     the core pass for the border pass (3 <= min_samples <= 10:
+                                     4 (min_samples - 2) + 1 more device bytes per point) */
+    PARAC_DBSCAN_GPU_COARSE_FUSED /* the same on COARSE's cells */
 } parac_dbscan_gpu_variant;
+
+#define PARAC_DBSCAN_GPU_VARIANT_LAST PARAC_DBSCAN_GPU_COARSE_FUSED
 
 typedef struct parac_dbscan_options {
     double eps;            /* > 0 */
@@ -122,7 +130,7 @@ parac_status parac_dbscan_run_f32(const parac_dbscan_options *options, const flo
 const char *parac_dbscan_method_name(parac_dbscan_method method);
 parac_status parac_dbscan_method_parse(const char *name, parac_dbscan_method *method, parac_error *error);
 
-/* "auto", "classic", "table", "coarse". */
+/* "auto", "classic", "table", "coarse", "table-fused", "coarse-fused". */
 const char *parac_dbscan_gpu_variant_name(parac_dbscan_gpu_variant variant);
 parac_status parac_dbscan_gpu_variant_parse(const char *name, parac_dbscan_gpu_variant *variant, parac_error *error);
 

@@ -87,15 +87,22 @@ typedef enum parac_fca_gpu_strategy {
     PARAC_FCA_GPU_ROUNDS,        /* one node per warp per kernel round; every child goes back to the pool */
     PARAC_FCA_GPU_LOCAL,         /* each warp finishes subtrees depth-first in its own stack and pushes
                                     children back to the pool only while other warps are idle */
-    PARAC_FCA_GPU_LOCAL_ROWS     /* LOCAL, closing C' as the AND of C's object rows instead of testing
+    PARAC_FCA_GPU_LOCAL_ROWS,    /* LOCAL, closing C' as the AND of C's object rows instead of testing
                                     every attribute column (cheaper for small extents) */
+    PARAC_FCA_GPU_LOCAL_STREAM   /* LOCAL_ROWS with a per-block shared-memory queue of batch tasks and,
+                                    when concepts are stored, output streamed back in batches (two
+                                    device buffers, pinned host buffers, a copy stream) while the next
+                                    round computes; counting downloads nothing but counters */
 } parac_fca_gpu_strategy;
 
 /* How the CPU threads share the tree (same concepts either way). */
 typedef enum parac_fca_cpu_strategy {
     PARAC_FCA_CPU_AUTO = 0,      /* the current best: PARAC_FCA_CPU_SHARED_POOL (measured) */
     PARAC_FCA_CPU_SHARED_POOL,   /* tasks borrow scratch from a locked pool of workers */
-    PARAC_FCA_CPU_PER_THREAD     /* one cache-line-aligned worker per thread, no lock on the task path */
+    PARAC_FCA_CPU_PER_THREAD,    /* one cache-line-aligned worker per thread, no lock on the task path */
+    PARAC_FCA_CPU_WORK_STEALING  /* a locked deque per thread: the owner works newest-first, idle
+                                    threads steal the oldest half; spawns only while a thread is idle
+                                    or its deque is nearly empty */
 } parac_fca_cpu_strategy;
 
 /* An execution handle: keeps a GPU context (stream, memory pool) alive

@@ -65,7 +65,9 @@ typedef enum parac_gemm_variant {
     PARAC_GEMM_VARIANT_AUTO = 0, /* measured best: WGMMA for tf32 on sm_90, BASE otherwise */
     PARAC_GEMM_VARIANT_BASE,     /* fp32: FFMA 8x8 per thread, BK 16; tf32: mma.sync.m16n8k8 */
     PARAC_GEMM_VARIANT_WIDE,     /* fp32: FFMA 8x16 per thread (64x64 warp tiles), BK 32, 3 stages */
-    PARAC_GEMM_VARIANT_WGMMA     /* tf32: Hopper wgmma.m64nNk8 from swizzled shared memory (sm_90a) */
+    PARAC_GEMM_VARIANT_WGMMA,    /* tf32: Hopper wgmma.m64nNk8 from swizzled shared memory (sm_90a) */
+    PARAC_GEMM_VARIANT_WGMMA_TMA /* tf32: wgmma fed by bulk copies (TMA) on mbarriers, one producer and
+                                    BM/64 consumer warpgroups, persistent blocks (sm_90a) */
 } parac_gemm_variant;
 
 typedef struct parac_gemm_options {
@@ -86,6 +88,8 @@ typedef struct parac_gemm_options {
     const unsigned char *a_tile_mask, *b_tile_mask;
     const float *scan_a, *scan_b;
     parac_gemm_variant variant;       /* GPU kernel family (0 = auto) */
+    int pipeline_stages;              /* WGMMA_TMA shared-memory stages: 4 or 6 (0 = chosen: tuning
+                                         cache, else 4); other variants have fixed pipelines */
 } parac_gemm_options;
 
 typedef struct parac_gemm_plan parac_gemm_plan;
@@ -96,6 +100,7 @@ typedef struct parac_gemm_plan_info {
     parac_gemm_dtype dtype;
     parac_gemm_schedule schedule;  /* static or dynamic (auto resolved) */
     parac_gemm_variant variant;    /* the GPU kernel family that runs (auto and unsupported resolved) */
+    int pipeline_stages;           /* stages of the WGMMA_TMA pipeline (0 for other variants) */
     int tile_m, tile_n, tile_k, split_k;
     int64_t tiles_m, tiles_n, tiles_k;   /* the tile grid */
     int64_t a_tiles_nonzero, b_tiles_nonzero;
@@ -160,8 +165,9 @@ double parac_gemm_last_compute_seconds(const parac_gemm_plan *plan);
 parac_status parac_gemm_vendor_reference(parac_gemm_plan *plan, float alpha, const float *a, const float *b,
                                          float beta, float *c, parac_error *error);
 
-/* Tuning: tries the candidate tile shapes for this plan's shape class on the
- * plan's device, keeps the fastest in the cache file
+/* Tuning: tries the candidate tile shapes (and, for the WGMMA_TMA variant,
+ * pipeline stages 4 and 6) for this plan's shape class on the plan's device,
+ * keeps the fastest in the cache file
  * ($XDG_CACHE_HOME/parac/gemm-tune.txt, else ~/.cache/parac/gemm-tune.txt);
  * later plans with tile sizes 0 read it. *best_seconds gets the winner's time. */
 parac_status parac_gemm_autotune(const parac_gemm_options *options, double *best_seconds, parac_error *error);

@@ -98,7 +98,8 @@ parac_status ac_run_ac4(const ac_model *model, ac_domains *domains, parac_ac_sta
 parac_status ac_run_bitset_rounds(const ac_model *model, ac_domains *domains, int threads, parac_ac_stats *stats,
                                   parac_error *error);
 /* SAC1 on the CPU (AC3bit+rm inside). */
-parac_status ac_run_sac1(const ac_model *model, ac_domains *domains, parac_ac_stats *stats, parac_error *error);
+parac_status ac_run_sac1(const ac_model *model, ac_domains *domains, const parac_exec *exec, parac_ac_stats *stats,
+                         parac_error *error);
 
 /* AC3bit+rm from a given state with only `start` queued; for SAC probes. Returns 1 on wipe-out. */
 int ac3bit_propagate_from(const ac_model *model, ac_domains *domains, void *residues, const uint32_t *start,

@@ -116,7 +116,7 @@ static int reads_even_arcs_only(const parac_ac_options *options, parac_ac_algori
 static parac_status run_cpu(const ac_model *model, ac_domains *domains, const parac_ac_options *options,
                             parac_ac_algorithm algorithm, parac_ac_stats *stats, parac_error *error)
 {
-    if (options->singleton) return ac_run_sac1(model, domains, stats, error);
+    if (options->singleton) return ac_run_sac1(model, domains, &options->exec, stats, error);
     switch (algorithm) {
     case PARAC_AC_AC3: return ac_run_ac3(model, domains, stats, error);
     case PARAC_AC_AC3RM: return ac_run_ac3rm(model, domains, stats, error);

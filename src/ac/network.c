@@ -4,6 +4,9 @@
  * (next power of two), so no capacity fields are needed for variables and values.
  * Binary constraints are merged through a hash table keyed by the ordered pair
  * (x < y), so a parser adding 10^5 constraints never scans the constraint list.
+ * Tables are stored with their scope sorted ascending (columns permuted to match),
+ * so two tables over the same variables in any order share one key, and are
+ * merged by intersecting their sorted tuple lists.
  */
 #include "ac/network.h"
 
@@ -17,6 +20,10 @@ typedef struct parac_csp_scope_index {
     size_t *constraint; /* index into network->constraints */
     size_t capacity;    /* power of two */
     size_t count;
+    /* Tables (arity >= 3), keyed by their sorted scope: constraint index + 1, 0 = empty slot. */
+    size_t *tables;
+    size_t table_capacity; /* power of two */
+    size_t table_count;
 } parac_csp_scope_index;
 
 static size_t capacity_for(size_t length)
@@ -381,27 +388,122 @@ static parac_status check_table(const parac_csp_network *network, uint32_t arity
     return PARAC_OK;
 }
 
-/* Stores an already reduced (distinct variables) table of arity >= 3 in canonical form. */
+/* The scope sorted ascending, and for each sorted position the original column it comes from. */
+static void sort_scope(uint32_t arity, const uint32_t *scope, uint32_t *sorted, uint32_t *column)
+{
+    for (uint32_t i = 0; i < arity; i++) {
+        uint32_t k = i;
+        for (; k > 0 && scope[column[k - 1]] > scope[i]; k--) column[k] = column[k - 1];
+        column[k] = i;
+    }
+    for (uint32_t k = 0; k < arity; k++) sorted[k] = scope[column[k]];
+}
+
+static size_t table_hash(uint32_t arity, const uint32_t *scope, size_t capacity)
+{
+    uint64_t hash = 1469598103934665603ULL ^ arity;
+    for (uint32_t i = 0; i < arity; i++) hash = (hash ^ scope[i]) * 1099511628211ULL;
+    hash ^= hash >> 29;
+    return (size_t)hash & (capacity - 1);
+}
+
+/* The slot of the table over this sorted scope, or the empty slot where it would go. */
+static size_t table_find(const parac_csp_network *network, uint32_t arity, const uint32_t *sorted_scope)
+{
+    const parac_csp_scope_index *index = network->scope_index;
+    size_t slot = table_hash(arity, sorted_scope, index->table_capacity);
+    for (; index->tables[slot]; slot = (slot + 1) & (index->table_capacity - 1)) {
+        const parac_csp_constraint *c = &network->constraints[index->tables[slot] - 1];
+        if (c->arity == arity && memcmp(c->scope, sorted_scope, arity * sizeof *sorted_scope) == 0) break;
+    }
+    return slot;
+}
+
+static int table_index_grow(parac_csp_network *network)
+{
+    parac_csp_scope_index *index = network->scope_index;
+    size_t old_capacity = index->table_capacity, *old = index->tables;
+    size_t capacity = old_capacity ? old_capacity * 2 : 64;
+    size_t *grown = calloc(capacity, sizeof *grown);
+    if (!grown) return 0;
+    index->tables = grown;
+    index->table_capacity = capacity;
+    for (size_t i = 0; i < old_capacity; i++) {
+        if (!old[i]) continue;
+        const parac_csp_constraint *c = &network->constraints[old[i] - 1];
+        grown[table_find(network, c->arity, c->scope)] = old[i];
+    }
+    free(old);
+    return 1;
+}
+
+/* Keeps in `into` only the tuples also in `other`; both sorted and distinct, same columns. */
+static void intersect_tuples(parac_csp_constraint *into, const uint32_t *other, size_t other_count)
+{
+    uint32_t arity = into->arity;
+    size_t i = 0, j = 0, kept = 0;
+    while (i < into->tuple_count && j < other_count) {
+        const uint32_t *a = into->tuples + i * arity, *b = other + j * arity;
+        if (tuple_less(a, b, arity)) i++;
+        else if (tuple_less(b, a, arity)) j++;
+        else {
+            memmove(into->tuples + kept * arity, a, arity * sizeof *a);
+            kept++, i++, j++;
+        }
+    }
+    into->tuple_count = kept;
+}
+
+/* Appends a table owning scope and canonical tuples, and indexes it by its (sorted) scope. */
+static parac_status append_table(parac_csp_network *network, uint32_t arity, uint32_t *scope, uint32_t *tuples,
+                                 size_t count, size_t slot, parac_error *error)
+{
+    parac_csp_constraint *constraint = append_constraint(network, error);
+    if (!constraint) {
+        free(scope);
+        free(tuples);
+        return PARAC_ERR_NO_MEMORY;
+    }
+    constraint->arity = arity;
+    constraint->scope = scope;
+    constraint->tuples = tuples;
+    constraint->tuple_count = count;
+    network->constraint_count++;
+    network->scope_index->tables[slot] = network->constraint_count;
+    network->scope_index->table_count++;
+    return PARAC_OK;
+}
+
+/* Stores an already reduced (distinct variables) table of arity >= 3: columns permuted to the
+ * sorted scope, tuples in canonical form, intersected with an earlier table over the same variables. */
 static parac_status store_table(parac_csp_network *network, uint32_t arity, const uint32_t *scope,
                                 const uint32_t *tuples, size_t tuple_count, parac_error *error)
 {
-    size_t bytes = (tuple_count ? tuple_count : 1) * arity * sizeof(uint32_t);
-    uint32_t *canonical = malloc(bytes);
-    uint32_t *scope_copy = malloc(arity * sizeof *scope_copy);
-    parac_csp_constraint *constraint;
-    size_t kept = canonical ? canonical_tuples(tuples, arity, tuple_count, canonical) : SIZE_MAX;
-    if (kept == SIZE_MAX || !scope_copy || !(constraint = append_constraint(network, error))) {
+    parac_csp_scope_index *index = network->scope_index;
+    size_t bytes = (tuple_count ? tuple_count : 1) * arity * sizeof(uint32_t), kept = SIZE_MAX, slot;
+    uint32_t *permuted = malloc(bytes), *canonical = malloc(bytes);
+    uint32_t *sorted = malloc(arity * sizeof *sorted), *column = malloc(arity * sizeof *column);
+    if (permuted && canonical && sorted && column) {
+        sort_scope(arity, scope, sorted, column);
+        for (size_t t = 0; t < tuple_count; t++)
+            for (uint32_t k = 0; k < arity; k++) permuted[t * arity + k] = tuples[t * arity + column[k]];
+        kept = canonical_tuples(permuted, arity, tuple_count, canonical);
+    }
+    free(permuted);
+    free(column);
+    if (kept == SIZE_MAX || ((index->table_count + 1) * 2 > index->table_capacity && !table_index_grow(network))) {
         free(canonical);
-        free(scope_copy);
+        free(sorted);
         return parac_fail_no_memory(error, "table constraint", bytes);
     }
-    memcpy(scope_copy, scope, arity * sizeof *scope);
-    constraint->arity = arity;
-    constraint->scope = scope_copy;
-    constraint->tuples = canonical;
-    constraint->tuple_count = kept;
-    network->constraint_count++;
-    return PARAC_OK;
+    slot = table_find(network, arity, sorted);
+    if (index->tables[slot]) { /* same variables as an earlier table: keep the tuples both allow */
+        intersect_tuples(&network->constraints[index->tables[slot] - 1], canonical, kept);
+        free(canonical);
+        free(sorted);
+        return PARAC_OK;
+    }
+    return append_table(network, arity, sorted, canonical, kept, slot, error);
 }
 
 parac_status parac_csp_add_table(parac_csp_network *network, uint32_t arity, const uint32_t *scope,
@@ -464,6 +566,7 @@ void parac_csp_network_free(parac_csp_network *network)
     if (network->scope_index) {
         free(network->scope_index->keys);
         free(network->scope_index->constraint);
+        free(network->scope_index->tables);
         free(network->scope_index);
     }
     free(network->variable_names);

@@ -2,6 +2,7 @@
  * AC on the network with D(x) = {a} does not wipe out. Every pass probes every
  * remaining value; a failed probe removes the value and re-establishes AC;
  * passes repeat until one removes nothing. The SAC closure is unique too. */
+#include "core/progress.h"
 #include "ac/ac_algorithms.h"
 
 #include <stdlib.h>
@@ -26,11 +27,12 @@ static int probe_fails(const ac_model *model, const ac_domains *domains, ac_doma
 
 /* One pass over every value; returns 1 when a value was removed. */
 static int sac_pass(const ac_model *model, ac_domains *domains, ac_domains *probe, void *residues,
-                    parac_ac_stats *stats, parac_error *error, parac_status *status)
+                    const parac_exec *exec, parac_ac_stats *stats, parac_error *error, parac_status *status)
 {
     const parac_csp_network *net = model->network;
     int removed_any = 0;
     for (uint32_t x = 0; x < net->variable_count && !stats->wipeout; x++) {
+        parac_report_progress(exec, x, net->variable_count);
         parac_word *dom = ac_domain_of(model, domains, x);
         for (size_t a = parac_bitset_next(dom, net->domain_size[x], 0); a < net->domain_size[x];
              a = parac_bitset_next(dom, net->domain_size[x], a + 1)) {
@@ -49,7 +51,8 @@ static int sac_pass(const ac_model *model, ac_domains *domains, ac_domains *prob
     return removed_any;
 }
 
-parac_status ac_run_sac1(const ac_model *model, ac_domains *domains, parac_ac_stats *stats, parac_error *error)
+parac_status ac_run_sac1(const ac_model *model, ac_domains *domains, const parac_exec *exec, parac_ac_stats *stats,
+                         parac_error *error)
 {
     void *residues = ac3bit_residues_create(model);
     ac_domains probe = {0};
@@ -60,8 +63,9 @@ parac_status ac_run_sac1(const ac_model *model, ac_domains *domains, parac_ac_st
     if (status == PARAC_OK && !stats->wipeout) status = ac_domains_clone(model, domains, &probe, error);
     while (status == PARAC_OK && !stats->wipeout) {
         stats->iterations++;
-        if (!sac_pass(model, domains, &probe, residues, stats, error, &status)) break;
+        if (!sac_pass(model, domains, &probe, residues, exec, stats, error, &status)) break;
     }
+    parac_report_progress(exec, 1, 1);
     ac_domains_free(&probe);
     free(residues);
     return status;

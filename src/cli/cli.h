@@ -18,6 +18,7 @@
 #include <parac/status.h>
 
 #include "core/json_writer.h"
+#include "core/progress.h"
 
 /* Exit codes (see parac_status_exit_code for the rest). */
 #define CLI_EXIT_OK 0
@@ -42,7 +43,8 @@ typedef struct cli_option {
 } cli_option;
 
 typedef struct cli_common {
-    parac_exec exec;
+    parac_exec exec;              /* exec.progress draws `progress` unless --quiet */
+    parac_progress_bar progress;
     int json;
     int quiet;
     uint64_t seed;

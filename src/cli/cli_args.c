@@ -160,6 +160,10 @@ static int finish_common(const cli_command *command, const common_slots *slots, 
     common->quiet = slots->quiet;
     common->seed = (uint64_t)slots->seed;
     common->seed_given = slots->seed != 0;
+    /* A bar on stderr for long runs: drawn only on a terminal, never with --quiet. */
+    parac_progress_start(&common->progress, command->name, !common->quiet);
+    common->exec.progress = parac_progress_update;
+    common->exec.progress_user_data = &common->progress;
     return CLI_CONTINUE;
 }
 

@@ -24,6 +24,10 @@ void parac_progress_update(void *user_data, uint64_t done, uint64_t total)
     char cells[BAR_WIDTH + 1];
     int filled;
     if (!bar || !bar->active) return;
+    if (total && done >= total) {
+        parac_progress_finish(bar);
+        return;
+    }
     now = parac_now_seconds();
     if (bar->drawn && now - bar->last_draw < 0.1 && done < total) return;
     fraction = total ? (double)done / (double)total : 0.0;

@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include <parac/exec.h>
+
 typedef struct parac_progress_bar {
     const char *label;
     int active;          /* enabled and stderr is a TTY */
@@ -19,9 +21,16 @@ typedef struct parac_progress_bar {
 
 /* enabled = 0 (e.g. --quiet) turns the bar off whatever stderr is. */
 void parac_progress_start(parac_progress_bar *bar, const char *label, int enabled);
-/* parac_progress_fn-compatible: user_data is the bar. */
+/* parac_progress_fn-compatible: user_data is the bar. done >= total erases the bar,
+ * so output printed after a finished run starts on a clean line. */
 void parac_progress_update(void *user_data, uint64_t done, uint64_t total);
 /* Erases the bar's line. */
 void parac_progress_finish(parac_progress_bar *bar);
+
+/* What library code calls in its long loops: forwards to the caller's callback, if any. */
+static inline void parac_report_progress(const parac_exec *exec, uint64_t done, uint64_t total)
+{
+    if (exec && exec->progress) exec->progress(exec->progress_user_data, done, total);
+}
 
 #endif

@@ -134,10 +134,45 @@ static int expand_reference(const xcsp3 *x, const char *token, size_t length, te
 
 static int is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
 
-/* Terms of a whitespace-separated list; %i take args[i] when args is given; integers are constants. */
+/* The highest N of the parameters %N in a template text, or -1 when it has none. %... stands for
+ * the arguments after that one (XCSP3: "all effective parameters after the highest numbered"). */
+static int64_t highest_parameter(const char *text)
+{
+    int64_t highest = -1, value;
+    for (const char *at = strchr(text, '%'); at; at = strchr(at, '%')) {
+        const char *digits = ++at;
+        if (*digits >= '0' && *digits <= '9' && xcsp_read_integer(&digits, &value) && value > highest) highest = value;
+    }
+    return highest;
+}
+
+static int is_rest_parameter(const char *token, size_t length) { return length == 4 && memcmp(token, "%...", 4) == 0; }
+
+/* Pushes args[i] (%i) or the arguments after the highest numbered parameter (%...). 0 ok, -1 bad, -2 no memory. */
+static int push_parameter(xcsp3 *x, const char *start, const char *end, const term_list *args, int64_t rest_start,
+                          term_list *out)
+{
+    const char *digits = start + 1;
+    int64_t value;
+    if (is_rest_parameter(start, (size_t)(end - start))) {
+        for (size_t i = (size_t)rest_start; i < args->count; i++)
+            if (push_term(out, args->items[i].var, args->items[i].constant) < 0) return -2;
+        return 0;
+    }
+    if (!xcsp_read_integer(&digits, &value) || digits != end || value < 0 || (size_t)value >= args->count) {
+        snprintf(x->why, sizeof x->why, "bad parameter '%.*s' (the <args> have %zu terms)", (int)(end - start), start,
+                 args->count);
+        return -1;
+    }
+    return push_term(out, args->items[value].var, args->items[value].constant) < 0 ? -2 : 0;
+}
+
+/* Terms of a whitespace-separated list; %i take args[i] and %... the rest when args is given;
+ * integers are constants; references may be compact (x[], x[0..4], m[1][]). */
 static int parse_terms(xcsp3 *x, const char *text, const term_list *args, term_list *out)
 {
     const char *at = text;
+    int64_t rest_start = args ? highest_parameter(text) + 1 : 0;
     for (;;) {
         const char *start;
         int64_t value;
@@ -146,12 +181,8 @@ static int parse_terms(xcsp3 *x, const char *text, const term_list *args, term_l
         start = at;
         while (*at && !is_space(*at)) at++;
         if (*start == '%' && args) {
-            const char *digits = start + 1;
-            if (!xcsp_read_integer(&digits, &value) || digits != at || value < 0 || (size_t)value >= args->count) {
-                snprintf(x->why, sizeof x->why, "bad parameter '%.*s'", (int)(at - start), start);
-                return -1;
-            }
-            if (push_term(out, args->items[value].var, args->items[value].constant) < 0) return -2;
+            int status = push_parameter(x, start, at, args, rest_start, out);
+            if (status < 0) return status;
             continue;
         }
         if ((*start >= '0' && *start <= '9') || *start == '-') {
@@ -540,18 +571,31 @@ static parac_status bind_intension(xcsp3 *x, xmlNodePtr node, const xcsp_expr *e
     return status;
 }
 
-static parac_status parse_intension(xcsp3 *x, xmlNodePtr node, xcsp_expr *expr, leaf_context *leaves,
-                                    parac_error *error)
+static parac_status parse_intension_text(xcsp3 *x, xmlNodePtr node, const char *text, xcsp_expr *expr,
+                                         leaf_context *leaves, parac_error *error)
 {
-    xmlNodePtr function = xcsp_child(node, "function");
-    char *text = xcsp_node_text(function ? function : node);
     int parsed;
     leaves->x = x;
     parsed = xcsp_expr_parse(text, resolve_leaf, leaves, expr, x->why, sizeof x->why);
-    xmlFree(text);
     if (parsed == -2) return parac_fail_no_memory(error, "expression", 64);
     if (parsed < 0) return fail_node(x, node, PARAC_ERR_PARSE, x->why, error);
     return PARAC_OK;
+}
+
+/* The text of an <intension> (or of its <function> child), malloc'd by libxml2. */
+static char *intension_text(xmlNodePtr node)
+{
+    xmlNodePtr function = xcsp_child(node, "function");
+    return xcsp_node_text(function ? function : node);
+}
+
+static parac_status parse_intension(xcsp3 *x, xmlNodePtr node, xcsp_expr *expr, leaf_context *leaves,
+                                    parac_error *error)
+{
+    char *text = intension_text(node);
+    parac_status status = parse_intension_text(x, node, text, expr, leaves, error);
+    xmlFree(text);
+    return status;
 }
 
 static parac_status read_intension(xcsp3 *x, xmlNodePtr node, parac_error *error)
@@ -619,12 +663,91 @@ static parac_status read_extension_group(xcsp3 *x, xmlNodePtr group, xmlNodePtr 
     return status;
 }
 
+/* The template text with each %... replaced by "%k,%k+1,...,%(arg_count-1)" (k = highest numbered + 1),
+ * malloc'd; NULL when out of memory. *empty is set when %... would stand for no argument. */
+static char *expand_rest_in_function(const char *text, size_t arg_count, int *empty)
+{
+    size_t start = (size_t)(highest_parameter(text) + 1), length = strlen(text), used = 0;
+    size_t per_use = arg_count > start ? (arg_count - start) * 22 : 0;
+    size_t uses = 0;
+    char *out;
+    for (const char *at = strstr(text, "%..."); at; at = strstr(at + 4, "%...")) uses++;
+    *empty = start >= arg_count;
+    if (!(out = malloc(length + uses * per_use + 1))) return NULL;
+    for (const char *at = text; *at;) {
+        if (strncmp(at, "%...", 4) != 0) {
+            out[used++] = *at++;
+            continue;
+        }
+        for (size_t i = start; i < arg_count; i++) used += (size_t)sprintf(out + used, i > start ? ",%%%zu" : "%%%zu", i);
+        at += 4;
+    }
+    out[used] = '\0';
+    return out;
+}
+
+/* A group whose intension uses %...: the expression depends on the number of arguments, so it is
+ * parsed again whenever that number changes (usually once per group). */
+typedef struct rest_template {
+    char *text;
+    xcsp_expr expr;
+    leaf_context leaves;
+    size_t arg_count; /* the one expr was parsed for; SIZE_MAX before the first */
+} rest_template;
+
+static parac_status bind_rest_template(xcsp3 *x, xmlNodePtr args_node, rest_template *t, const term_list *args,
+                                       parac_error *error)
+{
+    if (args->count != t->arg_count) {
+        int empty;
+        char *expanded = expand_rest_in_function(t->text, args->count, &empty);
+        parac_status status;
+        if (!expanded) return parac_fail_no_memory(error, "expression", strlen(t->text));
+        if (empty) {
+            free(expanded);
+            return fail_node(x, args_node, PARAC_ERR_PARSE, "%... stands for no argument: <args> too short", error);
+        }
+        xcsp_expr_free(&t->expr);
+        t->leaves.leaves.count = 0;
+        t->arg_count = SIZE_MAX;
+        status = parse_intension_text(x, args_node, expanded, &t->expr, &t->leaves, error);
+        free(expanded);
+        if (status != PARAC_OK) return status;
+        t->arg_count = args->count;
+    }
+    return bind_intension(x, args_node, &t->expr, &t->leaves.leaves, args, error);
+}
+
+static parac_status read_rest_intension_group(xcsp3 *x, xmlNodePtr group, char *text, parac_error *error)
+{
+    rest_template t = {text, {0}, {0}, SIZE_MAX};
+    term_list args = {0};
+    parac_status status = PARAC_OK;
+    for (xmlNodePtr c = group->children; c && status == PARAC_OK; c = c->next) {
+        if (!is_named(c, "args")) continue;
+        status = read_args(x, c, &args, error);
+        if (status == PARAC_OK) status = bind_rest_template(x, c, &t, &args, error);
+    }
+    xcsp_expr_free(&t.expr);
+    free(t.leaves.leaves.items);
+    free(args.items);
+    return status;
+}
+
 static parac_status read_intension_group(xcsp3 *x, xmlNodePtr group, xmlNodePtr template, parac_error *error)
 {
     xcsp_expr expr;
     leaf_context leaves = {0};
     term_list args = {0};
-    parac_status status = parse_intension(x, template, &expr, &leaves, error);
+    char *text = intension_text(template);
+    parac_status status;
+    if (strstr(text, "%...")) {
+        status = read_rest_intension_group(x, group, text, error);
+        xmlFree(text);
+        return status;
+    }
+    status = parse_intension_text(x, template, text, &expr, &leaves, error);
+    xmlFree(text);
     for (xmlNodePtr c = group->children; c && status == PARAC_OK; c = c->next) {
         if (!is_named(c, "args")) continue;
         status = read_args(x, c, &args, error);

@@ -76,10 +76,12 @@ static int emit(parser *p, uint8_t op, uint32_t argc, int64_t value)
 
 static int parse_expression(parser *p);
 
-/* A leaf name: identifier with optional [index] parts, or %N, or %... (unsupported). */
+/* A leaf name: identifier with optional [index] parts, or %N, or %... (which the XCSP3 reader
+ * expands before parsing, so the resolver rejects it when it is left, outside a group). */
 static size_t leaf_length(const char *at)
 {
     size_t n = 0;
+    if (strncmp(at, "%...", 4) == 0) return 4;
     if (at[0] == '%') {
         n = 1;
         while (isdigit((unsigned char)at[n])) n++;

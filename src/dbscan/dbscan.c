@@ -27,22 +27,23 @@ parac_status parac_dbscan_method_parse(const char *name, parac_dbscan_method *me
                       "unknown dbscan method '%s' (auto, grid, brute-force or reference)", name ? name : "");
 }
 
-static const char *const GPU_VARIANT_NAMES[] = {"auto", "classic", "table", "coarse"};
+static const char *const GPU_VARIANT_NAMES[] = {"auto", "classic", "table", "coarse", "table-fused",
+                                                   "coarse-fused"};
 
 const char *parac_dbscan_gpu_variant_name(parac_dbscan_gpu_variant variant)
 {
-    return (unsigned)variant <= PARAC_DBSCAN_GPU_COARSE ? GPU_VARIANT_NAMES[variant] : "unknown";
+    return (unsigned)variant <= PARAC_DBSCAN_GPU_VARIANT_LAST ? GPU_VARIANT_NAMES[variant] : "unknown";
 }
 
 parac_status parac_dbscan_gpu_variant_parse(const char *name, parac_dbscan_gpu_variant *variant, parac_error *error)
 {
-    for (int i = 0; i <= PARAC_DBSCAN_GPU_COARSE; i++)
+    for (int i = 0; i <= PARAC_DBSCAN_GPU_VARIANT_LAST; i++)
         if (name && strcmp(name, GPU_VARIANT_NAMES[i]) == 0) {
             *variant = (parac_dbscan_gpu_variant)i;
             return PARAC_OK;
         }
     return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
-                      "unknown dbscan GPU variant '%s' (auto, classic, table or coarse)", name ? name : "");
+                      "unknown dbscan GPU variant '%s' (auto, classic, table, coarse, table-fused or coarse-fused)", name ? name : "");
 }
 
 static parac_status check_input(const parac_dbscan_options *options, const dbscan_points *points, parac_error *error)
@@ -58,7 +59,7 @@ static parac_status check_input(const parac_dbscan_options *options, const dbsca
                           points->count);
     if ((unsigned)options->method > PARAC_DBSCAN_REFERENCE)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "dbscan: unknown method %d", (int)options->method);
-    if ((unsigned)options->gpu_variant > PARAC_DBSCAN_GPU_COARSE)
+    if ((unsigned)options->gpu_variant > PARAC_DBSCAN_GPU_VARIANT_LAST)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "dbscan: unknown GPU variant %d",
                           (int)options->gpu_variant);
     for (size_t i = 0; i < points->count; i++)

@@ -287,17 +287,13 @@ __global__ static void cell_of_points(const uint32_t *cell_start, uint32_t cells
 
 /* ---------------------------------------------------------------- kernels: core, union, border */
 
-/* One thread per cell; the same bounding-box test as cell_is_within_eps. */
+/* Squared bounding-box diagonal of the sorted points [begin, end), in the
+ * distance's own rounding: every pair inside is at most this far apart, bit
+ * for bit (each rounded step is monotone), so <= eps2 means "all neighbours". */
 template <typename T>
-__global__ static void dense_cells(grid_view<T> view, size_t min_samples, uint8_t *dense)
+__device__ static double cell_diagonal_squared(const grid_view<T> &view, uint32_t begin, uint32_t end)
 {
-    uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x, begin, end;
     double diagonal = 0.0;
-    if (cell >= view.cells) return;
-    begin = view.cell_start[cell];
-    end = view.cell_start[cell + 1];
-    dense[cell] = 0;
-    if (end - begin < min_samples) return;
     for (size_t k = 0; k < view.dim; k++) {
         const T *column = view.xs + k * view.n;
         double lo = (double)column[begin], hi = lo, extent;
@@ -309,13 +305,39 @@ __global__ static void dense_cells(grid_view<T> view, size_t min_samples, uint8_
         extent = __dsub_rn(hi, lo);
         diagonal = __dadd_rn(diagonal, __dmul_rn(extent, extent));
     }
-    dense[cell] = diagonal <= view.eps2;
+    return diagonal;
 }
 
+/* One thread per cell; the same bounding-box test as cell_is_within_eps. */
 template <typename T>
-__global__ static void count_neighbours(grid_view<T> view, size_t min_samples, const uint8_t *dense, uint8_t *core)
+__global__ static void dense_cells(grid_view<T> view, size_t min_samples, uint8_t *dense)
 {
-    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x, begin, end;
+    uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x, begin, end;
+    if (cell >= view.cells) return;
+    begin = view.cell_start[cell];
+    end = view.cell_start[cell + 1];
+    dense[cell] = 0;
+    if (end - begin < min_samples) return;
+    dense[cell] = cell_diagonal_squared(view, begin, end) <= view.eps2;
+}
+
+/* Where the fused variants keep each non-core point's neighbours (found by the
+ * core pass, read again by the border pass instead of a second stencil walk).
+ * A non-core point has at most min_samples - 2 neighbours besides itself. */
+struct neighbour_lists {
+    uint32_t *near;       /* n x slots sorted positions; NULL = not kept */
+    uint8_t *near_count;  /* n */
+    uint32_t slots;
+};
+
+/* Core flag with early exit at min_samples; with lists, a non-core point also
+ * leaves its neighbours behind. A store skipped for want of a slot means the
+ * point is core (its own distance 0 is still to come), so no list overflows. */
+template <typename T>
+__global__ static void count_neighbours(grid_view<T> view, size_t min_samples, const uint8_t *dense, uint8_t *core,
+                                        neighbour_lists lists)
+{
+    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x, begin, end, stored = 0;
     uint64_t coordinates[DBSCAN_GRID_MAX_DIMS];
     size_t neighbours = 0;
     if (p >= view.n) return;
@@ -326,13 +348,17 @@ __global__ static void count_neighbours(grid_view<T> view, size_t min_samples, c
     cell_coordinates(view, p, coordinates);
     for (int row = 0; row < view.plan.row_count; row++) {
         if (!row_range(view, coordinates, row, &begin, &end)) continue;
-        for (uint32_t q = begin; q < end; q++)
-            if (distance_squared(view.xs, view.n, view.dim, p, q) <= view.eps2 && ++neighbours >= min_samples) {
+        for (uint32_t q = begin; q < end; q++) {
+            if (distance_squared(view.xs, view.n, view.dim, p, q) > view.eps2) continue;
+            if (++neighbours >= min_samples) {
                 core[p] = 1;
                 return;
             }
+            if (lists.near && q != p && stored < lists.slots) lists.near[(size_t)p * lists.slots + stored++] = q;
+        }
     }
     core[p] = 0;
+    if (lists.near) lists.near_count[p] = (uint8_t)stored;
 }
 
 __global__ static void link_dense(const uint32_t *cell_of, const uint32_t *cell_start, const uint8_t *dense,
@@ -415,6 +441,116 @@ __global__ static void assign_roots(grid_view<T> view, const uint8_t *core, cons
     root_of[order[p]] = best == NO_INDEX ? NO_INDEX : find_root(parent, best_position);
 }
 
+/* ---------------------------------------------------------------- kernels: fused variants
+ *
+ * A *compact* cell has its bounding-box diagonal <= eps, so its core points
+ * are pairwise neighbours: one set before any union (link_compact). Between
+ * cells the union then needs only one core pair within eps per pair of cells,
+ * found with an early exit and skipped when both are already in one set. Fine
+ * cells (side eps/sqrt(g), d <= 3) are compact up to rounding; single-point
+ * cells always are. Border points read the neighbour lists the core pass kept. */
+
+/* One thread per cell: dense (all core) and compact flags. */
+template <typename T>
+__global__ static void compact_cells(grid_view<T> view, size_t min_samples, uint8_t *dense, uint8_t *compact)
+{
+    uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x, begin, end;
+    int within;
+    if (cell >= view.cells) return;
+    begin = view.cell_start[cell];
+    end = view.cell_start[cell + 1];
+    within = end - begin < 2 || cell_diagonal_squared(view, begin, end) <= view.eps2;
+    compact[cell] = (uint8_t)within;
+    dense[cell] = (uint8_t)(within && end - begin >= min_samples);
+}
+
+/* One thread per cell: its first core point, NO_INDEX when it has none. */
+__global__ static void first_core_of_cells(const uint32_t *cell_start, const uint8_t *core, uint32_t cells,
+                                           uint32_t *first_core)
+{
+    uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x, p;
+    if (cell >= cells) return;
+    for (p = cell_start[cell]; p < cell_start[cell + 1] && !core[p]; p++) {
+    }
+    first_core[cell] = p < cell_start[cell + 1] ? p : NO_INDEX;
+}
+
+/* Core points of a compact cell hang under its first core point. */
+__global__ static void link_compact(const uint32_t *cell_of, const uint8_t *compact, const uint8_t *core,
+                                    const uint32_t *first_core, size_t n, uint32_t *parent)
+{
+    size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (p >= n) return;
+    parent[p] = core[p] && compact[cell_of[p]] ? first_core[cell_of[p]] : (uint32_t)p;
+}
+
+/* Joins core point p to compact cell `cell` at its first core point within eps. */
+template <typename T>
+__device__ static void join_compact_cell(const grid_view<T> &view, const uint8_t *core, const uint32_t *first_core,
+                                         uint32_t p, uint32_t cell, uint32_t *parent)
+{
+    uint32_t first = first_core[cell];
+    if (first == NO_INDEX || find_root(parent, p) == find_root(parent, first)) return;
+    for (uint32_t q = first; q < view.cell_start[cell + 1]; q++)
+        if (core[q] && distance_squared(view.xs, view.n, view.dim, p, q) <= view.eps2) {
+            union_sets(parent, p, first);
+            return;
+        }
+}
+
+/* Every core pair within eps is joined (cells A = p's, B = q's):
+ *   A == B compact: link_compact did it;     A == B loose: pairs from the lower position;
+ *   both compact: p in the lower cell scans B; one compact: the loose cell's points scan it;
+ *   both loose: pairs from the lower position. */
+template <typename T>
+__global__ static void union_compact(grid_view<T> view, const uint8_t *compact, const uint8_t *core,
+                                     const uint32_t *first_core, uint32_t *parent)
+{
+    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x, first_cell, end_cell, own_cell;
+    uint64_t coordinates[DBSCAN_GRID_MAX_DIMS];
+    int own_compact;
+    if (p >= view.n || !core[p]) return;
+    own_cell = view.cell_of[p];
+    own_compact = compact[own_cell];
+    cell_coordinates(view, p, coordinates);
+    for (int row = 0; row < view.plan.row_count; row++) {
+        if (!row_cells(view, coordinates, row, &first_cell, &end_cell)) continue;
+        for (uint32_t cell = first_cell; cell < end_cell; cell++) {
+            if (compact[cell]) {
+                if (cell > own_cell || (cell != own_cell && !own_compact))
+                    join_compact_cell(view, core, first_core, p, cell, parent);
+                continue;
+            }
+            if (own_compact) continue;
+            for (uint32_t q = view.cell_start[cell] > p + 1 ? view.cell_start[cell] : p + 1;
+                 q < view.cell_start[cell + 1]; q++)
+                if (core[q] && distance_squared(view.xs, view.n, view.dim, p, q) <= view.eps2)
+                    union_sets(parent, p, q);
+        }
+    }
+}
+
+/* assign_roots from the kept lists: no stencil walk for non-core points. */
+__global__ static void assign_roots_listed(size_t n, const uint8_t *core, const uint32_t *order, uint32_t *parent,
+                                           neighbour_lists lists, uint32_t *root_of, uint8_t *core_by_index)
+{
+    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x, best = NO_INDEX, best_position = 0;
+    if (p >= n) return;
+    core_by_index[order[p]] = core[p];
+    if (core[p]) {
+        root_of[order[p]] = find_root(parent, p);
+        return;
+    }
+    for (uint32_t k = 0; k < lists.near_count[p]; k++) {
+        uint32_t q = lists.near[(size_t)p * lists.slots + k];
+        if (core[q] && order[q] < best) {
+            best = order[q];
+            best_position = q;
+        }
+    }
+    root_of[order[p]] = best == NO_INDEX ? NO_INDEX : find_root(parent, best_position);
+}
+
 /* ---------------------------------------------------------------- kernels: canonical labels */
 
 __global__ static void min_index_of_root(const uint32_t *root_of, size_t n, uint32_t *min_index)
@@ -474,6 +610,10 @@ typedef struct gpu_run {
     uint32_t *key_start;    /* direct key table (key space + 1), NULL when binary search is used */
     uint8_t *dense, *core;
     uint32_t *parent;
+    int fused;              /* TABLE_FUSED / COARSE_FUSED: compact-cell union, neighbour lists */
+    uint8_t *compact;       /* fused: cells */
+    uint32_t *first_core;   /* fused: cells */
+    neighbour_lists lists;  /* fused, when min_samples is small and memory allows; else near == NULL */
     double mark;
 } gpu_run;
 
@@ -496,6 +636,10 @@ static void release_all(gpu_run *run)
     RELEASE(run, dense);
     RELEASE(run, core);
     RELEASE(run, parent);
+    RELEASE(run, compact);
+    RELEASE(run, first_core);
+    RELEASE(run, lists.near);
+    RELEASE(run, lists.near_count);
 }
 
 static parac_status take(gpu_run *run, void **pointer, size_t bytes, parac_error *error)
@@ -536,6 +680,9 @@ static parac_status choose_plan(gpu_run *run, int dims, const double *low, const
         run->variant = PARAC_DBSCAN_GPU_CLASSIC; /* one cell: nothing to look up */
         return PARAC_OK;
     }
+    run->fused = run->variant == PARAC_DBSCAN_GPU_TABLE_FUSED || run->variant == PARAC_DBSCAN_GPU_COARSE_FUSED;
+    if (run->variant == PARAC_DBSCAN_GPU_TABLE_FUSED) run->variant = PARAC_DBSCAN_GPU_TABLE;
+    if (run->variant == PARAC_DBSCAN_GPU_COARSE_FUSED) run->variant = PARAC_DBSCAN_GPU_COARSE;
     if (run->variant == PARAC_DBSCAN_GPU_AUTO)
         run->variant = (double)run->n < COARSE_BELOW_OCCUPANCY * (double)dbscan_grid_key_space(&run->plan)
                            ? PARAC_DBSCAN_GPU_COARSE
@@ -690,6 +837,28 @@ static grid_view<T> view_of(const gpu_run *run)
     return view;
 }
 
+/* The fused variants keep min_samples - 2 neighbours per point (4 bytes each)
+ * when 3 <= min_samples <= MAX_LIST_SLOTS + 2; otherwise, or out of memory,
+ * the border pass walks the stencil as the other variants do. */
+#define MAX_LIST_SLOTS 8
+
+static parac_status take_neighbour_lists(gpu_run *run, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    if (!run->fused || run->min_samples < 3 || run->min_samples - 2 > MAX_LIST_SLOTS) return PARAC_OK;
+    run->lists.slots = (uint32_t)(run->min_samples - 2);
+    status = take(run, (void **)&run->lists.near_count, run->n, error);
+    if (status == PARAC_OK)
+        status = take(run, (void **)&run->lists.near, run->n * run->lists.slots * sizeof(uint32_t), error);
+    if (status == PARAC_ERR_NO_MEMORY) { /* the border pass walks the stencil instead */
+        parac_error_clear(error);
+        RELEASE(run, lists.near);
+        RELEASE(run, lists.near_count);
+        return PARAC_OK;
+    }
+    return status;
+}
+
 template <typename T>
 static parac_status mark_core_points(gpu_run *run, parac_error *error)
 {
@@ -698,9 +867,37 @@ static parac_status mark_core_points(gpu_run *run, parac_error *error)
     grid_view<T> view = view_of<T>(run);
     PARAC_TRY(take(run, (void **)&run->dense, run->cells + 1, error));
     PARAC_TRY(take(run, (void **)&run->core, run->n, error));
-    dense_cells<T><<<blocks_for(run->cells), THREADS, 0, stream>>>(view, run->min_samples, run->dense);
+    if (run->fused) {
+        PARAC_TRY(take(run, (void **)&run->compact, run->cells + 1, error));
+        PARAC_TRY(take_neighbour_lists(run, error));
+        compact_cells<T><<<blocks_for(run->cells), THREADS, 0, stream>>>(view, run->min_samples, run->dense,
+                                                                         run->compact);
+    } else {
+        dense_cells<T><<<blocks_for(run->cells), THREADS, 0, stream>>>(view, run->min_samples, run->dense);
+    }
     PARAC_CUDA_TRY_LAUNCH();
-    count_neighbours<T><<<blocks_for(run->n), THREADS, 0, stream>>>(view, run->min_samples, run->dense, run->core);
+    count_neighbours<T><<<blocks_for(run->n), THREADS, 0, stream>>>(view, run->min_samples, run->dense, run->core,
+                                                                    run->lists);
+    PARAC_CUDA_TRY_LAUNCH();
+fail:
+    return status;
+}
+
+/* Fused union: compact cells become one set each, then one pair per pair of cells. */
+template <typename T>
+static parac_status join_compact_cells(gpu_run *run, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    cudaStream_t stream = (cudaStream_t)run->context.stream;
+    PARAC_TRY(take(run, (void **)&run->first_core, (run->cells + 1) * sizeof(uint32_t), error));
+    first_core_of_cells<<<blocks_for(run->cells), THREADS, 0, stream>>>(run->cell_start, run->core, run->cells,
+                                                                        run->first_core);
+    PARAC_CUDA_TRY_LAUNCH();
+    link_compact<<<blocks_for(run->n), THREADS, 0, stream>>>(run->cell_of, run->compact, run->core, run->first_core,
+                                                             run->n, run->parent);
+    PARAC_CUDA_TRY_LAUNCH();
+    union_compact<T><<<blocks_for(run->n), THREADS, 0, stream>>>(view_of<T>(run), run->compact, run->core,
+                                                                 run->first_core, run->parent);
     PARAC_CUDA_TRY_LAUNCH();
 fail:
     return status;
@@ -712,6 +909,7 @@ static parac_status join_core_points(gpu_run *run, parac_error *error)
     parac_status status = PARAC_OK;
     cudaStream_t stream = (cudaStream_t)run->context.stream;
     PARAC_TRY(take(run, (void **)&run->parent, run->n * sizeof(uint32_t), error));
+    if (run->fused) return join_compact_cells<T>(run, error);
     link_dense<<<blocks_for(run->n), THREADS, 0, stream>>>(run->cell_of, run->cell_start, run->dense, run->n,
                                                            run->parent);
     PARAC_CUDA_TRY_LAUNCH();
@@ -736,8 +934,12 @@ static parac_status finish_labels(gpu_run *run, int32_t *labels, uint8_t *core_m
     int32_t *device_labels = NULL;
     PARAC_TRY(take(run, (void **)&root_of, n * sizeof(uint32_t), error));
     PARAC_TRY(take(run, (void **)&core_by_index, n, error));
-    assign_roots<T><<<blocks_for(n), THREADS, 0, stream>>>(view_of<T>(run), run->core, run->order, run->parent,
-                                                           root_of, core_by_index);
+    if (run->lists.near)
+        assign_roots_listed<<<blocks_for(n), THREADS, 0, stream>>>(n, run->core, run->order, run->parent, run->lists,
+                                                                   root_of, core_by_index);
+    else
+        assign_roots<T><<<blocks_for(n), THREADS, 0, stream>>>(view_of<T>(run), run->core, run->order, run->parent,
+                                                               root_of, core_by_index);
     PARAC_CUDA_TRY_LAUNCH();
     PARAC_TRY(phase_done(run, &info->seconds_border, error));
     release_all(run); /* only root_of and core_by_index are needed from here */
@@ -796,7 +998,9 @@ static parac_status run_phases(gpu_run *run, const T *points, int32_t *labels, u
     PARAC_TRY(finish_labels<T>(run, labels, core_mask, info, error));
     PARAC_TRY(phase_done(run, &info->seconds_download, error));
     info->cells = run->cells;
-    info->gpu_variant = run->variant;
+    info->gpu_variant = !run->fused                                  ? run->variant
+                        : run->variant == PARAC_DBSCAN_GPU_COARSE ? PARAC_DBSCAN_GPU_COARSE_FUSED
+                                                                  : PARAC_DBSCAN_GPU_TABLE_FUSED;
 fail:
     return status;
 }

@@ -89,6 +89,9 @@ parac_status fca_fcbo_serial(const fca_search *search, parac_fca_concepts *conce
                              parac_error *error);
 parac_status fca_fcbo_parallel(const fca_search *search, int threads, parac_fca_cpu_strategy strategy,
                                parac_fca_concepts *concepts, uint64_t *count, parac_error *error);
+/* PARAC_FCA_CPU_WORK_STEALING: per-thread deques, steal half (fcbo_steal.c). */
+parac_status fca_fcbo_steal(const fca_search *search, int threads, parac_fca_concepts *concepts, uint64_t *count,
+                            parac_error *error);
 
 /* The engine: a GPU context kept between runs (cuda_context NULL when none). */
 struct parac_cuda_context;

@@ -61,6 +61,7 @@ typedef unsigned long long word_t;
 #define GROWTH_FACTOR 4
 #define LOCAL_MAX_LEVELS 24                    /* depth of a warp's private stack (<= 32: a lane per level) */
 #define MAX_STACK_BYTES ((size_t)4 << 30)     /* all warps' private stacks together, at most */
+#define BLOCK_QUEUE_TASKS 4                    /* LOCAL_STREAM: batch tasks a block takes per global fetch */
 
 typedef struct task_arrays {
     word_t *extent;   /* capacity x object_words */
@@ -250,6 +251,7 @@ typedef struct local_params {
     word_t *scratch;              /* per warp: C (object_words) */
     size_t level_words;
     uint32_t levels;
+    int block_queue;              /* LOCAL_STREAM: warps take tasks from a per-block shared-memory queue */
 } local_params;
 
 /* One level of a warp's stack: a node and the canonical children it found. */
@@ -503,15 +505,67 @@ __device__ static void expand_subtree(const local_params *p, size_t task, int fi
     }
 }
 
+/* LOCAL_STREAM's block queue: a range [next, end) of batch indices packed in one 64-bit shared
+ * word (next high, end low) that warps take from with a CAS, refilled BLOCK_QUEUE_TASKS at a time
+ * from the global head by whichever warp finds it empty (under a shared lock, so no range is lost). */
+typedef struct block_queue {
+    unsigned long long range;
+    int lock;
+    int exhausted; /* the global head passed the batch: no refill will succeed */
+} block_queue;
+
+/* Lane 0 only: the next batch index for this warp, or UINT32_MAX when the batch is done. */
+__device__ static unsigned int block_queue_take(block_queue *queue, const local_params *p)
+{
+    for (;;) {
+        unsigned long long range = *(volatile unsigned long long *)&queue->range;
+        unsigned int next = (unsigned int)(range >> 32), end = (unsigned int)range;
+        if (next < end) {
+            if (atomicCAS(&queue->range, range, range + (1ull << 32)) == range) return next;
+            continue;
+        }
+        if (*(volatile int *)&queue->exhausted) return UINT32_MAX;
+        if (atomicCAS(&queue->lock, 0, 1) != 0) continue; /* another warp refills */
+        range = *(volatile unsigned long long *)&queue->range;
+        if ((unsigned int)(range >> 32) >= (unsigned int)range && !queue->exhausted) {
+            unsigned int first = atomicAdd(&p->counters->head, BLOCK_QUEUE_TASKS);
+            if (first >= p->batch) {
+                queue->exhausted = 1;
+            } else {
+                unsigned int last = first + BLOCK_QUEUE_TASKS < p->batch ? first + BLOCK_QUEUE_TASKS : p->batch;
+                atomicExch(&queue->range, ((unsigned long long)(first + 1) << 32) | last);
+                __threadfence_block();
+                atomicExch(&queue->lock, 0);
+                return first;
+            }
+        }
+        __threadfence_block();
+        atomicExch(&queue->lock, 0);
+    }
+}
+
+/* The next batch index for the whole warp (warp-uniform), from the block queue or the global head. */
+__device__ static unsigned int warp_next_task(block_queue *queue, const local_params *p, uint32_t lane)
+{
+    unsigned int index = 0;
+    if (lane == 0) index = p->block_queue ? block_queue_take(queue, p) : atomicAdd(&p->counters->head, 1u);
+    return __shfl_sync(FULL_MASK, index, 0);
+}
+
 __global__ static void expand_local_kernel(local_params p)
 {
+    __shared__ block_queue queue;
     uint32_t lane = threadIdx.x & 31;
     uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     unsigned long long concepts = 0;
+    if (threadIdx.x == 0) {
+        queue.range = 0;
+        queue.lock = 0;
+        queue.exhausted = 0;
+    }
+    __syncthreads();
     for (;;) {
-        unsigned int index = 0;
-        if (lane == 0) index = atomicAdd(&p.counters->head, 1u);
-        index = __shfl_sync(FULL_MASK, index, 0);
+        unsigned int index = warp_next_task(&queue, &p, lane);
         if (index >= p.batch) break;
         expand_subtree(&p, p.batch_first + index, index == 0, warp, lane, &concepts);
     }
@@ -529,6 +583,18 @@ typedef struct host_tasks {
     size_t count, capacity;
 } host_tasks;
 
+/* LOCAL_STREAM's output streaming: round r writes device buffer r % 2; its intents travel to
+ * pinned host buffer r % 2 on a copy stream while round r + 1 computes, and the host maps them to
+ * original ids during round r + 1's kernel. */
+typedef struct output_stream {
+    word_t *device[2];  /* device[0] is gpu_search.output */
+    word_t *pinned[2];  /* output_capacity x attribute_words each */
+    size_t pending[2];  /* intents being copied into pinned[k], not yet handed to the host */
+    cudaStream_t copy;
+    cudaEvent_t computed[2], copied[2];
+    int ready;          /* stream and events exist */
+} output_stream;
+
 typedef struct gpu_search {
     parac_cuda_context context; /* our own, or a copy of the engine's handles */
     int context_ready;
@@ -541,6 +607,7 @@ typedef struct gpu_search {
     local_counters *local;           /* LOCAL*: round counters */
     word_t *output;                  /* LOCAL* when storing: intents found in a round */
     size_t output_capacity;
+    output_stream stream;            /* LOCAL_STREAM when storing: double-buffered download */
     task_shape shape;
     size_t failed_words; /* per task */
     word_t *columns;
@@ -652,6 +719,22 @@ static parac_status reload_from_host(gpu_search *g, parac_error *error)
     return PARAC_OK;
 }
 
+/* Cleanup only: errors here cannot change the run's result any more. */
+static void release_output_stream(output_stream *s)
+{
+    if (s->ready) {
+        (void)cudaStreamSynchronize(s->copy);
+        for (int k = 0; k < 2; k++) {
+            (void)cudaEventDestroy(s->computed[k]);
+            (void)cudaEventDestroy(s->copied[k]);
+        }
+        (void)cudaStreamDestroy(s->copy);
+    }
+    for (int k = 0; k < 2; k++)
+        if (s->pinned[k]) (void)cudaFreeHost(s->pinned[k]);
+    memset(s, 0, sizeof *s);
+}
+
 static void release_gpu(gpu_search *g)
 {
     if (g->context_ready) {
@@ -665,6 +748,8 @@ static void release_gpu(gpu_search *g)
         parac_cuda_free(&g->context, g->stack);
         parac_cuda_free(&g->context, g->local);
         parac_cuda_free(&g->context, g->output);
+        parac_cuda_free(&g->context, g->stream.device[1]);
+        release_output_stream(&g->stream);
         if (g->owns_context) parac_cuda_context_destroy(&g->context);
         else (void)cudaStreamSynchronize((cudaStream_t)g->context.stream); /* frees are stream-ordered; the engine stays */
     }
@@ -742,6 +827,26 @@ static parac_status maybe_grow(gpu_search *g, parac_error *error)
     return PARAC_OK;
 }
 
+/* LOCAL_STREAM when storing: the second device output buffer, two pinned host buffers, a copy
+ * stream and its events. */
+static parac_status setup_output_stream(gpu_search *g, parac_error *error)
+{
+    output_stream *s = &g->stream;
+    size_t bytes = g->output_capacity * g->shape.attribute_words * 8;
+    parac_status status = PARAC_OK;
+    s->device[0] = g->output;
+    RETURN_IF_FAILED(parac_cuda_alloc(&g->context, (void **)&s->device[1], bytes, error));
+    for (int k = 0; k < 2; k++) PARAC_CUDA_TRY(cudaMallocHost((void **)&s->pinned[k], bytes));
+    PARAC_CUDA_TRY(cudaStreamCreateWithFlags(&s->copy, cudaStreamNonBlocking));
+    for (int k = 0; k < 2; k++) {
+        PARAC_CUDA_TRY(cudaEventCreateWithFlags(&s->computed[k], cudaEventDisableTiming));
+        PARAC_CUDA_TRY(cudaEventCreateWithFlags(&s->copied[k], cudaEventDisableTiming));
+        s->ready = k == 1; /* every handle exists only after the last creation */
+    }
+fail:
+    return status;
+}
+
 /* LOCAL*: per-warp stacks as deep as memory allows (at least 2 levels, else ROUNDS), the
  * device rows for LOCAL_ROWS, the round counters, and an output buffer when storing. */
 static parac_status setup_local(gpu_search *g, const fca_search *search, int store, size_t free_bytes,
@@ -765,7 +870,7 @@ static parac_status setup_local(gpu_search *g, const fca_search *search, int sto
     g->levels = (uint32_t)levels;
     g->level_words = level_words;
     RETURN_IF_FAILED(parac_cuda_alloc(&g->context, (void **)&g->local, sizeof(local_counters), error));
-    if (g->strategy == PARAC_FCA_GPU_LOCAL_ROWS) {
+    if (g->strategy == PARAC_FCA_GPU_LOCAL_ROWS || g->strategy == PARAC_FCA_GPU_LOCAL_STREAM) {
         RETURN_IF_FAILED(parac_cuda_alloc(&g->context, (void **)&g->rows, search->objects * aw * 8 + 8, error));
         RETURN_IF_FAILED(parac_cuda_upload(&g->context, g->rows, search->rows, search->objects * aw * 8, error));
     }
@@ -775,6 +880,7 @@ static parac_status setup_local(gpu_search *g, const fca_search *search, int sto
         if (g->output_capacity * aw * 8 > free_bytes / 8) g->output_capacity = free_bytes / 8 / (aw * 8);
         if (g->output_capacity < 4 * (n + 1)) g->output_capacity = 4 * (n + 1);
         RETURN_IF_FAILED(parac_cuda_alloc(&g->context, (void **)&g->output, g->output_capacity * aw * 8, error));
+        if (g->strategy == PARAC_FCA_GPU_LOCAL_STREAM) return setup_output_stream(g, error);
     }
     return PARAC_OK;
 }

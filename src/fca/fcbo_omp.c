@@ -44,11 +44,6 @@ typedef struct parallel_state {
     int out_of_memory;
 } parallel_state;
 
-typedef struct task_bundle {
-    fcbo_node node;
-    parac_word words[];
-} task_bundle;
-
 static fcbo_worker *acquire_worker(parallel_state *state);
 static void release_worker(parallel_state *state, fcbo_worker *worker);
 
@@ -66,8 +61,7 @@ int *pending = state->pending_counter;
     free(bundle);
 }
 
-/* A self-contained copy of child: extent, its nonzero word list, intent, failed rows >= next. */
-static task_bundle *copy_node(const fca_search *search, const fcbo_node *child)
+task_bundle *fcbo_copy_node(const fca_search *search, const fcbo_node *child)
 {
     size_t object_words = search->object_words, words = search->attribute_words, n = search->attributes;
     size_t list_words = fcbo_words_for(object_words, sizeof(uint32_t));
@@ -99,7 +93,7 @@ static int spawn_child(fcbo_worker *worker, const fcbo_node *child)
     pending = *counter;
     if (pending >= state->spawn_limit || child->next_attribute + SMALLEST_SPAWNED_TAIL > state->search->attributes)
         return 0;
-    bundle = copy_node(state->search, child);
+    bundle = fcbo_copy_node(state->search, child);
     if (!bundle) return 0; /* no memory for a copy: expand in place */
 #pragma omp atomic
     (*counter)++;

@@ -60,6 +60,15 @@ void fcbo_stack_restore(fcbo_stack *stack, fcbo_stack_mark mark);
 /* Emits the node's concept and searches its subtree (children may be spawned). */
 void fcbo_expand(fcbo_worker *worker, const fcbo_node *node);
 
+/* A node copied out of its parent's scratch, to be expanded by another thread later. */
+typedef struct task_bundle {
+    fcbo_node node;
+    parac_word words[];
+} task_bundle;
+/* A self-contained copy of child (malloc'd, free() it): extent, its nonzero word list, intent,
+ * failed rows >= next. NULL when out of memory. */
+task_bundle *fcbo_copy_node(const fca_search *search, const fcbo_node *child);
+
 /* Builds the root node on the worker's stack; 0 when it fails min_support. */
 int fcbo_make_root(fcbo_worker *worker, fcbo_node *root);
 

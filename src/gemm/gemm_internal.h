@@ -43,6 +43,7 @@ struct parac_gemm_plan {
     parac_device device;
     parac_gemm_schedule schedule;
     parac_gemm_variant variant; /* resolved: never AUTO */
+    int stages;                 /* WGMMA_TMA pipeline stages (4 or 6); 0 for other variants */
     int64_t lda, ldb, ldc;
     int tile_m, tile_n, tile_k, split_k;
     int64_t tiles_m, tiles_n, tiles_k;
@@ -82,8 +83,9 @@ parac_status gemm_cpu_execute(parac_gemm_plan *plan, float alpha, const float *a
 void gemm_pack_a(const parac_gemm_plan *plan, const float *a, float *packed);
 void gemm_pack_b(const parac_gemm_plan *plan, const float *b, float *packed);
 
-/* autotune.c: cached tile shape for a shape class; 0 when none. */
-int gemm_autotune_lookup(const char *device_name, const parac_gemm_options *options, int *tile_m, int *tile_n);
+/* autotune.c: cached tile shape (and WGMMA_TMA stages, 0 when not cached) for a shape class; 0 when none. */
+int gemm_autotune_lookup(const char *device_name, const parac_gemm_options *options, int *tile_m, int *tile_n,
+                         int *stages);
 
 #ifdef PARAC_HAVE_CUDA
 /* gemm_cuda.cu */

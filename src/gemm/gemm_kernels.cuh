@@ -62,5 +62,9 @@ static __device__ __forceinline__ void store_value(const gemm_args &g, int64_t r
 parac_status gemm_wgmma_supported(parac_cuda_context *context, int *supported, parac_error *error);
 parac_status gemm_wgmma_launch(const gemm_args &g, int tile_m, int tile_n, int dynamic, int multiprocessors,
                                cudaStream_t stream, parac_error *error);
+/* wgmma_tma variant (gemm_wgmma_tma.cu, sm_90a): same panels, bulk-copy producer,
+ * persistent; g.order NULL = static order, else the dynamic queue. stages 4 or 6. */
+parac_status gemm_wgmma_tma_launch(const gemm_args &g, int tile_m, int tile_n, int stages, int multiprocessors,
+                                   cudaStream_t stream, parac_error *error);
 
 #endif

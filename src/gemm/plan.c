@@ -40,8 +40,11 @@ static parac_status check_options(const parac_gemm_options *o, parac_error *erro
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: split_k must be in 0..64 (got %d)", o->split_k);
     if ((o->a_tile_mask || o->b_tile_mask) && (!o->tile_m || !o->tile_n || !o->tile_k))
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: tile masks need explicit tile_m, tile_n, tile_k");
-    if ((int)o->variant < PARAC_GEMM_VARIANT_AUTO || (int)o->variant > PARAC_GEMM_VARIANT_WGMMA)
+    if ((int)o->variant < PARAC_GEMM_VARIANT_AUTO || (int)o->variant > PARAC_GEMM_VARIANT_WGMMA_TMA)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: unknown kernel variant %d", (int)o->variant);
+    if (o->pipeline_stages != 0 && o->pipeline_stages != 4 && o->pipeline_stages != 6)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: pipeline_stages must be 0, 4 or 6 (got %d)",
+                          o->pipeline_stages);
     if (o->dtype != PARAC_GEMM_FP32 && o->dtype != PARAC_GEMM_TF32)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: unknown dtype %d", (int)o->dtype);
     return PARAC_OK;
@@ -69,13 +72,14 @@ static void choose_tiles(parac_gemm_plan *plan, const parac_gemm_options *o)
     plan->tile_n = o->tile_n ? o->tile_n : (sparse_b || o->n < 2048 ? 64 : 128);
     if (!o->tile_m && !o->tile_n && !sparse) {
         const char *device_name = "cpu";
-        int tm, tn;
+        int tm, tn, stages = 0;
 #ifdef PARAC_HAVE_CUDA
         if (plan->device == PARAC_DEVICE_CUDA) device_name = gemm_cuda_device_name(plan);
 #endif
-        if (gemm_autotune_lookup(device_name, o, &tm, &tn)) {
+        if (gemm_autotune_lookup(device_name, o, &tm, &tn, &stages)) {
             plan->tile_m = tm;
             plan->tile_n = tn;
+            if (!o->pipeline_stages && stages) plan->stages = stages;
         }
     }
 }
@@ -227,6 +231,7 @@ static void fill_info(parac_gemm_plan *plan)
     info->dtype = o->dtype;
     info->schedule = plan->schedule;
     info->variant = plan->variant;
+    info->pipeline_stages = plan->stages;
     info->tile_m = plan->tile_m;
     info->tile_n = plan->tile_n;
     info->tile_k = plan->tile_k;
@@ -248,7 +253,7 @@ static void fill_info(parac_gemm_plan *plan)
 }
 
 /* The GPU kernel family: the request when this dtype, tile_k and GPU can run
- * it, else BASE. WIDE is fp32 only; WGMMA is tf32 only, needs 32-wide k blocks
+ * it, else BASE. WIDE is fp32 only; WGMMA and WGMMA_TMA are tf32 only, need 32-wide k blocks
  * (tile_k % 32 == 0) and an sm_90a image on the GPU. AUTO is BASE until the
  * GPU figures of docs/gemm.md pick the new defaults. */
 static parac_gemm_variant resolve_variant(parac_gemm_plan *plan, const parac_gemm_options *o)
@@ -261,7 +266,8 @@ static parac_gemm_variant resolve_variant(parac_gemm_plan *plan, const parac_gem
     if (v == PARAC_GEMM_VARIANT_AUTO)
         v = o->dtype == PARAC_GEMM_TF32 ? PARAC_GEMM_VARIANT_WGMMA : PARAC_GEMM_VARIANT_BASE;
     if (v == PARAC_GEMM_VARIANT_WIDE && o->dtype != PARAC_GEMM_FP32) return PARAC_GEMM_VARIANT_BASE;
-    if (v == PARAC_GEMM_VARIANT_WGMMA && (o->dtype != PARAC_GEMM_TF32 || plan->tile_k % 32)) return PARAC_GEMM_VARIANT_BASE;
+    if ((v == PARAC_GEMM_VARIANT_WGMMA || v == PARAC_GEMM_VARIANT_WGMMA_TMA) && (o->dtype != PARAC_GEMM_TF32 || plan->tile_k % 32))
+        return PARAC_GEMM_VARIANT_BASE;
     if (v == PARAC_GEMM_VARIANT_WIDE && plan->tile_k % 32) return PARAC_GEMM_VARIANT_BASE;
 #ifdef PARAC_HAVE_CUDA
     if (!gemm_cuda_variant_supported(plan, v)) return PARAC_GEMM_VARIANT_BASE;
@@ -287,6 +293,9 @@ static parac_status build_plan(parac_gemm_plan *plan, const parac_gemm_options *
     if ((status = build_k_lists(plan, error)) != PARAC_OK) return status;
     plan->split_k = choose_split(plan, o->split_k);
     plan->variant = resolve_variant(plan, o);
+    if (plan->variant != PARAC_GEMM_VARIANT_WGMMA_TMA) plan->stages = 0;
+    else if (o->pipeline_stages) plan->stages = o->pipeline_stages;
+    else if (!plan->stages) plan->stages = 4; /* not from the tuning cache */
     if ((status = gemm_schedule_build(plan, error)) != PARAC_OK) return status;
     if ((status = measure_residency(plan, error)) != PARAC_OK) return status;
     fill_info(plan);

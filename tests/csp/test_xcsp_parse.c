@@ -90,6 +90,93 @@ static void test_intension_group_block(void)
     parac_csp_destroy(csp);
 }
 
+/* The table constraint over exactly these sorted variables, or NULL. */
+static const parac_csp_constraint *table_over(const parac_csp *csp, uint32_t a, uint32_t b, uint32_t c)
+{
+    const parac_csp_network *n = parac_csp_network_of(csp);
+    for (size_t i = 0; i < n->constraint_count; i++) {
+        const parac_csp_constraint *t = &n->constraints[i];
+        if (t->arity == 3 && t->scope[0] == a && t->scope[1] == b && t->scope[2] == c) return t;
+    }
+    return NULL;
+}
+
+static void test_rest_parameter_groups(void)
+{
+    const parac_csp_constraint *t;
+    parac_csp *csp = load(HEAD "<group><extension><list> %... </list><supports>(0,0,0)(1,1,1)(2,2,*)</supports></extension>"
+                               "<args> x[3] x[0] x[1] </args><args> x[1..3] </args></group>"
+                               "<group><extension><list> %0 %... </list><conflicts>(0,1)</conflicts></extension>"
+                               "<args> x[2] x[0] </args></group>" TAIL,
+                          PARAC_OK, NULL, 0);
+    if (csp) {
+        CHECK_EQ_INT(parac_csp_constraint_count(csp), 3);
+        t = table_over(csp, 0, 1, 3); /* list (x3, x0, x1) permuted to (x0, x1, x3) */
+        CHECK(t && t->tuple_count == 5, "x0 x1 x3 table");
+        if (t) CHECK(memcmp(t->tuples + 3 * 3, (uint32_t[]){2, 2, 0, 2, 2, 1}, 6 * sizeof(uint32_t)) == 0, "(2,2,*) permuted");
+        CHECK(table_over(csp, 1, 2, 3) != NULL, "x[1..3] in <args>");
+        /* %0 = x2, %... = x0: (x2=0, x0=1) forbidden, stored as rows of x0 */
+        CHECK(!allows(csp, 2, 1, 0) && allows(csp, 2, 0, 0) && allows(csp, 2, 1, 1));
+        parac_csp_destroy(csp);
+    }
+    csp = load(HEAD "<group><intension> eq(add(%...), %0) </intension>"
+                    "<args> 2 x[0] x[1] x[2] </args><args> 1 x[1] x[3] </args><args> 4 x[] </args></group>" TAIL,
+               PARAC_OK, NULL, 0);
+    if (csp) {
+        const parac_csp_network *n = parac_csp_network_of(csp);
+        CHECK_EQ_INT(n->constraint_count, 3);
+        t = table_over(csp, 0, 1, 2);
+        CHECK(t && t->tuple_count == 6, "x0+x1+x2 = 2 has 6 tuples");
+        CHECK(n->constraints[1].arity == 2 && allows(csp, 1, 0, 1) && allows(csp, 1, 1, 0) && !allows(csp, 1, 1, 1));
+        CHECK(n->constraints[2].arity == 4 && n->constraints[2].tuple_count == 19, "x[] sums to 4: 19 tuples");
+        parac_csp_destroy(csp);
+    }
+    load(HEAD "<group><intension> eq(%0, add(%...)) </intension><args> x[0] </args></group>" TAIL, PARAC_ERR_PARSE,
+         "%... stands for no argument", 0);
+    load(HEAD "<group><extension><list> %0 %3 </list><supports>(0,0)</supports></extension><args> x[0] x[1] </args></group>" TAIL,
+         PARAC_ERR_PARSE, "bad parameter '%3'", 0);
+    load(HEAD "<intension> eq(add(%...), 1) </intension>" TAIL, PARAC_ERR_PARSE, "'%...'", 0);
+}
+
+static void test_compact_lists(void)
+{
+    parac_csp *csp = load("<instance format=\"XCSP3\" type=\"CSP\"><variables><array id=\"m\" size=\"[2][3]\"> 0 1 </array>"
+                          "</variables><constraints>"
+                          "<extension><list> m[][1] m[0][2] </list><supports>(0,1,1)(1,0,1)</supports></extension>"
+                          "<extension><list> m[1][0..2] </list><conflicts>(0,0,0)</conflicts></extension>"
+                          "<group><extension><list> %0 %1 </list><supports>(1,1)</supports></extension><args> m[0][0..1] </args></group>"
+                          "<extension><list> m[] </list><supports>(0,1,1,0,0,1)(0,1,1,0,0,0)</supports></extension>" TAIL,
+                          PARAC_OK, NULL, 0);
+    if (!csp) return;
+    /* m[][1] = m[0][1], m[1][1] (variables 1, 4), then m[0][2] (2) -> sorted (1, 2, 4) */
+    const parac_csp_constraint *t = table_over(csp, 1, 2, 4);
+    CHECK(t && t->tuple_count == 2, "m[][1] m[0][2]");
+    if (t) CHECK(memcmp(t->tuples, (uint32_t[]){0, 1, 1, 1, 1, 0}, 6 * sizeof(uint32_t)) == 0, "columns permuted");
+    t = table_over(csp, 3, 4, 5);
+    CHECK(t && t->tuple_count == 7, "m[1][0..2] conflicts");
+    CHECK_EQ_INT(parac_csp_network_of(csp)->constraints[parac_csp_constraint_count(csp) - 1].arity, 6);
+    parac_csp_destroy(csp);
+}
+
+/* Tables over the same variables, in any order, from extension and intension: one table, the intersection. */
+static void test_table_merge(void)
+{
+    parac_csp *csp = load(HEAD "<extension><list> x[0] x[1] x[2] </list><supports>(0,1,2)(1,1,1)(2,0,1)(2,2,2)</supports></extension>"
+                               "<extension><list> x[2] x[0] x[1] </list><supports>(2,0,1)(1,1,1)(0,2,2)(1,2,0)</supports></extension>"
+                               "<intension> gt(add(x[2],x[1]),x[0]) </intension>"
+                               "<extension><list> x[3] x[1] x[2] </list><supports>(0,0,0)</supports></extension>"
+                               "<extension><list> x[1] x[2] x[3] </list><supports>(1,1,1)</supports></extension>" TAIL,
+                          PARAC_OK, NULL, 0);
+    if (!csp) return;
+    CHECK_EQ_INT(parac_csp_constraint_count(csp), 2);
+    const parac_csp_constraint *t = table_over(csp, 0, 1, 2);
+    CHECK(t && t->tuple_count == 2, "intersection of three tables");
+    if (t) CHECK(memcmp(t->tuples, (uint32_t[]){0, 1, 2, 1, 1, 1}, 6 * sizeof(uint32_t)) == 0, "tuples");
+    t = table_over(csp, 1, 2, 3);
+    CHECK(t && t->tuple_count == 0, "disjoint tables merge to an empty relation");
+    parac_csp_destroy(csp);
+}
+
 static void test_xcsp2(void)
 {
     parac_csp *csp = load("<instance><presentation format=\"XCSP 2.1\"/><domains><domain name=\"D\" nbValues=\"3\">1..3</domain></domains>"
@@ -134,6 +221,9 @@ int main(void)
     test_variables();
     test_extension();
     test_intension_group_block();
+    test_rest_parameter_groups();
+    test_compact_lists();
+    test_table_merge();
     test_xcsp2();
     test_errors();
     return test_finish("csp.xcsp_parse");

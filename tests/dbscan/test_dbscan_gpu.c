@@ -5,7 +5,8 @@
  * ties at exactly eps, duplicates, all noise, one giant cluster, d = 12
  * (brute force), n = 0 and 1, float32 input. Labels, core mask and counts
  * must be identical, and the run must really have used the GPU. Every GPU
- * variant (auto, classic, table, coarse) is checked against the one CPU run.
+ * variant (auto, classic, table, coarse, table-fused, coarse-fused) is checked
+ * against the one CPU run.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -91,7 +92,7 @@ static void compare(const char *name, const double *xs, const float *narrow, siz
                     size_t min_samples, parac_dbscan_method method)
 {
     outcome cpu = run(xs, narrow, n, d, eps, min_samples, method, PARAC_DEVICE_CPU, PARAC_DBSCAN_GPU_AUTO);
-    for (int v = PARAC_DBSCAN_GPU_AUTO; v <= PARAC_DBSCAN_GPU_COARSE; v++)
+    for (int v = PARAC_DBSCAN_GPU_AUTO; v <= PARAC_DBSCAN_GPU_VARIANT_LAST; v++)
         compare_variant(name, &cpu, xs, narrow, n, d, eps, min_samples, method, (parac_dbscan_gpu_variant)v);
     release(&cpu);
 }

@@ -1,0 +1,250 @@
+/* gemm/gemm_wgmma_tma.cu — TF32 tile kernels on Hopper: bulk-copy (TMA)
+ * producer, mbarrier pipeline, warp-specialised wgmma consumers, persistent
+ * (variant WGMMA_TMA).
+ *
+ * What it changes against gemm_wgmma.cu (cp.async ring, every thread loads,
+ * one block per work item):
+ *   - loads: one elected producer thread issues cp.async.bulk (the TMA unit)
+ *     of each stage. The plan already packs every stage of A and B as one
+ *     contiguous chunk in the 128B-swizzle layout (gemm_cuda.cu packed_index),
+ *     so a 1-D bulk copy lands it in shared memory exactly as wgmma reads it:
+ *     no tensor map (and no driver entry point) is needed for that layout.
+ *   - completion: per stage a "full" mbarrier (1 arrival + the stage's bytes
+ *     as transaction count) and an "empty" mbarrier (every consumer thread
+ *     arrives once its wgmma reading the stage has retired). No __syncthreads
+ *     in the main loop; the async proxy writes (bulk copy) and reads (wgmma)
+ *     meet through the mbarriers, so no proxy fence either.
+ *   - warp specialisation: warpgroup 0 is the producer (one thread works, the
+ *     rest leave), warpgroups 1..BM/64 consume, each owning 64 rows x BN.
+ *   - persistence: grid = SMs x blocks per SM; the producer walks the work
+ *     items (static: swizzled order strided by the grid; dynamic: atomic
+ *     queue, longest first) and streams (item, k step) stages without a
+ *     break, so the next C tile's loads overlap this tile's last wgmmas and
+ *     its epilogue. Per-stage metadata (item, step, steps) tells consumers
+ *     where a C tile starts and ends; item -1 ends the kernel.
+ *   - STAGES is a template parameter (4 or 6: the plan's pipeline_stages).
+ * Each C tile is still one k chain in the plan's order; the tensor core's
+ * internal order is the hardware's, as for every tf32 path.
+ */
+#include <cuda_runtime.h>
+
+#include <stdint.h>
+
+#include "core/error.h"
+#include "cuda/context.h"
+#include "cuda/cuda_check.h"
+#include "gemm/gemm_internal.h"
+#include "gemm/gemm_kernels.cuh"
+#include "gemm/gemm_wgmma.cuh"
+
+template <int BM, int BN, int STAGES> struct tma_shape {
+    static constexpr int CONSUMERS = BM / 64, THREADS = (CONSUMERS + 1) * 128;
+    static constexpr int A_STAGE = WG_BK * BM, B_STAGE = WG_BK * BN; /* floats; multiples of 256 (1 KiB) */
+    static constexpr unsigned STAGE_BYTES = (unsigned)((A_STAGE + B_STAGE) * sizeof(float));
+    static constexpr size_t SMEM = (size_t)STAGES * STAGE_BYTES + 1024; /* + alignment */
+};
+
+/* What the producer tells consumers about a stage. */
+struct tma_stage_meta {
+    int item;  /* index into g.items; -1: no more work */
+    int step;  /* k step inside the item (0 starts a C tile) */
+    int steps; /* k steps of the item (0: C tile without tile kernels) */
+};
+
+#ifdef GEMM_WGMMA_ENABLED
+static __device__ __forceinline__ unsigned shared_address(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+
+static __device__ __forceinline__ void mbar_init(uint64_t *bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(shared_address(bar)), "r"(count) : "memory");
+}
+static __device__ __forceinline__ void mbar_arrive(uint64_t *bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(shared_address(bar)) : "memory");
+}
+static __device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t *bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(shared_address(bar)), "r"(bytes) : "memory");
+}
+/* Waits until the phase with this parity has completed (parity 1 on a fresh barrier returns at once). */
+static __device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity)
+{
+    asm volatile("{\n"
+                 ".reg .pred done;\n"
+                 "WAIT:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra WAIT;\n"
+                 "}\n" ::"r"(shared_address(bar)),
+                 "r"(parity)
+                 : "memory");
+}
+/* Bulk copy global -> shared through the TMA unit; completion counted in bytes on `bar`. */
+static __device__ __forceinline__ void bulk_copy(void *shared, const void *global, unsigned bytes, uint64_t *bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                     shared_address(shared)),
+                 "l"(global), "r"(bytes), "r"(shared_address(bar))
+                 : "memory");
+}
+
+/* The next work item of this block: static strides the swizzled order, dynamic pulls the queue. */
+static __device__ __forceinline__ int next_item(const gemm_args &g, int *position)
+{
+    int p = g.order ? (int)atomicAdd(g.counter, 1u) : *position;
+    *position += gridDim.x;
+    if (p >= g.item_count) return -1;
+    return g.order ? g.order[p] : p;
+}
+
+template <int BM, int BN, int STAGES>
+static __device__ void tma_producer(const gemm_args &g, float *shared, uint64_t *full, uint64_t *empty, tma_stage_meta *meta)
+{
+    typedef tma_shape<BM, BN, STAGES> S;
+    int sub_steps = g.tile_k / WG_BK, position = blockIdx.x;
+    unsigned produced = 0;
+    for (;;) {
+        int item = next_item(g, &position);
+        gemm_work_item w = {0, 0, 0, 0, -1, 0};
+        if (item >= 0) w = g.items[item];
+        int steps = item >= 0 ? (w.list_end - w.list_begin) * sub_steps : 0;
+        /* one stage per k step; an empty item or the end still sends one (metadata only) */
+        for (int step = 0; step < (steps > 0 ? steps : 1); step++, produced++) {
+            int stage = (int)(produced % STAGES);
+            mbar_wait(&empty[stage], ((produced / STAGES) & 1) ^ 1);
+            meta[stage].item = item;
+            meta[stage].step = step;
+            meta[stage].steps = steps;
+            if (steps == 0) {
+                mbar_arrive(&full[stage]);
+                continue;
+            }
+            int64_t k_offset = (int64_t)g.k_list[w.list_begin + step / sub_steps] * g.tile_k + (step % sub_steps) * WG_BK;
+            float *a_stage = shared + stage * (S::A_STAGE + S::B_STAGE), *b_stage = a_stage + S::A_STAGE;
+            mbar_arrive_expect_tx(&full[stage], S::STAGE_BYTES);
+            bulk_copy(a_stage, g.packed_a + ((int64_t)w.tile_row * g.padded_k + k_offset) * BM, S::A_STAGE * 4, &full[stage]);
+            bulk_copy(b_stage, g.packed_b + ((int64_t)w.tile_col * g.padded_k + k_offset) * BN, S::B_STAGE * 4, &full[stage]);
+        }
+        if (item < 0) return;
+    }
+}
+
+template <int BN>
+static __device__ __forceinline__ void tma_epilogue(const gemm_args &g, const gemm_work_item &w, int row_base, int warp,
+                                                    int lane, const float *acc, int bm)
+{
+    int64_t tile_row0 = (int64_t)w.tile_row * bm, tile_col0 = (int64_t)w.tile_col * BN;
+#pragma unroll
+    for (int j = 0; j < BN / 2; j++) {
+        int r = row_base + warp * 16 + lane / 4 + 8 * ((j / 2) % 2), c = (j / 4) * 8 + (lane % 4) * 2 + j % 2;
+        if (w.partial_slot >= 0) g.partials[((int64_t)w.partial_slot * bm + r) * BN + c] = acc[j];
+        else store_value(g, tile_row0 + r, tile_col0 + c, acc[j]);
+    }
+}
+
+/* Consumer warpgroup `consumer` (0-based): rows 64*consumer .. +63 of every C tile. */
+template <int BM, int BN, int STAGES>
+static __device__ void tma_consumer(const gemm_args &g, const float *shared, uint64_t *full, uint64_t *empty,
+                                    const tma_stage_meta *meta, int consumer)
+{
+    typedef tma_shape<BM, BN, STAGES> S;
+    int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+    int pending = -1; /* stage whose wgmma may still be in flight, released one step later */
+    float acc[BN / 2];
+    for (unsigned consumed = 0;; consumed++) {
+        int stage = (int)(consumed % STAGES);
+        mbar_wait(&full[stage], (consumed / STAGES) & 1);
+        tma_stage_meta m = meta[stage];
+        if (m.item < 0) return;
+        if (m.step == 0) {
+#pragma unroll
+            for (int j = 0; j < BN / 2; j++) acc[j] = 0.0f;
+        }
+        if (m.steps > 0) {
+            const float *a_stage = shared + stage * (S::A_STAGE + S::B_STAGE) + consumer * 64 * WG_BK;
+            const float *b_stage = shared + stage * (S::A_STAGE + S::B_STAGE) + S::A_STAGE;
+            uint64_t desc_a = smem_descriptor(a_stage), desc_b = smem_descriptor(b_stage);
+            wgmma_fence();
+#pragma unroll
+            for (int k8 = 0; k8 < WG_BK / 8; k8++) wgmma_k8<BN>(acc, desc_a + 2 * k8, desc_b + 2 * k8); /* +32 bytes */
+            wgmma_commit();
+            wgmma_wait<1>(); /* the previous stage's wgmma has retired: give that buffer back */
+            if (pending >= 0) mbar_arrive(&empty[pending]);
+            pending = stage;
+        } else {
+            mbar_arrive(&empty[stage]);
+        }
+        if (m.step + 1 >= m.steps) {
+            wgmma_wait<0>();
+            if (pending >= 0) mbar_arrive(&empty[pending]);
+            pending = -1;
+            tma_epilogue<BN>(g, g.items[m.item], consumer * 64, warp, lane, acc, BM);
+        }
+    }
+}
+#endif
+
+template <int BM, int BN, int STAGES>
+__global__ void __launch_bounds__(tma_shape<BM, BN, STAGES>::THREADS, 1) wgmma_tma_persistent(gemm_args g)
+{
+#ifdef GEMM_WGMMA_ENABLED
+    typedef tma_shape<BM, BN, STAGES> S;
+    extern __shared__ __align__(1024) float raw_shared[];
+    __shared__ __align__(8) uint64_t full[STAGES], empty[STAGES];
+    __shared__ tma_stage_meta meta[STAGES];
+    float *shared = aligned_shared(raw_shared);
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; s++) {
+            mbar_init(&full[s], 1);
+            mbar_init(&empty[s], S::CONSUMERS * 128);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+    int warpgroup = threadIdx.x / 128;
+    if (warpgroup == 0) {
+        if (threadIdx.x == 0) tma_producer<BM, BN, STAGES>(g, shared, full, empty, meta);
+        return;
+    }
+    tma_consumer<BM, BN, STAGES>(g, shared, full, empty, meta, warpgroup - 1);
+#endif
+}
+
+template <int BM, int BN, int STAGES>
+static parac_status tma_launch_shape(const gemm_args &g, int multiprocessors, cudaStream_t stream, parac_error *error)
+{
+    typedef tma_shape<BM, BN, STAGES> S;
+    parac_status status = PARAC_OK;
+    int per_sm = 0;
+    PARAC_CUDA_TRY(cudaFuncSetAttribute(wgmma_tma_persistent<BM, BN, STAGES>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)S::SMEM));
+    PARAC_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, wgmma_tma_persistent<BM, BN, STAGES>, S::THREADS,
+                                                                 S::SMEM));
+    {
+        long long blocks = (long long)(per_sm < 1 ? 1 : per_sm) * multiprocessors;
+        if (blocks > g.item_count) blocks = g.item_count;
+        if (g.order) PARAC_CUDA_TRY(cudaMemsetAsync(g.counter, 0, sizeof(unsigned int), stream));
+        wgmma_tma_persistent<BM, BN, STAGES><<<(unsigned)blocks, S::THREADS, S::SMEM, stream>>>(g);
+        PARAC_CUDA_TRY_LAUNCH();
+    }
+fail:
+    return status;
+}
+
+template <int STAGES>
+static parac_status tma_launch_stages(const gemm_args &g, int tile_m, int tile_n, int multiprocessors, cudaStream_t stream,
+                                      parac_error *error)
+{
+    if (tile_m == 128 && tile_n == 128) return tma_launch_shape<128, 128, STAGES>(g, multiprocessors, stream, error);
+    if (tile_m == 128) return tma_launch_shape<128, 64, STAGES>(g, multiprocessors, stream, error);
+    if (tile_n == 128) return tma_launch_shape<64, 128, STAGES>(g, multiprocessors, stream, error);
+    return tma_launch_shape<64, 64, STAGES>(g, multiprocessors, stream, error);
+}
+
+/* g.order non-NULL selects the dynamic queue. stages: 4 or 6 (anything else runs 4). */
+parac_status gemm_wgmma_tma_launch(const gemm_args &g, int tile_m, int tile_n, int stages, int multiprocessors,
+                                   cudaStream_t stream, parac_error *error)
+{
+    if (g.item_count == 0) return PARAC_OK;
+    if (stages == 6) return tma_launch_stages<6>(g, tile_m, tile_n, multiprocessors, stream, error);
+    return tma_launch_stages<4>(g, tile_m, tile_n, multiprocessors, stream, error);
+}
