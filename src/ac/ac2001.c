@@ -3,9 +3,6 @@
  * propagation, so no support before it can have appeared). */
 #include "ac/ac_algorithms.h"
 
-#include <stdlib.h>
-
-#include "core/error.h"
 
 /* state: per (arc, a), one past the last support's slot (0: none found yet). */
 static uint64_t revise_ac2001(void *state, const ac_model *model, ac_domains *domains, size_t arc_index)
@@ -34,12 +31,5 @@ static uint64_t revise_ac2001(void *state, const ac_model *model, ac_domains *do
 
 parac_status ac_run_ac2001(const ac_model *model, ac_domains *domains, parac_ac_stats *stats, parac_error *error)
 {
-    uint64_t slots = model->arc_value_offset[model->arc_count];
-    uint32_t *last = calloc(slots + 1, sizeof *last);
-    ac_reviser reviser = {revise_ac2001, last};
-    parac_status status;
-    if (!last) return parac_fail_no_memory(error, "AC2001 last supports", (unsigned long long)slots * 4);
-    stats->wipeout = ac_propagate_variables(model, domains, &reviser, NULL, 0, stats, error, &status);
-    free(last);
-    return status;
+    return ac_run_with_arc_value_state(model, domains, revise_ac2001, "AC2001 last supports", stats, error);
 }

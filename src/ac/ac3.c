@@ -129,3 +129,17 @@ parac_status ac_run_ac3(const ac_model *model, ac_domains *domains, parac_ac_sta
     stats->wipeout = ac_propagate_variables(model, domains, &reviser, NULL, 0, stats, error, &status);
     return status;
 }
+
+parac_status ac_run_with_arc_value_state(const ac_model *model, ac_domains *domains,
+                                         uint64_t (*revise)(void *, const ac_model *, ac_domains *, size_t),
+                                         const char *what, parac_ac_stats *stats, parac_error *error)
+{
+    uint64_t slots = model->arc_value_offset[model->arc_count];
+    uint32_t *state = calloc(slots + 1, sizeof *state);
+    ac_reviser reviser = {revise, state};
+    parac_status status;
+    if (!state) return parac_fail_no_memory(error, what, (unsigned long long)slots * 4);
+    stats->wipeout = ac_propagate_variables(model, domains, &reviser, NULL, 0, stats, error, &status);
+    free(state);
+    return status;
+}

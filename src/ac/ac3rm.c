@@ -2,9 +2,6 @@
  * is tried first; it is not restored on backtrack, so it needs no bookkeeping). */
 #include "ac/ac_algorithms.h"
 
-#include <stdlib.h>
-
-#include "core/error.h"
 
 static uint64_t revise_ac3rm(void *state, const ac_model *model, ac_domains *domains, size_t arc_index)
 {
@@ -32,12 +29,5 @@ static uint64_t revise_ac3rm(void *state, const ac_model *model, ac_domains *dom
 
 parac_status ac_run_ac3rm(const ac_model *model, ac_domains *domains, parac_ac_stats *stats, parac_error *error)
 {
-    uint64_t slots = model->arc_value_offset[model->arc_count];
-    uint32_t *residues = calloc(slots + 1, sizeof *residues);
-    ac_reviser reviser = {revise_ac3rm, residues};
-    parac_status status;
-    if (!residues) return parac_fail_no_memory(error, "AC3rm residues", (unsigned long long)slots * 4);
-    stats->wipeout = ac_propagate_variables(model, domains, &reviser, NULL, 0, stats, error, &status);
-    free(residues);
-    return status;
+    return ac_run_with_arc_value_state(model, domains, revise_ac3rm, "AC3rm residues", stats, error);
 }

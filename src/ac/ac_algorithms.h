@@ -88,6 +88,12 @@ int ac_propagate_variables(const ac_model *model, ac_domains *domains, const ac_
                            const uint32_t *start, size_t start_count, parac_ac_stats *stats, parac_error *error,
                            parac_status *status);
 
+/* Runs a variable-queue propagation whose reviser keeps one uint32 per (arc, value of x),
+ * zero-initialised (AC3rm's residues, AC2001's last supports); `what` names it in errors. */
+parac_status ac_run_with_arc_value_state(const ac_model *model, ac_domains *domains,
+                                         uint64_t (*revise)(void *, const ac_model *, ac_domains *, size_t),
+                                         const char *what, parac_ac_stats *stats, parac_error *error);
+
 /* The serial algorithms: propagate on `domains`; return PARAC_OK and set stats->wipeout. */
 parac_status ac_run_ac3(const ac_model *model, ac_domains *domains, parac_ac_stats *stats, parac_error *error);
 parac_status ac_run_ac3rm(const ac_model *model, ac_domains *domains, parac_ac_stats *stats, parac_error *error);

@@ -724,9 +724,9 @@ static void release_output_stream(output_stream *s)
 {
     if (s->ready) {
         (void)cudaStreamSynchronize(s->copy);
-        for (int k = 0; k < 2; k++) {
-            (void)cudaEventDestroy(s->computed[k]);
-            (void)cudaEventDestroy(s->copied[k]);
+        for (int k = 0; k < 2; k++) { /* only handles that exist: a failed call would linger as the last error */
+            if (s->computed[k]) (void)cudaEventDestroy(s->computed[k]);
+            if (s->copied[k]) (void)cudaEventDestroy(s->copied[k]);
         }
         (void)cudaStreamDestroy(s->copy);
     }
@@ -838,10 +838,10 @@ static parac_status setup_output_stream(gpu_search *g, parac_error *error)
     RETURN_IF_FAILED(parac_cuda_alloc(&g->context, (void **)&s->device[1], bytes, error));
     for (int k = 0; k < 2; k++) PARAC_CUDA_TRY(cudaMallocHost((void **)&s->pinned[k], bytes));
     PARAC_CUDA_TRY(cudaStreamCreateWithFlags(&s->copy, cudaStreamNonBlocking));
+    s->ready = 1;
     for (int k = 0; k < 2; k++) {
         PARAC_CUDA_TRY(cudaEventCreateWithFlags(&s->computed[k], cudaEventDisableTiming));
         PARAC_CUDA_TRY(cudaEventCreateWithFlags(&s->copied[k], cudaEventDisableTiming));
-        s->ready = k == 1; /* every handle exists only after the last creation */
     }
 fail:
     return status;
@@ -979,21 +979,19 @@ fail:
     return status;
 }
 
-/* LOCAL*: one kernel over the top `batch` tasks; reports the concepts found, the tasks
- * pushed for the next round and the intents written to the output. */
-static parac_status run_local_round(gpu_search *g, size_t batch, unsigned long long *found, unsigned int *pushed,
-                                    unsigned int *stored, parac_error *error)
+/* LOCAL*: launches (without waiting) one kernel over the top `batch` tasks; concepts go to output. */
+static parac_status launch_local_round(gpu_search *g, size_t batch, word_t *output, parac_error *error)
 {
     parac_status status = PARAC_OK;
     long long n = g->shape.attributes;
     long long own_push = (long long)batch + n - 1, own_out = n; /* see expand_subtree */
-    local_counters counters;
     local_params p;
     memset(&p, 0, sizeof p);
     p.shape = g->shape;
     p.columns = g->columns;
     p.rows = g->rows;
-    p.close_by_rows = g->strategy == PARAC_FCA_GPU_LOCAL_ROWS;
+    p.close_by_rows = g->strategy == PARAC_FCA_GPU_LOCAL_ROWS || g->strategy == PARAC_FCA_GPU_LOCAL_STREAM;
+    p.block_queue = g->strategy == PARAC_FCA_GPU_LOCAL_STREAM;
     p.pool = g->pool;
     p.children = g->children;
     p.batch_first = g->pool_count - batch;
@@ -1001,7 +999,7 @@ static parac_status run_local_round(gpu_search *g, size_t batch, unsigned long l
     p.counters = g->local;
     p.push_limit = (long long)g->children.capacity - own_push;
     p.out_limit = (long long)g->output_capacity - own_out;
-    p.output = g->output;
+    p.output = output;
     p.output_capacity = g->output_capacity;
     p.stack = g->stack;
     p.scratch = g->scratch;
@@ -1011,12 +1009,35 @@ static parac_status run_local_round(gpu_search *g, size_t batch, unsigned long l
     PARAC_TRY(parac_cuda_memset(&g->context, g->local, 0, sizeof(local_counters), error));
     expand_local_kernel<<<g->blocks, THREADS_PER_BLOCK, 0, (cudaStream_t)g->context.stream>>>(p);
     PARAC_CUDA_TRY_LAUNCH();
+fail:
+    return status;
+}
+
+/* Waits for the round's kernel; reports the concepts found, the tasks pushed for the next round
+ * and the intents written to the output. */
+static parac_status finish_local_round(gpu_search *g, unsigned long long *found, unsigned int *pushed,
+                                       unsigned int *stored, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    local_counters counters;
     PARAC_TRY(parac_cuda_download(&g->context, &counters, g->local, sizeof counters, error));
     if (counters.overflow) return parac_fail(error, PARAC_ERR_INTERNAL, "fca cuda: child buffer overflow");
     *found = counters.concepts;
     *pushed = counters.child_count;
     *stored = counters.out_count;
 fail:
+    return status;
+}
+
+/* Appends `count` search-order intents of a host buffer to concepts, mapped to original ids. */
+static parac_status append_intents(const fca_search *search, const word_t *intents, size_t count, parac_word *original,
+                                   parac_fca_concepts *concepts, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    for (size_t i = 0; status == PARAC_OK && i < count; i++) {
+        fca_search_original_intent(search, intents + i * search->attribute_words, original);
+        status = fca_concepts_append(concepts, original, error);
+    }
     return status;
 }
 
@@ -1034,11 +1055,7 @@ static parac_status store_intents(gpu_search *g, const fca_search *search, const
         *buffer_words = needed;
     }
     status = parac_cuda_download(&g->context, *buffer, device_intents, needed * 8, error);
-    for (size_t i = 0; status == PARAC_OK && i < count; i++) {
-        fca_search_original_intent(search, *buffer + i * words, original);
-        status = fca_concepts_append(concepts, original, error);
-    }
-    return status;
+    return status == PARAC_OK ? append_intents(search, *buffer, count, original, concepts, error) : status;
 }
 
 /* Makes room for `made` children on the pool (spilling its top to the host), then pushes them. */
@@ -1073,7 +1090,9 @@ static parac_status search_local(gpu_search *g, const fca_search *search, parac_
         batch_limit = (g->children.capacity - n) / 2;
         if (batch_limit == 0) batch_limit = 1; /* the child buffer holds more than `attributes` tasks */
         batch = g->pool_count < batch_limit ? g->pool_count : batch_limit;
-        if ((status = run_local_round(g, batch, &found, &pushed, &stored, error)) != PARAC_OK) break;
+        if ((status = launch_local_round(g, batch, g->output, error)) != PARAC_OK ||
+            (status = finish_local_round(g, &found, &pushed, &stored, error)) != PARAC_OK)
+            break;
         *count += found;
         g->pool_count -= batch;
         if (concepts && stored &&
@@ -1083,6 +1102,72 @@ static parac_status search_local(gpu_search *g, const fca_search *search, parac_
         status = push_children(g, pushed, error);
     }
     free(buffer);
+    free(original);
+    return status;
+}
+
+/* LOCAL_STREAM, storing: hands the intents copied into pinned buffer k (if any) to the host. */
+static parac_status take_streamed(gpu_search *g, int k, const fca_search *search, parac_word *original,
+                                  parac_fca_concepts *concepts, parac_error *error)
+{
+    output_stream *s = &g->stream;
+    parac_status status = PARAC_OK;
+    size_t count = s->pending[k];
+    if (!count) return PARAC_OK;
+    PARAC_CUDA_TRY(cudaEventSynchronize(s->copied[k]));
+    s->pending[k] = 0;
+    status = append_intents(search, s->pinned[k], count, original, concepts, error);
+fail:
+    return status;
+}
+
+/* LOCAL_STREAM, storing: starts copying round output k (stored intents) to pinned buffer k once
+ * the round's kernel is done, on the copy stream. */
+static parac_status start_streaming(gpu_search *g, int k, size_t stored, parac_error *error)
+{
+    output_stream *s = &g->stream;
+    parac_status status = PARAC_OK;
+    if (!stored) return PARAC_OK;
+    PARAC_CUDA_TRY(cudaEventRecord(s->computed[k], (cudaStream_t)g->context.stream));
+    PARAC_CUDA_TRY(cudaStreamWaitEvent(s->copy, s->computed[k], 0));
+    PARAC_CUDA_TRY(cudaMemcpyAsync(s->pinned[k], s->device[k], stored * g->shape.attribute_words * 8,
+                                   cudaMemcpyDeviceToHost, s->copy));
+    PARAC_CUDA_TRY(cudaEventRecord(s->copied[k], s->copy));
+    s->pending[k] = stored;
+fail:
+    return status;
+}
+
+/* LOCAL_STREAM, storing: like search_local, but round r writes device buffer k = r % 2 and, while
+ * its kernel runs, the host maps round r - 1's intents (copied on the copy stream meanwhile).
+ * Buffer k is written again two rounds later, after take_streamed waited for its copy. */
+static parac_status search_local_streamed(gpu_search *g, const fca_search *search, parac_fca_concepts *concepts,
+                                          uint64_t *count, parac_error *error)
+{
+    size_t n = search->attributes;
+    parac_word *original = (parac_word *)malloc(search->original_words * 8);
+    parac_status status = original ? PARAC_OK : parac_fail_no_memory(error, "intent", 64);
+    int k = 0;
+    while (status == PARAC_OK && (g->pool_count || g->spill.count)) {
+        size_t batch, batch_limit;
+        unsigned long long found = 0;
+        unsigned int pushed = 0, stored = 0;
+        if (!g->pool_count && (status = reload_from_host(g, error)) != PARAC_OK) break;
+        if ((status = maybe_grow(g, error)) != PARAC_OK) break;
+        batch_limit = (g->children.capacity - n) / 2 ? (g->children.capacity - n) / 2 : 1; /* as search_local */
+        batch = g->pool_count < batch_limit ? g->pool_count : batch_limit;
+        if ((status = launch_local_round(g, batch, g->stream.device[k], error)) != PARAC_OK ||
+            (status = take_streamed(g, 1 - k, search, original, concepts, error)) != PARAC_OK || /* overlaps */
+            (status = finish_local_round(g, &found, &pushed, &stored, error)) != PARAC_OK ||
+            (status = start_streaming(g, k, stored, error)) != PARAC_OK)
+            break;
+        *count += found;
+        g->pool_count -= batch;
+        status = push_children(g, pushed, error);
+        k = 1 - k;
+    }
+    for (int last = 0; last < 2; last++) /* the last round's intents (also drains copies after a failure) */
+        if (status == PARAC_OK) status = take_streamed(g, last, search, original, concepts, error);
     free(original);
     return status;
 }
@@ -1139,7 +1224,8 @@ extern "C" parac_status fca_fcbo_cuda(const fca_search *search, int cuda_device,
     if ((status = setup_gpu(&g, search, cuda_device, shared_context, concepts != NULL, error)) == PARAC_OK &&
         (status = push_root(&g, search, extent, intent, error)) == PARAC_OK)
         status = g.strategy == PARAC_FCA_GPU_ROUNDS ? search_rounds(&g, search, concepts, count, error)
-                                                    : search_local(&g, search, concepts, count, error);
+                 : concepts && g.stream.ready   ? search_local_streamed(&g, search, concepts, count, error)
+                                                : search_local(&g, search, concepts, count, error);
 done:
     release_gpu(&g);
     free(extent);

@@ -1,7 +1,12 @@
 /* gemm/autotune.c — tile shapes searched per device and shape class, cached.
  *
  * The cache is a text file, one line per (device, shape class):
- *   DEVICE<TAB>CLASS<TAB>TILE_M<TAB>TILE_N<TAB>SECONDS
+ *   DEVICE<TAB>CLASS<TAB>TILE_M<TAB>TILE_N<TAB>SECONDS[<TAB>STAGES]
+ * STAGES (pipeline depth of the WGMMA_TMA variant, whose classes end in
+ * "-tma") is absent in lines of older versions and of other variants. The
+ * tile shape also sets the threads per block (one warp per 64x32 of C for
+ * base, BM/64 consumer warpgroups + a producer for wgmma_tma), so it is the
+ * threads-per-block search too.
  * under $XDG_CACHE_HOME/parac/gemm-tune.txt (else ~/.cache/parac/...). A shape
  * class is the power-of-two bucket of m, n and k plus the dtype, so one search
  * serves every nearby shape. Plans only read it when the caller leaves the
@@ -30,8 +35,8 @@ static int bucket(int64_t x)
 
 static void shape_class(const parac_gemm_options *o, char *out, size_t size)
 {
-    snprintf(out, size, "m%d-n%d-k%d-%s", bucket(o->m), bucket(o->n), bucket(o->k),
-             o->dtype == PARAC_GEMM_TF32 ? "tf32" : "fp32");
+    snprintf(out, size, "m%d-n%d-k%d-%s%s", bucket(o->m), bucket(o->n), bucket(o->k),
+             o->dtype == PARAC_GEMM_TF32 ? "tf32" : "fp32", o->variant == PARAC_GEMM_VARIANT_WGMMA_TMA ? "-tma" : "");
 }
 
 static int cache_path(char *path, size_t size, int create_dirs)
@@ -48,7 +53,8 @@ static int cache_path(char *path, size_t size, int create_dirs)
     return 1;
 }
 
-int gemm_autotune_lookup(const char *device_name, const parac_gemm_options *options, int *tile_m, int *tile_n)
+int gemm_autotune_lookup(const char *device_name, const parac_gemm_options *options, int *tile_m, int *tile_n,
+                         int *stages)
 {
     char path[512], line[CACHE_LINE], key[CACHE_LINE], klass[64];
     FILE *file;
@@ -57,11 +63,15 @@ int gemm_autotune_lookup(const char *device_name, const parac_gemm_options *opti
     shape_class(options, klass, sizeof klass);
     snprintf(key, sizeof key, "%s\t%s\t", device_name, klass);
     while (fgets(line, sizeof line, file)) {
-        int tm, tn;
-        if (strncmp(line, key, strlen(key)) == 0 && sscanf(line + strlen(key), "%d\t%d", &tm, &tn) == 2 &&
-            (tm == 64 || tm == 128) && (tn == 64 || tn == 128)) {
+        int tm, tn, st = 0;
+        double seconds;
+        int fields = strncmp(line, key, strlen(key)) == 0
+                         ? sscanf(line + strlen(key), "%d\t%d\t%lf\t%d", &tm, &tn, &seconds, &st)
+                         : 0;
+        if (fields >= 2 && (tm == 64 || tm == 128) && (tn == 64 || tn == 128)) {
             *tile_m = tm;
             *tile_n = tn;
+            *stages = fields == 4 && (st == 4 || st == 6) ? st : 0;
             found = 1;
         }
     }
@@ -70,8 +80,8 @@ int gemm_autotune_lookup(const char *device_name, const parac_gemm_options *opti
 }
 
 /* Rewrites the cache with this key's line replaced (write to a temp file, rename). */
-static parac_status cache_store(const char *device_name, const parac_gemm_options *o, int tm, int tn, double seconds,
-                                parac_error *error)
+static parac_status cache_store(const char *device_name, const parac_gemm_options *o, int tm, int tn, int stages,
+                                double seconds, parac_error *error)
 {
     char path[512], temp[540], line[CACHE_LINE], key[CACHE_LINE], klass[64];
     FILE *in, *out;
@@ -85,7 +95,8 @@ static parac_status cache_store(const char *device_name, const parac_gemm_option
             if (strncmp(line, key, strlen(key)) != 0) fputs(line, out);
         fclose(in);
     }
-    fprintf(out, "%s%d\t%d\t%.6g\n", key, tm, tn, seconds);
+    if (stages) fprintf(out, "%s%d\t%d\t%.6g\t%d\n", key, tm, tn, seconds, stages);
+    else fprintf(out, "%s%d\t%d\t%.6g\n", key, tm, tn, seconds);
     if (fclose(out) != 0 || rename(temp, path) != 0) {
         remove(temp);
         return parac_fail_at(error, PARAC_ERR_IO, path, 0, "cannot update the tuning cache");
@@ -122,7 +133,9 @@ static parac_status time_candidate(parac_gemm_options *o, const float *a, const 
 
 parac_status parac_gemm_autotune(const parac_gemm_options *options, double *best_seconds, parac_error *error)
 {
-    static const int CANDIDATES[4][2] = {{128, 128}, {128, 64}, {64, 128}, {64, 64}};
+    /* tile_m, tile_n, pipeline stages (0: the variant's fixed pipeline) */
+    static const int CANDIDATES[8][3] = {{128, 128, 0}, {128, 64, 0}, {64, 128, 0}, {64, 64, 0},
+                                         {128, 128, 6}, {128, 64, 6}, {64, 128, 6}, {64, 64, 6}};
     parac_gemm_options o = *options;
     size_t a_count = (size_t)(o.m * o.k), b_count = (size_t)(o.k * o.n), c_count = (size_t)(o.m * o.n);
     float *a = malloc(a_count * 4), *b = malloc(b_count * 4), *c = malloc(c_count * 4);
@@ -138,17 +151,23 @@ parac_status parac_gemm_autotune(const parac_gemm_options *options, double *best
     parac_rng_seed(&rng, 1);
     for (size_t i = 0; status == PARAC_OK && i < a_count; i++) a[i] = (float)(2.0 * parac_rng_uniform(&rng) - 1.0);
     for (size_t i = 0; status == PARAC_OK && i < b_count; i++) b[i] = (float)(2.0 * parac_rng_uniform(&rng) - 1.0);
-    for (int i = 0; status == PARAC_OK && i < 4; i++) {
+    /* the deeper pipeline is a candidate only for the variant that has a choice */
+    int candidates = o.variant == PARAC_GEMM_VARIANT_WGMMA_TMA ? 8 : 4;
+    for (int i = 0; status == PARAC_OK && i < candidates; i++) {
         double seconds;
         o.tile_m = CANDIDATES[i][0];
         o.tile_n = CANDIDATES[i][1];
+        o.pipeline_stages = o.variant == PARAC_GEMM_VARIANT_WGMMA_TMA ? (CANDIDATES[i][2] ? CANDIDATES[i][2] : 4) : 0;
         status = time_candidate(&o, a, b, c, &seconds, name, error);
         if (status == PARAC_OK && (best < 0 || seconds < *best_seconds)) {
             best = i;
             *best_seconds = seconds;
         }
     }
-    if (status == PARAC_OK) status = cache_store(name, options, CANDIDATES[best][0], CANDIDATES[best][1], *best_seconds, error);
+    if (status == PARAC_OK)
+        status = cache_store(name, options, CANDIDATES[best][0], CANDIDATES[best][1],
+                             o.variant == PARAC_GEMM_VARIANT_WGMMA_TMA ? (CANDIDATES[best][2] ? CANDIDATES[best][2] : 4) : 0,
+                             *best_seconds, error);
     free(a);
     free(b);
     free(c);

@@ -12,6 +12,8 @@
  *   ffma_wide        fp32 FFMA variant WIDE: 8x16 per thread, 64x64 warp tiles,
  *                    BK 32, 3 stages; same fmaf chains, same bits.
  *   (gemm_wgmma.cu)  TF32 variant WGMMA: Hopper warpgroup MMA (sm_90a).
+ *   (gemm_wgmma_tma.cu) TF32 variant WGMMA_TMA: bulk-copy producer warpgroup,
+ *                    mbarrier ring, wgmma consumers, persistent blocks.
  *   mma_tf32_tiles   TF32 tensor cores with mma.sync.m16n8k8 (sm_80+), same
  *                    panels and pipeline, shared rows padded by 8 floats so the
  *                    fragment loads are conflict-free. mma.sync rather than
@@ -410,7 +412,8 @@ static parac_status pack_operands(parac_gemm_plan *plan, const float *a, const f
 {
     const parac_gemm_options *o = &plan->options;
     gemm_cuda_state *st = state_of(plan);
-    int tf32 = o->dtype == PARAC_GEMM_TF32, swizzled = plan->variant == PARAC_GEMM_VARIANT_WGMMA;
+    int tf32 = o->dtype == PARAC_GEMM_TF32;
+    int swizzled = plan->variant == PARAC_GEMM_VARIANT_WGMMA || plan->variant == PARAC_GEMM_VARIANT_WGMMA_TMA;
     pack_args pa = {a, plan->lda, o->k, o->m, plan->padded_k, plan->padded_m, o->layout_a == PARAC_GEMM_ROW_MAJOR,
                     plan->tile_m, tf32, swizzled, st->packed_a};
     pack_args pb = {b, plan->ldb, o->k, o->n, plan->padded_k, plan->padded_n, o->layout_b == PARAC_GEMM_COL_MAJOR,
@@ -470,6 +473,12 @@ template <int KIND> static parac_status launch_for_tiles(parac_gemm_plan *plan, 
 static parac_status launch_variant(parac_gemm_plan *plan, const gemm_args &g, parac_error *error)
 {
     gemm_cuda_state *st = state_of(plan);
+    if (plan->variant == PARAC_GEMM_VARIANT_WGMMA_TMA) {
+        gemm_args persistent = g;
+        if (plan->schedule != PARAC_GEMM_SCHEDULE_DYNAMIC) persistent.order = NULL; /* strided swizzled order */
+        return gemm_wgmma_tma_launch(persistent, plan->tile_m, plan->tile_n, plan->stages, st->context.multiprocessors,
+                                     (cudaStream_t)st->context.stream, error);
+    }
     if (plan->variant == PARAC_GEMM_VARIANT_WGMMA)
         return g.item_count == 0 ? PARAC_OK
                                  : gemm_wgmma_launch(g, plan->tile_m, plan->tile_n, plan->schedule == PARAC_GEMM_SCHEDULE_DYNAMIC,
@@ -479,12 +488,13 @@ static parac_status launch_variant(parac_gemm_plan *plan, const gemm_args &g, pa
     return launch_for_tiles<KIND_FFMA>(plan, g, error);
 }
 
-/* Whether this plan's GPU can run `variant` (wgmma: an sm_90a image was loaded). */
+/* Whether this plan's GPU can run `variant` (wgmma, wgmma_tma: an sm_90a image was loaded;
+ * both files are built with the same targets, so one probe answers for both). */
 extern "C" int gemm_cuda_variant_supported(parac_gemm_plan *plan, parac_gemm_variant variant)
 {
     gemm_cuda_state *st = state_of(plan);
     parac_error ignored;
-    if (variant != PARAC_GEMM_VARIANT_WGMMA) return 1;
+    if (variant != PARAC_GEMM_VARIANT_WGMMA && variant != PARAC_GEMM_VARIANT_WGMMA_TMA) return 1;
     if (!st->wgmma_probed) {
         st->wgmma_probed = 1;
         if (cudaSetDevice(st->context.ordinal) != cudaSuccess || gemm_wgmma_supported(&st->context, &st->wgmma_ok, &ignored) != PARAC_OK)
