@@ -121,6 +121,7 @@ typedef struct gpu_problem {
     float *a, *b;           /* host, row-major */
     float *da, *db, *dc, *dref;
     unsigned char *a_mask;  /* 64x64 tile mask of A (host), NULL when dense */
+    int stages;             /* wgmma_tma pipeline stages (0 = the plan's choice) */
 } gpu_problem;
 
 static void gpu_check(cudaError_t code, const char *what)
@@ -150,14 +151,22 @@ static void problem_free(gpu_problem *p)
 
 /* Median device seconds of `repeats` runs of a parac plan (after one warm-up). */
 /* Kernel variants to time: PARAC_GEMM_VARIANT=base|wide|wgmma picks one, else every one for the dtype. */
-static const char *const VARIANT_NAMES[] = {"auto", "base", "wide", "wgmma"};
+static const char *const VARIANT_NAMES[] = {"auto", "base", "wide", "wgmma", "wgmma_tma"};
 
 static int variant_selected(parac_gemm_variant v, parac_gemm_dtype dtype)
 {
     const char *only = getenv("PARAC_GEMM_VARIANT");
     if (only && *only) return strcmp(only, VARIANT_NAMES[v]) == 0;
     if (v == PARAC_GEMM_VARIANT_BASE) return 1;
-    return dtype == PARAC_GEMM_TF32 ? v == PARAC_GEMM_VARIANT_WGMMA : v == PARAC_GEMM_VARIANT_WIDE;
+    return dtype == PARAC_GEMM_TF32 ? v == PARAC_GEMM_VARIANT_WGMMA || v == PARAC_GEMM_VARIANT_WGMMA_TMA
+                                    : v == PARAC_GEMM_VARIANT_WIDE;
+}
+
+/* PARAC_GEMM_STAGES (4 or 6) sets the wgmma_tma pipeline depth for every case that does not pick one. */
+static int default_stages(void)
+{
+    const char *text = getenv("PARAC_GEMM_STAGES");
+    return text && (atoi(text) == 4 || atoi(text) == 6) ? atoi(text) : 0;
 }
 
 static double time_parac(gpu_problem *p, parac_gemm_dtype dtype, parac_gemm_schedule schedule, parac_gemm_variant variant,
@@ -173,6 +182,7 @@ static double time_parac(gpu_problem *p, parac_gemm_dtype dtype, parac_gemm_sche
     o.dtype = dtype;
     o.schedule = schedule;
     o.variant = variant;
+    o.pipeline_stages = variant == PARAC_GEMM_VARIANT_WGMMA_TMA ? (p->stages ? p->stages : default_stages()) : 0;
     if (sparse) o.scan_a = p->a;
     if (parac_gemm_plan_create(&o, &plan, &error) != PARAC_OK ||
         parac_gemm_execute_device(plan, 1.0f, p->da, p->db, 0.0f, p->dc, &error) != PARAC_OK) {
@@ -334,15 +344,23 @@ static void bench_gpu_dense(bench_setup *s, cublasHandle_t handle, int64_t n, in
     theirs = time_cublas(handle, &p, tf32, repeats);
     snprintf(name, sizeof name, "cublas %s dense n=%lld", tf32 ? "tf32" : "sgemm", (long long)n);
     emit(s, name, "cuda", 0, theirs, flops / theirs / 1e12, NULL);
-    for (int v = PARAC_GEMM_VARIANT_BASE; v <= PARAC_GEMM_VARIANT_WGMMA; v++) {
+    for (int v = PARAC_GEMM_VARIANT_BASE; v <= PARAC_GEMM_VARIANT_WGMMA_TMA; v++) {
         if (!variant_selected((parac_gemm_variant)v, dtype)) continue;
-        ours = time_parac(&p, dtype, PARAC_GEMM_SCHEDULE_AUTO, (parac_gemm_variant)v, 0, repeats, &info);
-        snprintf(extra, sizeof extra,
-                 "\"vs_cublas\":%.4f,\"max_rel_err_vs_cublas\":%.3g,\"tile\":\"%dx%dx%d\",\"split_k\":%d,\"variant_run\":\"%s\"",
-                 theirs / ours, compare_with_reference(&p), info.tile_m, info.tile_n, info.tile_k, info.split_k,
-                 VARIANT_NAMES[info.variant]);
-        snprintf(name, sizeof name, "parac %s %s dense n=%lld", tf32 ? "tf32" : "fp32", VARIANT_NAMES[v], (long long)n);
-        emit(s, name, "cuda", 0, ours, flops / ours / 1e12, extra);
+        /* wgmma_tma: both pipeline depths side by side (unless PARAC_GEMM_STAGES picks one) */
+        for (int depth = 0; depth < (v == PARAC_GEMM_VARIANT_WGMMA_TMA && !default_stages() ? 2 : 1); depth++) {
+            char variant_label[32];
+            p.stages = v == PARAC_GEMM_VARIANT_WGMMA_TMA ? (default_stages() ? default_stages() : 4 + 2 * depth) : 0;
+            ours = time_parac(&p, dtype, PARAC_GEMM_SCHEDULE_AUTO, (parac_gemm_variant)v, 0, repeats, &info);
+            snprintf(extra, sizeof extra,
+                     "\"vs_cublas\":%.4f,\"max_rel_err_vs_cublas\":%.3g,\"tile\":\"%dx%dx%d\",\"split_k\":%d,"
+                     "\"variant_run\":\"%s\",\"stages_run\":%d",
+                     theirs / ours, compare_with_reference(&p), info.tile_m, info.tile_n, info.tile_k, info.split_k,
+                     VARIANT_NAMES[info.variant], info.pipeline_stages);
+            if (p.stages) snprintf(variant_label, sizeof variant_label, "%s s%d", VARIANT_NAMES[v], p.stages);
+            else snprintf(variant_label, sizeof variant_label, "%s", VARIANT_NAMES[v]);
+            snprintf(name, sizeof name, "parac %s %s dense n=%lld", tf32 ? "tf32" : "fp32", variant_label, (long long)n);
+            emit(s, name, "cuda", 0, ours, flops / ours / 1e12, extra);
+        }
     }
     problem_free(&p);
 }
@@ -355,7 +373,7 @@ static void bench_gpu_sparse(bench_setup *s, cublasHandle_t handle, int64_t n, c
     gpu_problem p = {n,
                      banded ? generate(n, n, PARAC_GEMM_MATRIX_BANDED, 448, 0, 0, 21)
                             : generate(n, n, PARAC_GEMM_MATRIX_BLOCK_SPARSE, 0, 0.125, power_law, 21),
-                     generate(n, n, PARAC_GEMM_MATRIX_DENSE, 0, 0, 0, 22), NULL, NULL, NULL, NULL, NULL};
+                     generate(n, n, PARAC_GEMM_MATRIX_DENSE, 0, 0, 0, 22), NULL, NULL, NULL, NULL, NULL, 0};
     parac_gemm_plan_info info;
     int repeats = bench_repeats(s->quick ? 3 : 5);
     double flops = 2.0 * (double)n * n * n, ours, dense, sparse_lib;

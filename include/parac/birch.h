@@ -22,17 +22,29 @@
  *
  * Insertion modes (options.batch_size):
  *   0   serial: exactly scikit-learn's insertion order and decisions (on the CPU).
- *   B>0 batched: points go in batches of B; each point of a batch descends in
- *       parallel to its closest leaf entry of the tree as it was at the start
- *       of the batch; each entry absorbs its points in input order while the
- *       radius allows; the points left over are inserted serially (with splits)
- *       before the next batch. The result depends on B but not on the device
- *       or thread count (byte-identical on CPU and GPU). Quality is that of the
- *       serial mode (SSE within 2 %, ARI >= 0.95 on the test sets).
+ *   B>0 batched: points go in windows of at most B, each point descending in
+ *       parallel (CPU threads or the GPU) to its closest leaf entry. Two
+ *       schemes (options.variant):
+ *       SPECULATIVE (default): every point of a window descends in parallel
+ *         on the tree as the window began, recording at each level how much
+ *         closer its chosen entry is than the runner-up; then, in input order,
+ *         a point whose path no earlier point of the window could have changed
+ *         by that much (drift of the entries' means is tracked, new leaf
+ *         entries are compared exactly) is absorbed directly, every other point
+ *         is inserted by the serial algorithm, and a node split ends the window.
+ *         The tree is therefore exactly the serial one: same bytes as
+ *         batch_size 0, for every B, device and thread count.
+ *       SEGMENTED: each point is absorbed by the closest leaf entry of the
+ *         tree as the batch began (entries in parallel, each in input order);
+ *         the rest are inserted serially. Faster on many cores, but the
+ *         subclusters differ from the serial ones (ARI ~0.84 against the
+ *         serial labels on overlapping blobs, docs/birch.md).
+ *       Either way the result depends on neither device nor thread count.
  *
  * Streaming: call parac_birch_partial_fit once per chunk (scikit-learn's
- * partial_fit): the tree persists across calls, batches never cross a call,
- * so chunks that are multiples of B give the same tree as a single call.
+ * partial_fit): the tree persists across calls, batches never cross a call.
+ * Serial and speculative: any chunking gives the tree of a single call;
+ * segmented: chunks that are multiples of B do.
  *
  * Memory: the model owns its tree; every array passed in or out is
  * caller-owned. Nothing is printed; failures return a status and fill *error.
@@ -52,16 +64,29 @@ extern "C" {
 
 #define PARAC_BIRCH_DEFAULT_BATCH 8192
 
+/* How batched insertion (batch_size > 0) resolves conflicts within a batch. */
+typedef enum parac_birch_variant {
+    PARAC_BIRCH_SPECULATIVE = 0, /* validated speculation: exactly the serial tree (default) */
+    PARAC_BIRCH_SEGMENTED = 1    /* stale-tree absorption per entry: approximate, fewer serial steps */
+} parac_birch_variant;
+
+/* "speculative" / "segmented"; NULL for an unknown value. */
+const char *parac_birch_variant_name(parac_birch_variant variant);
+/* The variant named `name`; INVALID_ARGUMENT (naming the choices) otherwise. */
+parac_status parac_birch_variant_parse(const char *name, parac_birch_variant *variant, parac_error *error);
+
 typedef struct parac_birch_options {
     double threshold;     /* > 0: largest radius a subcluster may reach (sklearn default 0.5) */
     int branching_factor; /* >= 2: most entries per node (sklearn default 50) */
     int n_clusters;       /* >= 0: clusters of the global step; 0 keeps the subclusters */
     size_t batch_size;    /* 0: serial (scikit-learn's order); B > 0: batched, see above */
     parac_exec exec;      /* device and threads (the serial mode builds its tree on one CPU thread) */
+    parac_birch_variant variant; /* batched scheme, see above (ignored when batch_size is 0) */
 } parac_birch_options;
 
 /* scikit-learn's defaults (threshold 0.5, branching 50, 3 clusters), batched
- * with PARAC_BIRCH_DEFAULT_BATCH, automatic device, all cores. */
+ * with PARAC_BIRCH_DEFAULT_BATCH and the speculative variant, automatic
+ * device, all cores. */
 void parac_birch_options_init(parac_birch_options *options);
 
 typedef struct parac_birch parac_birch; /* a CF tree and, after the global step, its clusters */

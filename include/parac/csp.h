@@ -4,11 +4,13 @@
  * A parac_csp is an opaque handle on a finite-domain constraint network:
  * variables with integer domains and binary (bit-matrix) or n-ary (table)
  * constraints; unary constraints are applied to the domains while loading and
- * constraints over the same scope are merged. The arc-consistency functions
- * (parac/ac.h) take this handle.
+ * constraints over the same variables, in any order, are merged (bit matrices
+ * ANDed; tables intersected, stored over their scope sorted by variable index).
+ * The arc-consistency functions (parac/ac.h) take this handle.
  *
  * Inputs: XCSP3 (`<instance format="XCSP3" type="CSP">`: var, array, extension,
- * intension, group, block) and XCSP 2.1 (domains, relations, predicates,
+ * intension, group with %i and %... parameters, block; compact references such as
+ * x[], x[0..4], m[][2]) and XCSP 2.1 (domains, relations, predicates,
  * constraints), plain or compressed with xz/lzma (detected from the content).
  * Every function returns PARAC_OK or fills `error` with "file:line: problem".
  * No function prints, exits or keeps global state; handles are independent.

@@ -70,6 +70,9 @@ typedef enum parac_gemm_variant {
                                     BM/64 consumer warpgroups, persistent blocks (sm_90a) */
 } parac_gemm_variant;
 
+/* "auto", "base", "wide", "wgmma", "wgmma_tma" (CLI --variant spelling); "unknown" otherwise. */
+const char *parac_gemm_variant_name(parac_gemm_variant variant);
+
 typedef struct parac_gemm_options {
     parac_exec exec;
     int64_t m, n, k;                  /* A is m x k, B is k x n, C is m x n; all >= 1 */

@@ -143,6 +143,9 @@ static int scope_grow(parac_csp_scope_index *index)
         bigger.constraint[slot] = index->constraint[i];
     }
     bigger.count = index->count;
+    bigger.tables = index->tables; /* the table index is separate: keep it */
+    bigger.table_capacity = index->table_capacity;
+    bigger.table_count = index->table_count;
     free(index->keys);
     free(index->constraint);
     *index = bigger;

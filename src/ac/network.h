@@ -14,6 +14,9 @@
  *    become unary and are applied to the domain).
  *  - table (arity >= 3): the allowed tuples as slot indices, tuple_count rows
  *    of arity uint32 each (conflicts are turned into supports by the builder).
+ *    The builder stores scope sorted ascending (columns permuted to match), tuples
+ *    sorted and distinct, and intersects tables over the same variables, so at
+ *    most one table exists per set of variables.
  * Unary constraints never appear: they are applied to the domains at parse time.
  *
  * `present` is the initial domain state (1 bit per value id, all set unless a

@@ -11,6 +11,7 @@
 #include "birch/batch.h"
 #include "birch/cf_tree.h"
 #include "birch/nearest.h"
+#include "birch/speculative.h"
 #include "birch/ward.h"
 #include "core/error.h"
 #include "core/threads.h"
@@ -20,6 +21,9 @@
 
 /* Below this many subclusters the CPU's Ward step is faster than launching kernels. */
 #define BIRCH_GPU_WARD_MIN 2048
+/* Speculation windows shorter than this descend on the CPU: a GPU round trip
+ * costs more (the result is the same either way: it is the serial tree). */
+#define BIRCH_GPU_SPECULATE_MIN 2048
 
 struct parac_birch {
     parac_birch_options options;
@@ -40,6 +44,25 @@ struct parac_birch {
 #endif
 };
 
+const char *parac_birch_variant_name(parac_birch_variant variant)
+{
+    switch (variant) {
+    case PARAC_BIRCH_SPECULATIVE: return "speculative";
+    case PARAC_BIRCH_SEGMENTED: return "segmented";
+    }
+    return NULL;
+}
+
+parac_status parac_birch_variant_parse(const char *name, parac_birch_variant *variant, parac_error *error)
+{
+    if (strcmp(name, "speculative") == 0) *variant = PARAC_BIRCH_SPECULATIVE;
+    else if (strcmp(name, "segmented") == 0) *variant = PARAC_BIRCH_SEGMENTED;
+    else
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: unknown variant '%s' (speculative or segmented)",
+                          name);
+    return PARAC_OK;
+}
+
 void parac_birch_options_init(parac_birch_options *options)
 {
     memset(options, 0, sizeof *options);
@@ -47,6 +70,7 @@ void parac_birch_options_init(parac_birch_options *options)
     options->branching_factor = 50;
     options->n_clusters = 3;
     options->batch_size = PARAC_BIRCH_DEFAULT_BATCH;
+    options->variant = PARAC_BIRCH_SPECULATIVE;
 }
 
 static parac_status check_options(const parac_birch_options *options, size_t dims, parac_error *error)
@@ -60,6 +84,8 @@ static parac_status check_options(const parac_birch_options *options, size_t dim
     if (options->n_clusters < 0)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: n_clusters must be >= 0 (got %d)",
                           options->n_clusters);
+    if (!parac_birch_variant_name(options->variant))
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: unknown variant %d", (int)options->variant);
     if (dims == 0) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: points need at least one coordinate");
     return PARAC_OK;
 }
@@ -120,6 +146,36 @@ static parac_status check_finite(const parac_birch *model, const double *points,
     return PARAC_OK;
 }
 
+#ifdef PARAC_HAVE_CUDA
+typedef struct gpu_speculator {
+    birch_cuda *gpu;
+    int threads;
+} gpu_speculator;
+
+static parac_status speculate_gpu(void *context, const birch_tree *tree, const double *points, size_t n, size_t height,
+                                  int32_t *leaf_slot, double *margins, parac_error *error)
+{
+    gpu_speculator *speculator = (gpu_speculator *)context;
+    if (n < BIRCH_GPU_SPECULATE_MIN)
+        return birch_speculate_cpu(&speculator->threads, tree, points, n, height, leaf_slot, margins, error);
+    return birch_cuda_speculate(speculator->gpu, tree, points, n, height, leaf_slot, margins, error);
+}
+#endif
+
+static parac_status insert_speculative(parac_birch *model, const double *points, size_t count, parac_error *error)
+{
+    int threads = model->options.exec.threads;
+#ifdef PARAC_HAVE_CUDA
+    if (model->gpu) {
+        gpu_speculator speculator = {model->gpu, threads};
+        return birch_insert_speculative(&model->tree, points, count, model->options.batch_size, speculate_gpu,
+                                        &speculator, NULL, error);
+    }
+#endif
+    return birch_insert_speculative(&model->tree, points, count, model->options.batch_size, birch_speculate_cpu,
+                                    &threads, NULL, error);
+}
+
 static parac_status insert_serial(birch_tree *tree, const double *points, size_t count, parac_error *error)
 {
     for (size_t i = 0; i < count; i++) {
@@ -137,6 +193,8 @@ parac_status parac_birch_partial_fit(parac_birch *model, const double *points, s
     drop_global(model);
     if (batch == 0)
         status = insert_serial(&model->tree, points, count, error);
+    else if (model->options.variant == PARAC_BIRCH_SPECULATIVE)
+        status = insert_speculative(model, points, count, error);
 #ifdef PARAC_HAVE_CUDA
     else if (model->gpu)
         status = birch_cuda_insert_batched(model->gpu, &model->tree, points, count, batch, error);

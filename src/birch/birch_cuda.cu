@@ -3,6 +3,8 @@
  * Kernels (the CPU twin of each is named in its comment):
  *   transpose_points   row-major batch -> structure-of-arrays (coalesced reads in descend)
  *   descend_points     one thread per point walks the tree copy (birch_tree_descend)
+ *   speculate_points   the same, also recording per-level margins (speculate_math.h,
+ *                      shared source with speculative.c's CPU speculator)
  *   absorb_segments    one thread per target entry absorbs its points in input order
  *                      (batch.c: absorb_segment); grouping is a CUB radix sort by slot
  *   ward_distances     condensed Euclidean distance matrix (ward.c: fill_distances)
@@ -17,6 +19,7 @@
 #include <string.h>
 
 #include "birch/cf_math.h"
+#include "birch/speculate_math.h"
 #include "core/error.h"
 #include "cuda/context.h"
 #include "cuda/cub_wrappers.h"
@@ -25,10 +28,19 @@
 #define BIRCH_THREADS 256
 #define EMPTY_SLOT 0xffffffffu
 
+typedef struct batch_buffers batch_buffers;
+
 struct birch_cuda {
     parac_cuda_context context;
     int has_context;
+    /* speculation windows (kept across calls, grown on demand) */
+    double *spec_rows, *spec_soa, *spec_margins;
+    int32_t *spec_leaf;
+    size_t spec_points, spec_margin_capacity;
+    batch_buffers *spec_tree; /* the tree mirror */
 };
+
+static void free_speculation(birch_cuda *gpu);
 
 extern "C" parac_status birch_cuda_create(int ordinal, birch_cuda **gpu, parac_error *error)
 {
@@ -49,6 +61,7 @@ extern "C" parac_status birch_cuda_create(int ordinal, birch_cuda **gpu, parac_e
 extern "C" void birch_cuda_destroy(birch_cuda *gpu)
 {
     if (!gpu) return;
+    if (gpu->has_context) free_speculation(gpu);
     if (gpu->has_context) parac_cuda_context_destroy(&gpu->context);
     free(gpu);
 }
@@ -137,7 +150,7 @@ __global__ void absorb_segments(const device_tree tree, const double *soa, size_
 }
 
 /* Device buffers of one insertion call, sized for batch points and the tree's capacity. */
-typedef struct batch_buffers {
+struct batch_buffers {
     double *rows, *soa;
     uint32_t *slot, *index, *sorted_slot, *sorted_index, *unique_slot, *offset;
     int32_t *ones, *length;
@@ -146,7 +159,7 @@ typedef struct batch_buffers {
     double *ssd, *mean, *seg_entry_mean, *seg_entry_ssd, *seg_delta_mean, *seg_delta_ssd;
     uint8_t *absorbed;
     int32_t tree_capacity;
-} batch_buffers;
+};
 
 static void free_batch(birch_cuda *gpu, batch_buffers *b)
 {
@@ -303,6 +316,78 @@ extern "C" parac_status birch_cuda_insert_batched(birch_cuda *gpu, birch_tree *t
     }
     free_batch(gpu, &buffers);
     birch_batch_result_free(&result);
+    return status;
+}
+
+/* ---------------------------------------------------------------- speculation */
+
+__global__ void speculate_points(const device_tree tree, const double *soa, size_t n, int32_t *leaf_slot,
+                                 double *margins)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    leaf_slot[i] = birch_descend_margins(tree.root, tree.slots, tree.dims, tree.entry_count, tree.child, tree.mean, soa + i,
+                                         n, margins + i, n);
+}
+
+static void free_speculation(birch_cuda *gpu)
+{
+    parac_cuda_free(&gpu->context, gpu->spec_rows), parac_cuda_free(&gpu->context, gpu->spec_soa);
+    parac_cuda_free(&gpu->context, gpu->spec_margins), parac_cuda_free(&gpu->context, gpu->spec_leaf);
+    gpu->spec_rows = gpu->spec_soa = gpu->spec_margins = NULL, gpu->spec_leaf = NULL;
+    gpu->spec_points = gpu->spec_margin_capacity = 0;
+    if (gpu->spec_tree) {
+        free_batch(gpu, gpu->spec_tree);
+        free(gpu->spec_tree), gpu->spec_tree = NULL;
+    }
+}
+
+/* Grows the window buffers to n points of dims coordinates and height levels. */
+static parac_status reserve_speculation(birch_cuda *gpu, size_t n, size_t dims, size_t height, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    if (!gpu->spec_tree) {
+        gpu->spec_tree = (batch_buffers *)calloc(1, sizeof(batch_buffers));
+        if (!gpu->spec_tree) return parac_fail_no_memory(error, "birch GPU tree mirror", sizeof(batch_buffers));
+    }
+    if (gpu->spec_points < n) {
+        parac_cuda_free(&gpu->context, gpu->spec_rows), parac_cuda_free(&gpu->context, gpu->spec_soa);
+        parac_cuda_free(&gpu->context, gpu->spec_leaf);
+        gpu->spec_rows = gpu->spec_soa = NULL, gpu->spec_leaf = NULL, gpu->spec_points = 0;
+        PARAC_TRY(parac_cuda_alloc(&gpu->context, (void **)&gpu->spec_rows, n * dims * sizeof(double), error));
+        PARAC_TRY(parac_cuda_alloc(&gpu->context, (void **)&gpu->spec_soa, n * dims * sizeof(double), error));
+        PARAC_TRY(parac_cuda_alloc(&gpu->context, (void **)&gpu->spec_leaf, n * sizeof(int32_t), error));
+        gpu->spec_points = n;
+    }
+    if (gpu->spec_margin_capacity < n * height) {
+        parac_cuda_free(&gpu->context, gpu->spec_margins), gpu->spec_margins = NULL, gpu->spec_margin_capacity = 0;
+        PARAC_TRY(parac_cuda_alloc(&gpu->context, (void **)&gpu->spec_margins, n * height * sizeof(double), error));
+        gpu->spec_margin_capacity = n * height;
+    }
+    return PARAC_OK;
+fail:
+    return status;
+}
+
+extern "C" parac_status birch_cuda_speculate(birch_cuda *gpu, const birch_tree *tree, const double *points, size_t n,
+                                             size_t height, int32_t *leaf_slot, double *margins, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    cudaStream_t stream = stream_of(gpu);
+    size_t dims = tree->dims;
+    if (n == 0) return PARAC_OK;
+    PARAC_TRY(reserve_speculation(gpu, n, dims, height, error));
+    PARAC_TRY(upload_tree(gpu, gpu->spec_tree, tree, error));
+    PARAC_TRY(parac_cuda_upload(&gpu->context, gpu->spec_rows, points, n * dims * sizeof(double), error));
+    transpose_points<<<blocks_for(n), BIRCH_THREADS, 0, stream>>>(gpu->spec_rows, n, dims, gpu->spec_soa);
+    PARAC_CUDA_TRY_LAUNCH();
+    speculate_points<<<blocks_for(n), BIRCH_THREADS, 0, stream>>>(tree_view(tree, gpu->spec_tree), gpu->spec_soa, n,
+                                                                   gpu->spec_leaf, gpu->spec_margins);
+    PARAC_CUDA_TRY_LAUNCH();
+    PARAC_TRY(parac_cuda_download(&gpu->context, leaf_slot, gpu->spec_leaf, n * sizeof(int32_t), error));
+    PARAC_TRY(parac_cuda_download(&gpu->context, margins, gpu->spec_margins, n * height * sizeof(double), error));
+    return PARAC_OK;
+fail:
     return status;
 }
 

@@ -31,6 +31,11 @@ void birch_cuda_destroy(birch_cuda *gpu);
 parac_status birch_cuda_insert_batched(birch_cuda *gpu, birch_tree *tree, const double *points, size_t count,
                                        size_t batch_size, parac_error *error);
 
+/* The speculative descent (speculative.h) of n row-major points on the GPU:
+ * leaf_slot[i] and margins[level * n + i] for the tree's height levels. */
+parac_status birch_cuda_speculate(birch_cuda *gpu, const birch_tree *tree, const double *points, size_t n,
+                                  size_t height, int32_t *leaf_slot, double *margins, parac_error *error);
+
 /* The Ward merges of m centroids (as birch_ward_cpu); NO_MEMORY when the matrix does not fit. */
 parac_status birch_cuda_ward(birch_cuda *gpu, const double *centers, size_t m, size_t dims, birch_merge *merges,
                              parac_error *error);

@@ -271,6 +271,19 @@ int32_t birch_tree_descend(const birch_tree *tree, const double *x, size_t strid
     }
 }
 
+size_t birch_tree_descend_path(const birch_tree *tree, const double *x, size_t stride, int32_t *path)
+{
+    int32_t node = tree->root;
+    size_t levels = 0;
+    if (tree->entry_count[node] == 0) return 0;
+    for (;;) {
+        size_t slot = slot_of(tree, node, closest_entry(tree, node, x, stride));
+        path[levels++] = (int32_t)slot;
+        if (tree->child[slot] < 0) return levels;
+        node = tree->child[slot];
+    }
+}
+
 void birch_tree_add_to_ancestors(birch_tree *tree, int32_t leaf, int64_t n, const double *mean, double ssd)
 {
     int32_t node = leaf;

@@ -50,6 +50,10 @@ parac_status birch_tree_insert(birch_tree *tree, const double *x, size_t stride,
 /* The leaf slot a point descends to (closest entry at every level), -1 for an empty tree. */
 int32_t birch_tree_descend(const birch_tree *tree, const double *x, size_t stride);
 
+/* As birch_tree_descend, also writing the slot chosen at each level to
+ * path[0..levels-1] (root first); returns levels (0 for an empty tree). */
+size_t birch_tree_descend_path(const birch_tree *tree, const double *x, size_t stride, int32_t *path);
+
 /* Merges a CF into every ancestor entry above leaf node `leaf`. */
 void birch_tree_add_to_ancestors(birch_tree *tree, int32_t leaf, int64_t n, const double *mean, double ssd);
 

@@ -14,7 +14,7 @@ typedef struct gemm_args {
     int64_t m, n, k, band, block, tile_m, tile_n, tile_k, split_k;
     double density, alpha, beta;
     const char *dtype, *schedule, *variant, *output;
-    int power_law, verify, explain, repeats, autotune;
+    int power_law, verify, explain, repeats, autotune, stages;
 } gemm_args;
 
 typedef struct gemm_inputs {
@@ -38,13 +38,15 @@ static parac_status parse_names(const gemm_args *args, parac_gemm_options *o, pa
     else if (strcmp(args->variant, "base") == 0) o->variant = PARAC_GEMM_VARIANT_BASE;
     else if (strcmp(args->variant, "wide") == 0) o->variant = PARAC_GEMM_VARIANT_WIDE;
     else if (strcmp(args->variant, "wgmma") == 0) o->variant = PARAC_GEMM_VARIANT_WGMMA;
+    else if (strcmp(args->variant, "wgmma_tma") == 0) o->variant = PARAC_GEMM_VARIANT_WGMMA_TMA;
     else
-        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: --variant must be auto, base, wide or wgmma, not '%s'",
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: --variant must be auto, base, wide, wgmma or wgmma_tma, not '%s'",
                           args->variant);
     o->tile_m = (int)args->tile_m;
     o->tile_n = (int)args->tile_n;
     o->tile_k = (int)args->tile_k;
     o->split_k = (int)args->split_k;
+    o->pipeline_stages = args->stages;
     return PARAC_OK;
 }
 
@@ -188,9 +190,8 @@ static void print_summary(const cli_common *common, const parac_gemm_plan_info *
     parac_json_field_int(&json, "k", o->k);
     parac_json_field_string(&json, "dtype", args->dtype);
     parac_json_field_string(&json, "schedule", info->schedule == PARAC_GEMM_SCHEDULE_DYNAMIC ? "dynamic" : "static");
-    parac_json_field_string(&json, "variant", info->variant == PARAC_GEMM_VARIANT_WIDE    ? "wide"
-                                              : info->variant == PARAC_GEMM_VARIANT_WGMMA ? "wgmma"
-                                                                                           : "base");
+    parac_json_field_string(&json, "variant", parac_gemm_variant_name(info->variant));
+    parac_json_field_int(&json, "pipeline_stages", info->pipeline_stages);
     parac_json_field_int(&json, "tile_m", info->tile_m);
     parac_json_field_int(&json, "tile_n", info->tile_n);
     parac_json_field_int(&json, "tile_k", info->tile_k);
@@ -257,14 +258,14 @@ static parac_status run_gemm(const gemm_args *args, const cli_common *common, ge
 
 int cli_gemm(int argc, char **argv)
 {
-    gemm_args args = {0, 0, 0, -1, 64, 0, 0, 0, 0, 0.0, 1.0, 0.0, "fp32", "auto", "auto", NULL, 0, 0, 0, 3, 0};
+    gemm_args args = {0, 0, 0, -1, 64, 0, 0, 0, 0, 0.0, 1.0, 0.0, "fp32", "auto", "auto", NULL, 0, 0, 0, 3, 0, 0};
     const cli_option options[] = {
         {"--m", 0, CLI_INT64, &args.m, "M", "rows of A and C (generated input)"},
         {"--n", 0, CLI_INT64, &args.n, "N", "columns of B and C (generated input)"},
         {"--k", 0, CLI_INT64, &args.k, "K", "columns of A, rows of B (generated input)"},
         {"--dtype", 0, CLI_STRING, &args.dtype, "fp32|tf32", "arithmetic (default fp32)"},
         {"--schedule", 0, CLI_STRING, &args.schedule, "static|dynamic|auto", "tile scheduling (default auto)"},
-        {"--variant", 0, CLI_STRING, &args.variant, "auto|base|wide|wgmma", "GPU kernel family (default auto)"},
+        {"--variant", 0, CLI_STRING, &args.variant, "auto|base|wide|wgmma|wgmma_tma", "GPU kernel family (default auto)"},
         {"--band", 0, CLI_INT64, &args.band, "W", "A is banded: A(i,j) = 0 when |i-j| > W"},
         {"--block-density", 0, CLI_DOUBLE, &args.density, "P", "A is block-sparse with a fraction P of non-zero blocks"},
         {"--block", 0, CLI_INT64, &args.block, "B", "block edge for --block-density (default 64)"},
@@ -275,6 +276,7 @@ int cli_gemm(int argc, char **argv)
         {"--tile-n", 0, CLI_INT64, &args.tile_n, "T", "C tile columns: 64 or 128 (default: chosen)"},
         {"--tile-k", 0, CLI_INT64, &args.tile_k, "T", "k tile: multiple of 16 up to 256 (default 64)"},
         {"--split-k", 0, CLI_INT64, &args.split_k, "S", "k segments per C tile (default: chosen)"},
+        {"--stages", 0, CLI_INT, &args.stages, "S", "pipeline stages of --variant wgmma_tma: 4 or 6 (default: chosen)"},
         {"--repeats", 0, CLI_INT, &args.repeats, "R", "timed runs after a warm-up; the median is reported (default 3)"},
         {"--verify", 0, CLI_FLAG, &args.verify, NULL, "compare with cuBLAS (GPU) or a double reference (CPU, small)"},
         {"--explain", 0, CLI_FLAG, &args.explain, NULL, "print the plan"},

@@ -4,7 +4,8 @@
  * or <constraints> at a time is expanded into a small tree (xmlTextReaderExpand),
  * handled and dropped, so memory stays bounded by the largest constraint.
  * Supported: var/array (sizes, ranges, value lists, as=, <domain for=...>),
- * extension (supports/conflicts, '*', any arity), intension, group, block.
+ * extension (supports/conflicts, '*', any arity), intension, group (%i and %...,
+ * compact lists in <list> and <args>), block.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -23,7 +23,13 @@ static int handle_element(xcsp_input *in, const char *section, xcsp_element_fn e
                           parac_status *status, parac_error *error)
 {
     xmlNodePtr node = xmlTextReaderExpand(in->reader);
-    if (!node) return -1;
+    if (!node) { /* libxml2 then tells of the end of input in odd words; name the open element */
+        const char *name = (const char *)xmlTextReaderConstName(in->reader);
+        *status = parac_fail_at(error, PARAC_ERR_PARSE, in->name, xmlTextReaderGetParserLineNumber(in->reader),
+                                "<%s> is never closed: truncated or malformed XML (libxml2: %s)", name ? name : "?",
+                                in->xml_failed ? in->xml_error : "no detail");
+        return -1;
+    }
     *status = element(context, section, node, error);
     return xmlTextReaderNext(in->reader);
 }

@@ -361,6 +361,46 @@ __global__ static void count_neighbours(grid_view<T> view, size_t min_samples, c
     if (lists.near) lists.near_count[p] = (uint8_t)stored;
 }
 
+/* Brute force (one cell) with the fused variants: the block stages `tile`
+ * points at a time in shared memory (dim x tile, dynamic) and every thread
+ * compares its point with them, leaving at min_samples; the block stops
+ * loading tiles once all its threads are done. Same sums as count_neighbours. */
+template <typename T>
+__global__ static void count_neighbours_tiled(grid_view<T> view, size_t min_samples, const uint8_t *dense,
+                                              uint8_t *core, neighbour_lists lists, uint32_t tile)
+{
+    extern __shared__ unsigned char shared_bytes[];
+    T *staged = (T *)shared_bytes;
+    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x, stored = 0;
+    size_t neighbours = 0;
+    int active = p < view.n && !dense[0];
+    if (p < view.n && dense[0]) core[p] = 1;
+    for (uint32_t base = 0; base < view.n && __syncthreads_or(active); base += tile) {
+        uint32_t count = view.n - base < tile ? (uint32_t)(view.n - base) : tile;
+        for (uint32_t i = threadIdx.x; i < count * view.dim; i += blockDim.x)
+            staged[(i / count) * tile + i % count] = view.xs[(i / count) * view.n + base + i % count];
+        __syncthreads();
+        for (uint32_t j = 0; active && j < count; j++) {
+            double sum = 0.0;
+            for (size_t k = 0; k < view.dim; k++) {
+                double difference = __dsub_rn((double)view.xs[k * view.n + p], (double)staged[k * tile + j]);
+                sum = __dadd_rn(sum, __dmul_rn(difference, difference));
+            }
+            if (sum > view.eps2) continue;
+            if (++neighbours >= min_samples) {
+                core[p] = 1;
+                active = 0;
+            } else if (lists.near && base + j != p && stored < lists.slots) {
+                lists.near[(size_t)p * lists.slots + stored++] = base + j;
+            }
+        }
+        __syncthreads();
+    }
+    if (!active) return;
+    core[p] = 0;
+    if (lists.near) lists.near_count[p] = (uint8_t)stored;
+}
+
 __global__ static void link_dense(const uint32_t *cell_of, const uint32_t *cell_start, const uint8_t *dense,
                                   size_t n, uint32_t *parent)
 {
@@ -675,14 +715,14 @@ fail:
 static parac_status choose_plan(gpu_run *run, int dims, const double *low, const double *high, parac_error *error)
 {
     parac_status status = PARAC_OK;
+    run->fused = run->variant == PARAC_DBSCAN_GPU_TABLE_FUSED || run->variant == PARAC_DBSCAN_GPU_COARSE_FUSED;
+    if (run->variant == PARAC_DBSCAN_GPU_TABLE_FUSED) run->variant = PARAC_DBSCAN_GPU_TABLE;
+    if (run->variant == PARAC_DBSCAN_GPU_COARSE_FUSED) run->variant = PARAC_DBSCAN_GPU_COARSE;
     PARAC_TRY(dbscan_grid_plan_build(&run->plan, dims, low, high, run->eps, error));
     if (dims == 0) {
         run->variant = PARAC_DBSCAN_GPU_CLASSIC; /* one cell: nothing to look up */
         return PARAC_OK;
     }
-    run->fused = run->variant == PARAC_DBSCAN_GPU_TABLE_FUSED || run->variant == PARAC_DBSCAN_GPU_COARSE_FUSED;
-    if (run->variant == PARAC_DBSCAN_GPU_TABLE_FUSED) run->variant = PARAC_DBSCAN_GPU_TABLE;
-    if (run->variant == PARAC_DBSCAN_GPU_COARSE_FUSED) run->variant = PARAC_DBSCAN_GPU_COARSE;
     if (run->variant == PARAC_DBSCAN_GPU_AUTO)
         run->variant = (double)run->n < COARSE_BELOW_OCCUPANCY * (double)dbscan_grid_key_space(&run->plan)
                            ? PARAC_DBSCAN_GPU_COARSE
@@ -859,6 +899,15 @@ static parac_status take_neighbour_lists(gpu_run *run, parac_error *error)
     return status;
 }
 
+/* Points per shared-memory tile of the brute-force count (at most THREADS, within
+ * 40 KiB, so no opt-in is needed); 0 when even 32 points do not fit. */
+static uint32_t tile_points(size_t dim, size_t bytes_per_value)
+{
+    size_t fit = (40u << 10) / (dim * bytes_per_value);
+    if (fit < 32) return 0;
+    return fit < THREADS ? (uint32_t)fit : THREADS;
+}
+
 template <typename T>
 static parac_status mark_core_points(gpu_run *run, parac_error *error)
 {
@@ -876,8 +925,14 @@ static parac_status mark_core_points(gpu_run *run, parac_error *error)
         dense_cells<T><<<blocks_for(run->cells), THREADS, 0, stream>>>(view, run->min_samples, run->dense);
     }
     PARAC_CUDA_TRY_LAUNCH();
-    count_neighbours<T><<<blocks_for(run->n), THREADS, 0, stream>>>(view, run->min_samples, run->dense, run->core,
-                                                                    run->lists);
+    if (run->fused && run->plan.dims == 0 && tile_points(run->dim, sizeof(T)) > 0) {
+        uint32_t tile = tile_points(run->dim, sizeof(T));
+        count_neighbours_tiled<T><<<blocks_for(run->n), THREADS, tile * run->dim * sizeof(T), stream>>>(
+            view, run->min_samples, run->dense, run->core, run->lists, tile);
+    } else {
+        count_neighbours<T><<<blocks_for(run->n), THREADS, 0, stream>>>(view, run->min_samples, run->dense,
+                                                                        run->core, run->lists);
+    }
     PARAC_CUDA_TRY_LAUNCH();
 fail:
     return status;

@@ -588,7 +588,7 @@ typedef struct host_tasks {
  * original ids during round r + 1's kernel. */
 typedef struct output_stream {
     word_t *device[2];  /* device[0] is gpu_search.output */
-    word_t *pinned[2];  /* output_capacity x attribute_words each */
+    parac_word *pinned[2]; /* output_capacity x attribute_words each */
     size_t pending[2];  /* intents being copied into pinned[k], not yet handed to the host */
     cudaStream_t copy;
     cudaEvent_t computed[2], copied[2];
@@ -880,7 +880,12 @@ static parac_status setup_local(gpu_search *g, const fca_search *search, int sto
         if (g->output_capacity * aw * 8 > free_bytes / 8) g->output_capacity = free_bytes / 8 / (aw * 8);
         if (g->output_capacity < 4 * (n + 1)) g->output_capacity = 4 * (n + 1);
         RETURN_IF_FAILED(parac_cuda_alloc(&g->context, (void **)&g->output, g->output_capacity * aw * 8, error));
-        if (g->strategy == PARAC_FCA_GPU_LOCAL_STREAM) return setup_output_stream(g, error);
+        /* no room for a second buffer or pinned memory: store without streaming (search_local) */
+        if (g->strategy == PARAC_FCA_GPU_LOCAL_STREAM && setup_output_stream(g, &ignored) != PARAC_OK) {
+            (void)cudaGetLastError();
+            parac_cuda_free(&g->context, g->stream.device[1]);
+            release_output_stream(&g->stream);
+        }
     }
     return PARAC_OK;
 }
@@ -1030,7 +1035,7 @@ fail:
 }
 
 /* Appends `count` search-order intents of a host buffer to concepts, mapped to original ids. */
-static parac_status append_intents(const fca_search *search, const word_t *intents, size_t count, parac_word *original,
+static parac_status append_intents(const fca_search *search, const parac_word *intents, size_t count, parac_word *original,
                                    parac_fca_concepts *concepts, parac_error *error)
 {
     parac_status status = PARAC_OK;

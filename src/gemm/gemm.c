@@ -102,6 +102,18 @@ static void put(text_out *out, const char *format, ...)
 
 static const char *layout_name(parac_gemm_layout layout) { return layout == PARAC_GEMM_ROW_MAJOR ? "row" : "col"; }
 
+const char *parac_gemm_variant_name(parac_gemm_variant variant)
+{
+    switch (variant) {
+    case PARAC_GEMM_VARIANT_AUTO: return "auto";
+    case PARAC_GEMM_VARIANT_BASE: return "base";
+    case PARAC_GEMM_VARIANT_WIDE: return "wide";
+    case PARAC_GEMM_VARIANT_WGMMA: return "wgmma";
+    case PARAC_GEMM_VARIANT_WGMMA_TMA: return "wgmma_tma";
+    }
+    return "unknown";
+}
+
 size_t parac_gemm_plan_explain(const parac_gemm_plan *plan, char *text, size_t size)
 {
     const parac_gemm_plan_info *i = &plan->info;
@@ -127,7 +139,8 @@ size_t parac_gemm_plan_explain(const parac_gemm_plan *plan, char *text, size_t s
         (long long)(i->dag_nodes - i->tile_kernels), (long long)i->dag_edges, (long long)i->critical_path);
     put(&out, "  schedule: %s (%lld work items, work imbalance %.3f); kernel variant %s\n",
         i->schedule == PARAC_GEMM_SCHEDULE_DYNAMIC ? "dynamic" : "static", (long long)i->work_items, i->work_imbalance,
-        i->variant == PARAC_GEMM_VARIANT_WIDE ? "wide" : i->variant == PARAC_GEMM_VARIANT_WGMMA ? "wgmma" : "base");
+        parac_gemm_variant_name(i->variant));
+    if (i->pipeline_stages) put(&out, "  pipeline: %d shared-memory stages, bulk copies on mbarriers\n", i->pipeline_stages);
     put(&out, "  expected: %.3g GFLOP (%.1f%% of dense), %.3g MB moved, arithmetic intensity %.1f flop/byte\n",
         i->flops / 1e9, 100.0 * i->flops / i->flops_dense, i->bytes_moved / 1e6, i->arithmetic_intensity);
     return out.length;

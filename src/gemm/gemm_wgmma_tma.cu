@@ -97,7 +97,7 @@ static __device__ __forceinline__ int next_item(const gemm_args &g, int *positio
 }
 
 template <int BM, int BN, int STAGES>
-static __device__ void tma_producer(const gemm_args &g, float *shared, uint64_t *full, uint64_t *empty, tma_stage_meta *meta)
+static __device__ __forceinline__ void tma_producer(const gemm_args &g, float *shared, uint64_t *full, uint64_t *empty, tma_stage_meta *meta)
 {
     typedef tma_shape<BM, BN, STAGES> S;
     int sub_steps = g.tile_k / WG_BK, position = blockIdx.x;
@@ -128,56 +128,53 @@ static __device__ void tma_producer(const gemm_args &g, float *shared, uint64_t 
     }
 }
 
-template <int BN>
-static __device__ __forceinline__ void tma_epilogue(const gemm_args &g, const gemm_work_item &w, int row_base, int warp,
-                                                    int lane, const float *acc, int bm)
-{
-    int64_t tile_row0 = (int64_t)w.tile_row * bm, tile_col0 = (int64_t)w.tile_col * BN;
-#pragma unroll
-    for (int j = 0; j < BN / 2; j++) {
-        int r = row_base + warp * 16 + lane / 4 + 8 * ((j / 2) % 2), c = (j / 4) * 8 + (lane % 4) * 2 + j % 2;
-        if (w.partial_slot >= 0) g.partials[((int64_t)w.partial_slot * bm + r) * BN + c] = acc[j];
-        else store_value(g, tile_row0 + r, tile_col0 + c, acc[j]);
-    }
-}
-
-/* Consumer warpgroup `consumer` (0-based): rows 64*consumer .. +63 of every C tile. */
+/* Consumer warpgroup `consumer` (0-based): rows 64*consumer .. +63 of every C tile.
+ * Shaped like the plain wgmma kernel (zero, k loop, epilogue per item) rather
+ * than one loop over stages with "first/last step" branches: accumulators
+ * touched under data-dependent branches make ptxas serialise every wgmma
+ * (C7518). Waiting again on a stage's full barrier is harmless: its phase
+ * cannot advance before this warpgroup releases the stage. */
 template <int BM, int BN, int STAGES>
-static __device__ void tma_consumer(const gemm_args &g, const float *shared, uint64_t *full, uint64_t *empty,
-                                    const tma_stage_meta *meta, int consumer)
+static __device__ __forceinline__ void tma_consumer(const gemm_args &g, const float *shared, uint64_t *full, uint64_t *empty,
+                                                    const tma_stage_meta *meta, int consumer)
 {
     typedef tma_shape<BM, BN, STAGES> S;
     int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
-    int pending = -1; /* stage whose wgmma may still be in flight, released one step later */
+    int stage = 0, previous = 0; /* ring position of the next stage to consume, and of the last consumed */
+    unsigned phase = 0;          /* parity of the ring's current lap */
     float acc[BN / 2];
-    for (unsigned consumed = 0;; consumed++) {
-        int stage = (int)(consumed % STAGES);
-        mbar_wait(&full[stage], (consumed / STAGES) & 1);
+    for (;;) {
+        mbar_wait(&full[stage], phase);
         tma_stage_meta m = meta[stage];
         if (m.item < 0) return;
-        if (m.step == 0) {
 #pragma unroll
-            for (int j = 0; j < BN / 2; j++) acc[j] = 0.0f;
-        }
-        if (m.steps > 0) {
-            const float *a_stage = shared + stage * (S::A_STAGE + S::B_STAGE) + consumer * 64 * WG_BK;
-            const float *b_stage = shared + stage * (S::A_STAGE + S::B_STAGE) + S::A_STAGE;
-            uint64_t desc_a = smem_descriptor(a_stage), desc_b = smem_descriptor(b_stage);
+        for (int j = 0; j < BN / 2; j++) acc[j] = 0.0f;
+        for (int step = 0; step < m.steps; step++) {
+            mbar_wait(&full[stage], phase);
+            uint64_t desc_a = smem_descriptor(shared + stage * (S::A_STAGE + S::B_STAGE) + consumer * 64 * WG_BK);
+            uint64_t desc_b = smem_descriptor(shared + stage * (S::A_STAGE + S::B_STAGE) + S::A_STAGE);
             wgmma_fence();
 #pragma unroll
             for (int k8 = 0; k8 < WG_BK / 8; k8++) wgmma_k8<BN>(acc, desc_a + 2 * k8, desc_b + 2 * k8); /* +32 bytes */
             wgmma_commit();
-            wgmma_wait<1>(); /* the previous stage's wgmma has retired: give that buffer back */
-            if (pending >= 0) mbar_arrive(&empty[pending]);
-            pending = stage;
-        } else {
-            mbar_arrive(&empty[stage]);
+            wgmma_wait<1>(); /* the previous step's wgmma has retired: give its buffer back */
+            if (step > 0) mbar_arrive(&empty[previous]);
+            previous = stage;
+            if (++stage == STAGES) stage = 0, phase ^= 1;
         }
-        if (m.step + 1 >= m.steps) {
-            wgmma_wait<0>();
-            if (pending >= 0) mbar_arrive(&empty[pending]);
-            pending = -1;
-            tma_epilogue<BN>(g, g.items[m.item], consumer * 64, warp, lane, acc, BM);
+        wgmma_wait<0>();
+        if (m.steps == 0) { /* a metadata-only stage */
+            previous = stage;
+            if (++stage == STAGES) stage = 0, phase ^= 1;
+        }
+        mbar_arrive(&empty[previous]); /* the item's last stage goes back too */
+        int64_t tile_row0 = (int64_t)g.items[m.item].tile_row * BM, tile_col0 = (int64_t)g.items[m.item].tile_col * BN;
+        int partial_slot = g.items[m.item].partial_slot;
+#pragma unroll
+        for (int j = 0; j < BN / 2; j++) {
+            int r = consumer * 64 + warp * 16 + lane / 4 + 8 * ((j / 2) % 2), c = (j / 4) * 8 + (lane % 4) * 2 + j % 2;
+            if (partial_slot >= 0) g.partials[((int64_t)partial_slot * BM + r) * BN + c] = acc[j];
+            else store_value(g, tile_row0 + r, tile_col0 + c, acc[j]);
         }
     }
 }

@@ -20,7 +20,7 @@ printf '<instance format="XCSP3" type="CSP">\n<variables>\n<array id="x" size="[
 expect_error "$tmp/bad_tuple.xml" 2 "bad_tuple\.xml:8: .*malformed tuple"
 
 printf '<instance format="XCSP3" type="CSP">\n<variables>\n<var id="a"> 0 1 </var>\n</variables>\n<constraints>\n<extension>\n<list> a </list>\n' > "$tmp/truncated.xml"
-expect_error "$tmp/truncated.xml" 2 "truncated\.xml:[0-9]+: "
+expect_error "$tmp/truncated.xml" 2 "truncated\.xml:[0-9]+: <extension> is never closed"
 
 printf '<instance format="XCSP3" type="CSP">\n<variables>\n<array id="x" size="[3]"> 0..2 </array>\n</variables>\n<constraints>\n<group>\n<intension> eq(%%0, add(%%...)) </intension>\n<args> x[0] </args>\n</group>\n</constraints>\n</instance>\n' > "$tmp/short_args.xml"
 expect_error "$tmp/short_args.xml" 2 "short_args\.xml:8: .*%\.\.\."

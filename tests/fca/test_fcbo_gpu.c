@@ -11,7 +11,7 @@
 #include "test_util.h"
 
 static const parac_fca_gpu_strategy strategies[] = {PARAC_FCA_GPU_AUTO, PARAC_FCA_GPU_ROUNDS, PARAC_FCA_GPU_LOCAL,
-                                                     PARAC_FCA_GPU_LOCAL_ROWS};
+                                                     PARAC_FCA_GPU_LOCAL_ROWS, PARAC_FCA_GPU_LOCAL_STREAM};
 #define STRATEGY_COUNT (sizeof strategies / sizeof strategies[0])
 
 /* GPU concepts with one strategy (through engine when not NULL); NULL on failure. */
@@ -47,7 +47,7 @@ static void compare_on_random(uint64_t seed, parac_fca_engine *engine)
             context = fca_test_random_context(shapes[s][0], shapes[s][1], density, seed + s * 31 + d);
             cpu = fca_test_compute(context, PARAC_DEVICE_CPU, 0, min_support);
             for (size_t v = 0; v < STRATEGY_COUNT; v++) {
-                gpu = gpu_compute(context, strategies[v], v % 2 ? engine : NULL, min_support);
+                gpu = gpu_compute(context, strategies[v], (v + s) % 2 ? engine : NULL, min_support);
                 CHECK(fca_test_same_concepts(cpu, gpu),
                       "seed %llu shape %zux%zu density %.2f support %llu strategy %d: GPU != CPU (%zu vs %zu)",
                       (unsigned long long)seed, shapes[s][0], shapes[s][1], density, (unsigned long long)min_support,
@@ -56,7 +56,7 @@ static void compare_on_random(uint64_t seed, parac_fca_engine *engine)
                 options.exec.device = PARAC_DEVICE_CUDA;
                 options.min_support = min_support;
                 options.gpu_strategy = strategies[v];
-                options.engine = v % 2 ? NULL : engine;
+                options.engine = (v + s) % 2 ? NULL : engine; /* every strategy runs both ways across shapes */
                 CHECK_OK(parac_fca_count(context, &options, &count, &error), &error);
                 CHECK(count == parac_fca_concepts_size(cpu), "strategy %d: GPU count %llu vs CPU %zu",
                       (int)strategies[v], (unsigned long long)count, parac_fca_concepts_size(cpu));

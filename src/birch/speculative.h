@@ -1,0 +1,65 @@
+/* birch/speculative.h — batched insertion by validated speculation.
+ *
+ * The classic way to make a parallel execution equal the sequential one:
+ * speculate in parallel, validate in order, redo what failed.
+ *   1. Speculate (parallel, CPU threads or GPU): every point of a window
+ *      descends on the tree as the window began and records its leaf slot
+ *      and, per level, its margin (speculate_math.h).
+ *   2. Commit (in input order, one thread): a point is valid when, on every
+ *      node of its path, no entry has drifted (moved its mean) by half the
+ *      margin since the window began, and no leaf entry created since then is
+ *      closer. A valid point is absorbed along its path exactly as the serial
+ *      insertion would (same arithmetic, same order); any other point, and a
+ *      valid one that does not fit its leaf entry, goes through the serial
+ *      insertion (birch_tree_insert). Entry drifts are summed as points move
+ *      the means. A node split ends the window: the next window speculates
+ *      on the new tree.
+ * Every step keeps the tree equal to the serial one, so the result is the
+ * serial tree, bit for bit, whatever the window size, device or threads.
+ * Cost: the parallel descents plus an O(depth × dims) commit per point, plus
+ * a serial insertion for the few invalid points.
+ */
+#ifndef PARAC_BIRCH_SPECULATIVE_H
+#define PARAC_BIRCH_SPECULATIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <parac/status.h>
+
+#include "birch/cf_tree.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Step 1 for n row-major points on `tree` (height levels): leaf_slot[i] and
+ * margins[level * n + i]. `context` is the speculator's own (threads, GPU). */
+typedef parac_status (*birch_speculate_fn)(void *context, const birch_tree *tree, const double *points, size_t n,
+                                           size_t height, int32_t *leaf_slot, double *margins, parac_error *error);
+
+/* The CPU speculator; context points to an int thread count (0 = all cores). */
+parac_status birch_speculate_cpu(void *context, const birch_tree *tree, const double *points, size_t n, size_t height,
+                                 int32_t *leaf_slot, double *margins, parac_error *error);
+
+/* Levels from the root to the leaves (the tree is height-balanced). */
+size_t birch_tree_height(const birch_tree *tree);
+
+typedef struct birch_speculative_stats {
+    size_t windows;   /* speculation rounds */
+    size_t direct;    /* points committed from their speculation */
+    size_t serial;    /* points inserted by the serial algorithm */
+    size_t speculated;/* descents done in step 1 (>= points: a split wastes the window's rest) */
+} birch_speculative_stats;
+
+/* Inserts count row-major points with windows of at most max_window points.
+ * stats (may be NULL) is added to. */
+parac_status birch_insert_speculative(birch_tree *tree, const double *points, size_t count, size_t max_window,
+                                      birch_speculate_fn speculate, void *context, birch_speculative_stats *stats,
+                                      parac_error *error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
