@@ -24,11 +24,13 @@
 #include <string.h>
 
 #include <parac/dbscan.h>
+#include <parac/metrics.h>
 #include <parac/devices.h>
 #include <parac/points.h>
 
 #include "bench_util.h"
 #include "core/threads.h"
+#include "core/timer.h"
 
 typedef struct bench_case {
     const char *name;
@@ -44,6 +46,8 @@ static const bench_case CASES[] = {
     {"blobs-1M-2d", PARAC_POINTS_BLOBS, 1000000, 2, 0.05, 10, 0, 1, 1},
     {"blobs-10M-2d", PARAC_POINTS_BLOBS, 10000000, 2, 0.05, 10, 0, 0, 1},
     {"uniform-100M-3d-f32", PARAC_POINTS_UNIFORM, 100000000, 3, 0.002, 5, 1, 0, 1},
+    /* d > 8: brute force; the *-fused variants use the shared-memory tiled count */
+    {"blobs-50k-12d-brute", PARAC_POINTS_BLOBS, 50000, 12, 2.0, 10, 0, 1, 1},
 };
 
 typedef struct points_buffer {
@@ -213,6 +217,66 @@ static int run_case(const bench_case *c, int cpu, int cuda, int quick, bench_rep
     return failed;
 }
 
+/* Exact silhouette of `count` 2-D blobs (20 clusters) on one device: seconds, or < 0 on failure. */
+static double time_silhouette(const double *xs, const int32_t *truth, size_t count, parac_device device, double *score)
+{
+    parac_silhouette_options options;
+    parac_error error = {0};
+    double started;
+    memset(&options, 0, sizeof options);
+    options.exec.device = device;
+    started = parac_now_seconds();
+    if (parac_metrics_silhouette(&options, xs, count, 2, truth, score, &error) != PARAC_OK) {
+        fprintf(stderr, "bench_dbscan: silhouette on %s: %s\n", parac_device_name(device), error.message);
+        return -1;
+    }
+    return parac_now_seconds() - started;
+}
+
+/* metrics: silhouette-50k-2d on the CPU and the GPU (one run each: O(n^2)); the scores must be equal. */
+static int run_silhouette(int cpu, int cuda, int quick, bench_report *report)
+{
+    size_t count = quick ? 5000 : 50000;
+    parac_points_options options;
+    parac_error error = {0};
+    double *xs = malloc(count * 2 * sizeof(double)), scores[2] = {0, 0};
+    int32_t *truth = malloc(count * sizeof(int32_t));
+    int failed = !xs || !truth;
+    memset(&options, 0, sizeof options);
+    options.count = count;
+    options.dim = 2;
+    options.seed = 2024;
+    options.centers = 20;
+    options.std = 0.5;
+    if (!failed) failed = parac_points_generate(&options, xs, truth, &error) != PARAC_OK;
+    for (int d = 0; d < 2 && !failed; d++) {
+        parac_device device = d == 0 ? PARAC_DEVICE_CPU : PARAC_DEVICE_CUDA;
+        bench_result result;
+        double seconds;
+        if (!(d == 0 ? cpu : cuda)) continue;
+        seconds = time_silhouette(xs, truth, count, device, &scores[d]);
+        if ((failed = seconds < 0)) break;
+        memset(&result, 0, sizeof result);
+        snprintf(result.module, sizeof result.module, "metrics");
+        snprintf(result.case_name, sizeof result.case_name, "silhouette-%zu-2d%s", count, quick ? "/quick" : "");
+        snprintf(result.device, sizeof result.device, "%s", parac_device_name(device));
+        result.threads = device == PARAC_DEVICE_CPU ? parac_threads_resolve(0) : 0;
+        result.seconds = seconds;
+        snprintf(result.metric, sizeof result.metric, "pairs_per_s");
+        result.value = seconds > 0 ? (double)count * (double)count / seconds : 0.0;
+        snprintf(result.unit, sizeof result.unit, "pairs/s");
+        snprintf(result.extra, sizeof result.extra, "\"silhouette\":%.17g", scores[d]);
+        bench_emit(report, &result);
+    }
+    if (!failed && cpu && cuda && scores[0] != scores[1]) {
+        fprintf(stderr, "bench_dbscan: MISMATCH: silhouette CPU %.17g GPU %.17g\n", scores[0], scores[1]);
+        failed = 1;
+    }
+    free(xs);
+    free(truth);
+    return failed;
+}
+
 int main(int argc, char **argv)
 {
     static bench_report report;
@@ -233,6 +297,7 @@ int main(int argc, char **argv)
         cuda = 0;
     }
     for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) failed |= run_case(&CASES[i], cpu, cuda, quick, &report);
+    failed |= run_silhouette(cpu, cuda, quick, &report);
     bench_print_table(&report);
     return failed;
 }

@@ -2,7 +2,9 @@
  *   shared data sets (mushroom, vote, primary-tumor) at 1 thread, all threads, GPU;
  *   random 200x100 d0.45 seed1 (35,027,171 concepts): CPU scaling (1 thread vs all cores) and the GPU;
  *   random 200x100 d0.49 seed1 (120,509,940 concepts): the >= 10^8 case, 1 thread, all cores and GPU
- *   ("speedup_vs_1_thread" of the cuda lines is the issue's GPU / 1-thread ratio).
+ *   ("speedup_vs_1_thread" of the cuda lines is the issue's GPU / 1-thread ratio);
+ *   "mushroom stored [local_rows|local_stream]": concepts stored (parac_fca_compute, sort included)
+ *   on the GPU, per-round download vs output streamed back while the next round computes.
  * Every strategy is timed: CPU all-threads runs once per parac_fca_cpu_strategy, GPU runs once per
  * parac_fca_gpu_strategy; the case name ends in [strategy]. PARAC_FCA_VARIANT=rounds|local|local_rows|local_stream
  * (GPU) or shared_pool|per_thread|work_stealing (CPU) keeps only that one. GPU runs share one engine (device set up
@@ -118,6 +120,48 @@ static void run_case(bench_settings *settings, const char *name, const parac_fca
     }
 }
 
+/* Median seconds of `repeats` stored runs (parac_fca_compute, sort included); 0 on failure. */
+static double time_compute(const parac_fca_context *context, const parac_fca_options *options, int repeats,
+                           uint64_t *count)
+{
+    double seconds[16];
+    parac_error error;
+    if (repeats > 16) repeats = 16;
+    for (int r = 0; r < repeats; r++) {
+        parac_fca_concepts *concepts = NULL;
+        double started = parac_now_seconds();
+        if (parac_fca_compute(context, options, &concepts, &error) != PARAC_OK) {
+            fprintf(stderr, "bench_fca: %s\n", error.message);
+            return 0.0;
+        }
+        seconds[r] = parac_now_seconds() - started;
+        *count = parac_fca_concepts_size(concepts);
+        parac_fca_concepts_destroy(concepts);
+    }
+    return bench_median(seconds, repeats);
+}
+
+/* Concepts stored, not only counted, on the GPU: LOCAL_ROWS downloads each round's output after
+ * the round, LOCAL_STREAM overlaps it with the next round. Case name "NAME stored [strategy]". */
+static void run_stored(bench_settings *settings, const char *name, const parac_fca_context *context, int repeats)
+{
+    static const parac_fca_gpu_strategy compared[] = {PARAC_FCA_GPU_LOCAL_ROWS, PARAC_FCA_GPU_LOCAL_STREAM};
+    static const char *names[] = {"local_rows", "local_stream"};
+    char label[96];
+    uint64_t count = 0;
+    for (size_t v = 0; settings->engine && v < 2; v++) {
+        parac_fca_options options = options_for(PARAC_DEVICE_CUDA, 0);
+        double seconds;
+        if (!wanted(settings, names[v])) continue;
+        options.gpu_strategy = compared[v];
+        options.engine = settings->engine;
+        (void)time_compute(context, &options, 1, &count); /* warm-up */
+        seconds = time_compute(context, &options, repeats, &count);
+        snprintf(label, sizeof label, "%s stored [%s]", name, names[v]);
+        emit(settings, label, "cuda", 0, seconds, count, 0.0);
+    }
+}
+
 static void run_data_sets(bench_settings *settings)
 {
     static const char *names[] = {"mushroom", "vote", "primary-tumor"};
@@ -133,6 +177,7 @@ static void run_data_sets(bench_settings *settings)
             continue;
         }
         run_case(settings, names[i], context, repeats, settings->quick ? 1 : 9);
+        if (i == 0) run_stored(settings, names[i], context, settings->quick ? 1 : 5);
         parac_fca_context_destroy(context);
     }
 }

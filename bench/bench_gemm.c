@@ -334,7 +334,7 @@ static double time_cusparse_bsr(gpu_problem *p, int repeats)
 static void bench_gpu_dense(bench_setup *s, cublasHandle_t handle, int64_t n, int tf32)
 {
     gpu_problem p = {n, generate(n, n, PARAC_GEMM_MATRIX_DENSE, 0, 0, 0, 11), generate(n, n, PARAC_GEMM_MATRIX_DENSE, 0, 0, 0, 12),
-                     NULL, NULL, NULL, NULL, NULL};
+                     NULL, NULL, NULL, NULL, NULL, 0};
     parac_gemm_plan_info info;
     int repeats = bench_repeats(s->quick ? 3 : 7);
     double flops = 2.0 * (double)n * n * n, ours, theirs;

@@ -34,11 +34,14 @@ parac_status parac_metrics_normalized_mutual_info(const int32_t *labels, const i
 typedef struct parac_silhouette_options {
     size_t sample;   /* 0: all points; else a random subset of this size (like sklearn's sample_size) */
     uint64_t seed;   /* for the subset */
-    parac_exec exec; /* CPU threads; the CPU computes it (the GPU path is not built yet) */
+    parac_exec exec; /* device CUDA: the tiled GPU kernel (PARAC_ERR_NO_DEVICE without a GPU); CPU or AUTO:
+                        the CPU with exec.threads. Both give the same bytes. */
 } parac_silhouette_options;
 
 /* Mean silhouette coefficient over points[count * dim] (Euclidean), exact,
- * O(n^2 d) without a sample. A point alone in its cluster scores 0. */
+ * O(n^2 d) without a sample. A point alone in its cluster scores 0.
+ * On the GPU each point's value is bit for bit the CPU's (same summation
+ * order, no FMA); when the device is too small the CPU computes it. */
 parac_status parac_metrics_silhouette(const parac_silhouette_options *options, const double *points, size_t count,
                                       size_t dim, const int32_t *labels, double *score, parac_error *error);
 

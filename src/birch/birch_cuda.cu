@@ -326,7 +326,7 @@ __global__ void speculate_points(const device_tree tree, const double *soa, size
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= n) return;
-    leaf_slot[i] = birch_descend_margins(tree.root, tree.slots, tree.dims, tree.entry_count, tree.child, tree.mean, soa + i,
+    leaf_slot[i] = birch_descend_speculative(tree.root, tree.slots, tree.dims, tree.entry_count, tree.child, tree.mean, soa + i,
                                          n, margins + i, n);
 }
 

@@ -1,14 +1,14 @@
 /* birch/speculate_math.h — the speculative descent, shared by the CPU and CUDA paths.
  *
  * A point descends to its closest entry at every level, as birch_tree_descend,
- * and also records, per level, a *margin*: a lower bound on how much farther
- * (in plain, not squared, distance) the runner-up entry is than the chosen one.
- * If, later, no entry of that node has moved by more than half the margin, the
- * serial algorithm would still choose the same entry (triangle inequality), so
+ * and also records, per level, a lower bound on the (plain, not squared)
+ * distance to the runner-up entry of that node. Later, if the chosen entry is
+ * still closer than that bound minus how far any other entry of the node has
+ * moved, the serial algorithm would still choose it (triangle inequality), so
  * the speculation can be committed without a second descent (speculative.c).
- * The margin is shrunk by a relative slack covering the rounding of the
- * squared distances (ours now, the serial algorithm's later) and of sqrt; a
- * tie or a single-entry node gives 0 and +inf respectively.
+ * The bound is shrunk by a relative slack covering the rounding of the squared
+ * distances (ours now, the serial algorithm's later) and of sqrt; a node with
+ * one entry gives +inf.
  */
 #ifndef PARAC_BIRCH_SPECULATE_MATH_H
 #define PARAC_BIRCH_SPECULATE_MATH_H
@@ -21,20 +21,23 @@
  * and its square root, generously (1e-16 > half an ulp of 1). */
 BIRCH_HD double birch_margin_slack(size_t dims) { return 4e-16 * (double)(dims + 8); }
 
-/* Lower bound of sqrt(second) - sqrt(best) for the true distances. */
-BIRCH_HD double birch_margin(double best, double second, double slack)
+/* Lower bound of the true distance whose rounded square is `second`. */
+BIRCH_HD double birch_runner_up_bound(double second, double slack)
 {
-    if (!(best < INFINITY)) return 0.0; /* overflowed distances decide nothing */
-    if (isinf(second)) return INFINITY;  /* the node's only entry */
-    return sqrt(second) * (1.0 - slack) - sqrt(best) * (1.0 + slack) - 1e-150;
+    if (isinf(second)) return INFINITY; /* the node's only entry */
+    return sqrt(second) * (1.0 - slack) - 1e-150;
 }
+
+/* Upper bound of the true distance whose rounded square is `distance`. */
+BIRCH_HD double birch_distance_upper(double distance, double slack) { return sqrt(distance) * (1.0 + slack) + 1e-150; }
 
 /* Walks the tree (flat arrays of birch_tree) with the point x (coordinate j at
  * x[j * stride]); returns its leaf slot (-1 for an empty tree) and writes the
- * margin of level l to margins[l * margin_stride]. */
-BIRCH_HD int32_t birch_descend_margins(int32_t root, int32_t slots, size_t dims, const int32_t *entry_count,
-                                       const int32_t *child, const double *mean, const double *x, size_t stride,
-                                       double *margins, size_t margin_stride)
+ * runner-up bound of level l to runner_up[l * stride_out]. Ties make the
+ * runner-up as close as the chosen entry: the check then fails. */
+BIRCH_HD int32_t birch_descend_speculative(int32_t root, int32_t slots, size_t dims, const int32_t *entry_count,
+                                           const int32_t *child, const double *mean, const double *x, size_t stride,
+                                           double *runner_up, size_t stride_out)
 {
     int32_t node = root;
     double slack = birch_margin_slack(dims);
@@ -47,7 +50,7 @@ BIRCH_HD int32_t birch_descend_margins(int32_t root, int32_t slots, size_t dims,
             if (d < best_distance) second = best_distance, best_distance = d, best = first + (size_t)k;
             else if (d < second) second = d;
         }
-        margins[level * margin_stride] = birch_margin(best_distance, second, slack);
+        runner_up[level * stride_out] = birch_runner_up_bound(second, slack);
         if (child[best] < 0) return (int32_t)best;
         node = child[best];
     }

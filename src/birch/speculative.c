@@ -16,24 +16,31 @@
  * points a split window committed, so wasted descents stay below the useful ones. */
 #define FIRST_WINDOW 256
 #define MIN_WINDOW 32
+/* Entries per node whose drift is tracked one by one and which are compared
+ * exactly (the ones that moved most: young subclusters); the node's other
+ * entries share one drift bound. */
+#define LOUD 4
 
 typedef struct window_state {
-    size_t height, dims, points, slot_capacity, node_capacity, point_capacity, margin_capacity;
+    size_t height, points, slot_capacity, node_capacity, point_capacity, bound_capacity;
     double slack;
-    double *drift;            /* per slot: bound on how far its mean moved since the window began */
-    double *node_drift;       /* per node: the largest drift of its entries */
-    int32_t *snapshot_entries;/* per node: entries when the window began (later ones are compared exactly) */
-    int32_t *up_slot;         /* per node: the entry of its parent that points to it */
-    int32_t *leaf_slot;       /* per point of the window: speculated leaf slot */
-    double *margins;          /* level * points + point */
-    int32_t *path;            /* height slots of a serial insertion */
-    double *saved;            /* (height + 1) × dims means before a move */
+    double *snapshot_mean;     /* per slot × dims: means when the window began */
+    double *drift;             /* per slot: how far its mean lies from the snapshot (bound) */
+    double *quiet_drift;       /* per node: bound on the drift of its entries outside `loud` */
+    int32_t *loud;             /* per node × LOUD: slots compared exactly */
+    int32_t *loud_count;       /* per node */
+    int32_t *snapshot_entries; /* per node: entries when the window began (later ones are compared exactly) */
+    int32_t *up_slot;          /* per node: the entry of its parent that points to it */
+    int32_t *leaf_slot;        /* per point of the window: speculated leaf slot */
+    double *runner_up;         /* level * points + point: runner-up distance bound */
+    int32_t *path;             /* height slots of a serial insertion */
 } window_state;
 
 static void state_free(window_state *state)
 {
-    free(state->drift), free(state->node_drift), free(state->snapshot_entries), free(state->up_slot);
-    free(state->leaf_slot), free(state->margins), free(state->path), free(state->saved);
+    free(state->snapshot_mean), free(state->drift), free(state->quiet_drift), free(state->loud);
+    free(state->loud_count), free(state->snapshot_entries), free(state->up_slot), free(state->leaf_slot);
+    free(state->runner_up), free(state->path);
     memset(state, 0, sizeof *state);
 }
 
@@ -46,27 +53,28 @@ static void state_free(window_state *state)
 
 static parac_status state_reserve(window_state *state, const birch_tree *tree, size_t points, parac_error *error)
 {
-    size_t nodes = (size_t)tree->node_count, slots = nodes * (size_t)tree->slots;
-    size_t margins = points * state->height;
+    size_t nodes = (size_t)tree->node_count, slots = nodes * (size_t)tree->slots, bounds = points * state->height;
     if (state->slot_capacity < slots) {
+        GROW(snapshot_mean, double, slots * tree->dims);
         GROW(drift, double, slots);
         state->slot_capacity = slots;
     }
     if (state->node_capacity < nodes) {
-        GROW(node_drift, double, nodes);
+        GROW(quiet_drift, double, nodes);
+        GROW(loud, int32_t, nodes * LOUD);
+        GROW(loud_count, int32_t, nodes);
         GROW(snapshot_entries, int32_t, nodes);
         GROW(up_slot, int32_t, nodes);
         GROW(path, int32_t, nodes + 1); /* height <= nodes */
-        GROW(saved, double, (nodes + 2) * tree->dims);
         state->node_capacity = nodes;
     }
     if (state->point_capacity < points) {
         GROW(leaf_slot, int32_t, points);
         state->point_capacity = points;
     }
-    if (state->margin_capacity < margins) {
-        GROW(margins, double, margins);
-        state->margin_capacity = margins;
+    if (state->bound_capacity < bounds) {
+        GROW(runner_up, double, bounds);
+        state->bound_capacity = bounds;
     }
     return PARAC_OK;
 }
@@ -80,19 +88,19 @@ size_t birch_tree_height(const birch_tree *tree)
     return height;
 }
 
-/* A new window on the tree as it stands: no drift, entry counts remembered. */
+/* A new window on the tree as it stands: no drift, means and entry counts remembered. */
 static parac_status begin_window(window_state *state, const birch_tree *tree, size_t points, parac_error *error)
 {
     size_t nodes = (size_t)tree->node_count;
     parac_status status;
     state->height = birch_tree_height(tree);
-    state->dims = tree->dims;
     state->points = points;
     state->slack = birch_margin_slack(tree->dims);
     status = state_reserve(state, tree, points, error);
     if (status != PARAC_OK) return status;
-    memset(state->drift, 0, nodes * (size_t)tree->slots * sizeof(double));
-    memset(state->node_drift, 0, nodes * sizeof(double));
+    memcpy(state->snapshot_mean, tree->mean, nodes * (size_t)tree->slots * tree->dims * sizeof(double));
+    memset(state->quiet_drift, 0, nodes * sizeof(double));
+    memset(state->loud_count, 0, nodes * sizeof(int32_t));
     memcpy(state->snapshot_entries, tree->entry_count, nodes * sizeof(int32_t));
     for (size_t v = 0; v < nodes; v++)
         for (int32_t k = 0; k < tree->entry_count[v]; k++) {
@@ -102,45 +110,80 @@ static parac_status begin_window(window_state *state, const birch_tree *tree, si
     return PARAC_OK;
 }
 
-/* Adds how far the mean of `slot` moved from `old_mean` to its drift. Entries
- * created in this window are skipped: they are always compared exactly. */
-static void track_move(window_state *state, const birch_tree *tree, size_t slot, const double *old_mean)
+/* Keeps the node's LOUD largest movers in `loud`; an entry pushed out hands its
+ * drift to the node's quiet bound (which never decreases within a window). */
+static void classify_move(window_state *state, size_t node, int32_t slot, double drift)
+{
+    int32_t *loud = state->loud + node * LOUD, *count = &state->loud_count[node], smallest = 0;
+    for (int32_t j = 0; j < *count; j++) {
+        if (loud[j] == slot) return;
+        if (state->drift[loud[j]] < state->drift[loud[smallest]]) smallest = j;
+    }
+    if (*count < LOUD) {
+        loud[(*count)++] = slot;
+        return;
+    }
+    if (drift > state->drift[loud[smallest]]) {
+        double pushed_out = state->drift[loud[smallest]];
+        loud[smallest] = slot;
+        drift = pushed_out;
+    }
+    if (drift > state->quiet_drift[node]) state->quiet_drift[node] = drift;
+}
+
+/* Records how far the mean of `slot` now lies from where it was when the
+ * window began (the displacement itself, not the sum of the steps: random
+ * steps mostly cancel). Entries created in this window are skipped: they are
+ * always compared exactly. */
+static void track_move(window_state *state, const birch_tree *tree, size_t slot)
 {
     size_t node = slot / (size_t)tree->slots, dims = tree->dims;
     double moved = 0.0;
     if ((int32_t)(slot % (size_t)tree->slots) >= state->snapshot_entries[node]) return;
     for (size_t j = 0; j < dims; j++) {
-        double delta = tree->mean[slot * dims + j] - old_mean[j];
+        double delta = tree->mean[slot * dims + j] - state->snapshot_mean[slot * dims + j];
         moved += delta * delta;
     }
-    state->drift[slot] += sqrt(moved) * (1.0 + state->slack) + 1e-300;
-    if (state->drift[slot] > state->node_drift[node]) state->node_drift[node] = state->drift[slot];
+    state->drift[slot] = birch_distance_upper(moved, state->slack);
+    classify_move(state, node, (int32_t)slot, state->drift[slot]);
 }
 
 /* The serial absorption of x by `slot` (given new_ssd), with its drift recorded. */
 static void absorb_tracked(window_state *state, birch_tree *tree, size_t slot, const double *x, double new_ssd)
 {
-    double *old_mean = state->saved, *mean = tree->mean + slot * tree->dims;
-    memcpy(old_mean, mean, tree->dims * sizeof(double));
-    birch_absorb_point(&tree->count[slot], mean, &tree->ssd[slot], new_ssd, x, 1, tree->dims);
-    track_move(state, tree, slot, old_mean);
+    birch_absorb_point(&tree->count[slot], tree->mean + slot * tree->dims, &tree->ssd[slot], new_ssd, x, 1, tree->dims);
+    track_move(state, tree, slot);
+}
+
+/* Would the serial closest_entry of `node` still pick `chosen` for x, given
+ * the runner-up bound of the speculation? Quiet entries by the triangle
+ * inequality, loud and new entries by the serial comparison itself (the
+ * first of equal distances wins). */
+static int choice_holds(const window_state *state, const birch_tree *tree, const double *x, int32_t node,
+                        size_t chosen, double runner_up)
+{
+    size_t dims = tree->dims, first = (size_t)node * (size_t)tree->slots;
+    double distance = birch_squared_distance_strided(x, 1, tree->mean + chosen * dims, dims);
+    const int32_t *loud = state->loud + (size_t)node * LOUD;
+    if (!(birch_distance_upper(distance, state->slack) + state->quiet_drift[node] < runner_up)) return 0;
+    for (int32_t j = 0; j < state->loud_count[node]; j++) {
+        size_t other = (size_t)loud[j];
+        double d = other == chosen ? distance : birch_squared_distance_strided(x, 1, tree->mean + other * dims, dims);
+        if (d < distance || (d == distance && other < chosen)) return 0;
+    }
+    for (int32_t k = state->snapshot_entries[node]; k < tree->entry_count[node]; k++)
+        if (birch_squared_distance_strided(x, 1, tree->mean + (first + (size_t)k) * dims, dims) < distance) return 0;
+    return 1;
 }
 
 /* Would the serial descent of point i (of the window) reach its speculated leaf slot? */
 static int speculation_holds(const window_state *state, const birch_tree *tree, const double *x, size_t i,
                              size_t slot)
 {
-    size_t leaf = slot / (size_t)tree->slots, dims = tree->dims;
-    int32_t node = (int32_t)leaf;
-    for (size_t level = state->height; level-- > 0; node = tree->parent[node])
-        if (!(2.0 * state->node_drift[node] < state->margins[level * state->points + i])) return 0;
-    if (tree->entry_count[leaf] > state->snapshot_entries[leaf]) {
-        /* Entries added after the speculation come last: they win only when strictly closer. */
-        double chosen = birch_squared_distance_strided(x, 1, tree->mean + slot * dims, dims);
-        for (int32_t k = state->snapshot_entries[leaf]; k < tree->entry_count[leaf]; k++)
-            if (birch_squared_distance_strided(x, 1, tree->mean + (leaf * (size_t)tree->slots + (size_t)k) * dims, dims) <
-                chosen)
-                return 0;
+    int32_t node = (int32_t)(slot / (size_t)tree->slots);
+    for (size_t level = state->height; level-- > 0;) {
+        if (!choice_holds(state, tree, x, node, slot, state->runner_up[level * state->points + i])) return 0;
+        if (level > 0) slot = (size_t)state->up_slot[node], node = tree->parent[node];
     }
     return 1;
 }
@@ -167,15 +210,11 @@ static parac_status insert_tracked(window_state *state, birch_tree *tree, const 
                                    parac_error *error)
 {
     int32_t nodes = tree->node_count;
-    size_t dims = tree->dims, levels = birch_tree_descend_path(tree, x, 1, state->path);
-    double *saved = state->saved + dims; /* saved[0..dims) is absorb_tracked's */
-    parac_status status;
-    for (size_t l = 0; l < levels; l++)
-        memcpy(saved + l * dims, tree->mean + (size_t)state->path[l] * dims, dims * sizeof(double));
-    status = birch_tree_insert(tree, x, 1, error);
+    size_t levels = birch_tree_descend_path(tree, x, 1, state->path);
+    parac_status status = birch_tree_insert(tree, x, 1, error);
     if (status != PARAC_OK) return status;
     *split = tree->node_count != nodes;
-    for (size_t l = 0; !*split && l < levels; l++) track_move(state, tree, (size_t)state->path[l], saved + l * dims);
+    for (size_t l = 0; !*split && l < levels; l++) track_move(state, tree, (size_t)state->path[l]);
     return PARAC_OK;
 }
 
@@ -218,7 +257,7 @@ parac_status birch_insert_speculative(birch_tree *tree, const double *points, si
         const double *batch = points + start * tree->dims;
         status = begin_window(&state, tree, n, error);
         if (status == PARAC_OK)
-            status = speculate(context, tree, batch, n, state.height, state.leaf_slot, state.margins, error);
+            status = speculate(context, tree, batch, n, state.height, state.leaf_slot, state.runner_up, error);
         if (status == PARAC_OK) status = commit_window(&state, tree, batch, &committed, stats, error);
         stats->windows++, stats->speculated += n;
         start += committed;
@@ -231,13 +270,13 @@ parac_status birch_insert_speculative(birch_tree *tree, const double *points, si
 }
 
 parac_status birch_speculate_cpu(void *context, const birch_tree *tree, const double *points, size_t n, size_t height,
-                                 int32_t *leaf_slot, double *margins, parac_error *error)
+                                 int32_t *leaf_slot, double *runner_up, parac_error *error)
 {
     int threads = parac_threads_resolve(*(const int *)context);
     (void)height, (void)error;
 #pragma omp parallel for schedule(static, 128) num_threads(threads) if (n >= 512)
     for (size_t i = 0; i < n; i++)
-        leaf_slot[i] = birch_descend_margins(tree->root, tree->slots, tree->dims, tree->entry_count, tree->child,
-                                             tree->mean, points + i * tree->dims, 1, margins + i, n);
+        leaf_slot[i] = birch_descend_speculative(tree->root, tree->slots, tree->dims, tree->entry_count, tree->child,
+                                             tree->mean, points + i * tree->dims, 1, runner_up + i, n);
     return PARAC_OK;
 }

@@ -33,6 +33,10 @@
  *   LOCAL_ROWS — version 3: LOCAL, with D = C' computed as the AND of the rows
  *                of C's objects (work ~ |C|) instead of every attribute
  *                testing C against its column (work ~ attributes x words).
+ *   LOCAL_STREAM — version 4: LOCAL_ROWS; warps take batch tasks from a per-block
+ *                shared-memory queue (refilled 4 at a time from the global head),
+ *                and stored intents stream back (two device output buffers, pinned
+ *                host buffers, a copy stream, events) while the next round computes.
  */
 #include <cuda_runtime.h>
 

@@ -9,7 +9,7 @@
  * (scratch stack + result buffer) from a pool, so a task run inline at a
  * scheduling point never shares scratch with the one it interrupted.
  *
- * Two strategies (parac_fca_cpu_strategy):
+ * Two strategies here (parac_fca_cpu_strategy; WORK_STEALING lives in fcbo_steal.c):
  *   SHARED_POOL — the first version: tasks borrow a worker from a locked
  *                 pool, the pending counter shares a cache line with the lock.
  *   PER_THREAD  — one worker per thread, cache-line aligned, taken by thread

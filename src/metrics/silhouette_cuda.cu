@@ -9,6 +9,7 @@
  * bit and the host's mean (in point order) is the CPU's score. O(n^2 d) work,
  * O(n d) device memory, no per-thread cluster arrays (any cluster count).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +30,7 @@ __global__ static void silhouette_values(const double *sorted_xs, size_t n, size
     size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     int active = p < n;
     uint32_t own_cluster = active ? sorted_cluster[p] : 0;
-    double own_total = 0.0, nearest = 1.0 / 0.0;
+    double own_total = 0.0, nearest = (double)INFINITY;
     for (size_t c = 0; c < clusters; c++) {
         double total = 0.0;
         for (uint32_t base = offsets[c]; base < offsets[c + 1]; base += tile) {

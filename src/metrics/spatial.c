@@ -3,7 +3,8 @@
  * Silhouette is exact and O(n^2 d): each thread takes whole points and sums
  * the distances to every other point into per-cluster totals, so each
  * point's value does not depend on the thread count, and the final mean is
- * summed in point order.
+ * summed in point order. With exec.device = CUDA the values come from the
+ * tiled GPU kernel (silhouette_cuda.cu), bit for bit the same.
  */
 #include <parac/metrics.h>
 
@@ -15,6 +16,7 @@
 #include "core/rng.h"
 #include "core/threads.h"
 #include "metrics/label_table.h"
+#include "metrics/silhouette_cuda.h"
 
 static parac_status check_points(const double *points, size_t count, size_t dim, parac_error *error)
 {
@@ -55,9 +57,37 @@ static double point_silhouette(const double *xs, size_t n, size_t d, const uint3
     return (nearest - own) / (own > nearest ? own : nearest);
 }
 
-static parac_status silhouette_of(const double *xs, size_t n, size_t d, const int32_t *labels, int threads,
+/* values[i] for every point on the GPU; PARAC_ERR_NO_MEMORY there means "use the CPU". */
+static parac_status gpu_values(const double *xs, size_t n, size_t d, const uint32_t *cluster, size_t clusters,
+                               const double *sizes, const parac_exec *exec, double *values, parac_error *error)
+{
+#ifdef PARAC_HAVE_CUDA
+    parac_status status = metrics_silhouette_cuda(xs, n, d, cluster, clusters, sizes, exec->cuda_device, values, error);
+    if (status == PARAC_ERR_NO_MEMORY) parac_error_clear(error);
+    return status;
+#else
+    (void)xs, (void)n, (void)d, (void)cluster, (void)clusters, (void)sizes, (void)exec, (void)values;
+    return parac_fail(error, PARAC_ERR_NO_DEVICE, "silhouette: this build has no CUDA support");
+#endif
+}
+
+static void cpu_values(const double *xs, size_t n, size_t d, const uint32_t *cluster, size_t clusters,
+                       const double *sizes, int threads, double *values)
+{
+#pragma omp parallel num_threads(threads)
+    {
+        double *totals = malloc(clusters * sizeof(double));
+#pragma omp for schedule(dynamic, 8)
+        for (size_t i = 0; i < n; i++)
+            values[i] = totals ? point_silhouette(xs, n, d, cluster, sizes, clusters, i, totals) : NAN;
+        free(totals);
+    }
+}
+
+static parac_status silhouette_of(const double *xs, size_t n, size_t d, const int32_t *labels, const parac_exec *exec,
                                   double *score, parac_error *error)
 {
+    int threads = parac_threads_resolve(exec->threads);
     uint32_t *cluster = malloc((n + 1) * sizeof(uint32_t));
     double *values = malloc((n + 1) * sizeof(double)), *sizes = NULL, sum = 0.0;
     size_t clusters = 0;
@@ -68,15 +98,13 @@ static parac_status silhouette_of(const double *xs, size_t n, size_t d, const in
     status = PARAC_ERR_NO_MEMORY;
     if (!(sizes = calloc(clusters, sizeof(double)))) goto done;
     for (size_t i = 0; i < n; i++) sizes[cluster[i]] += 1;
-    status = PARAC_OK;
-#pragma omp parallel num_threads(threads)
-    {
-        double *totals = malloc(clusters * sizeof(double));
-#pragma omp for schedule(dynamic, 8)
-        for (size_t i = 0; i < n; i++)
-            values[i] = totals ? point_silhouette(xs, n, d, cluster, sizes, clusters, i, totals) : NAN;
-        free(totals);
+    status = exec->device == PARAC_DEVICE_CUDA ? gpu_values(xs, n, d, cluster, clusters, sizes, exec, values, error)
+                                               : PARAC_ERR_NO_MEMORY;
+    if (status == PARAC_ERR_NO_MEMORY) { /* CPU asked for, or the GPU too small: the same values */
+        status = PARAC_OK;
+        cpu_values(xs, n, d, cluster, clusters, sizes, threads, values);
     }
+    if (status != PARAC_OK) goto done;
     for (size_t i = 0; i < n; i++) sum += values[i];
     if (isnan(sum)) status = PARAC_ERR_NO_MEMORY;
     *score = sum / (double)n;
@@ -91,7 +119,6 @@ done:
 parac_status parac_metrics_silhouette(const parac_silhouette_options *options, const double *points, size_t count,
                                       size_t dim, const int32_t *labels, double *score, parac_error *error)
 {
-    int threads = parac_threads_resolve(options->exec.threads);
     size_t sample = options->sample;
     parac_status status = check_points(points, count, dim, error);
     double *xs;
@@ -99,7 +126,7 @@ parac_status parac_metrics_silhouette(const parac_silhouette_options *options, c
     size_t *pick;
     parac_rng rng;
     if (status != PARAC_OK) return status;
-    if (sample == 0 || sample >= count) return silhouette_of(points, count, dim, labels, threads, score, error);
+    if (sample == 0 || sample >= count) return silhouette_of(points, count, dim, labels, &options->exec, score, error);
     /* A random subset without replacement (partial Fisher-Yates), in index order. */
     pick = malloc(count * sizeof(size_t));
     xs = malloc(sample * dim * sizeof(double));
@@ -116,7 +143,7 @@ parac_status parac_metrics_silhouette(const parac_silhouette_options *options, c
             memcpy(xs + i * dim, points + pick[i] * dim, dim * sizeof(double));
             picked_labels[i] = labels[pick[i]];
         }
-        status = silhouette_of(xs, sample, dim, picked_labels, threads, score, error);
+        status = silhouette_of(xs, sample, dim, picked_labels, &options->exec, score, error);
     } else {
         status = parac_fail_no_memory(error, "silhouette sample", count * 8);
     }

@@ -72,6 +72,27 @@ int main(void)
         CHECK(info.tile_m == 64 && info.tile_n == 64, "invalid cache line used: %dx%d", info.tile_m, info.tile_n);
         parac_gemm_plan_destroy(plan);
     }
+    /* A wgmma_tma line (class suffix -tma, a stages column) is read for that variant only;
+     * a line of the old format (no stages column) still gives its tiles. */
+    junk = fopen(path, "a");
+    if (junk) {
+        fputs("cpu\tm9-n9-k9-tf32-tma\t128\t64\t0.5\t6\ncpu\tm9-n9-k9-tf32\t64\t128\t0.5\n", junk);
+        fclose(junk);
+    }
+    o.dtype = PARAC_GEMM_TF32, o.variant = PARAC_GEMM_VARIANT_WGMMA_TMA;
+    CHECK_OK(parac_gemm_plan_create(&o, &plan, &error), &error);
+    if (plan) {
+        parac_gemm_plan_info_get(plan, &info);
+        CHECK(info.tile_m == 128 && info.tile_n == 64, "tma cache line not used: %dx%d", info.tile_m, info.tile_n);
+        parac_gemm_plan_destroy(plan);
+    }
+    o.variant = PARAC_GEMM_VARIANT_WGMMA;
+    CHECK_OK(parac_gemm_plan_create(&o, &plan, &error), &error);
+    if (plan) {
+        parac_gemm_plan_info_get(plan, &info);
+        CHECK(info.tile_m == 64 && info.tile_n == 128, "old-format cache line not used: %dx%d", info.tile_m, info.tile_n);
+        parac_gemm_plan_destroy(plan);
+    }
     remove(path);
     snprintf(path, sizeof path, "%s/parac", dir);
     rmdir(path);

@@ -18,6 +18,9 @@ run_case "fp32 odd shape beta" 1e-5 --m 1001 --n 333 --k 517 --alpha 1.5 --beta 
 run_case "fp32 split-k" 1e-5 --m 100 --n 100 --k 20000
 run_case "fp32 K=1" 1e-5 --m 300 --n 301 --k 1
 run_case "tf32 2048" 1e-2 --m 2048 --n 2048 --k 2048 --dtype tf32
+run_case "tf32 wgmma_tma 2048" 1e-2 --m 2048 --n 2048 --k 2048 --dtype tf32 --variant wgmma_tma
+run_case "tf32 wgmma_tma 6 stages odd" 1e-2 --m 1001 --n 777 --k 1500 --dtype tf32 --variant wgmma_tma --stages 6 --beta 0.5
+run_case "tf32 wgmma_tma sparse dynamic" 1e-2 --m 2048 --n 1024 --k 2048 --dtype tf32 --variant wgmma_tma --block-density 0.2 --power-law --schedule dynamic
 run_case "block-sparse" 1e-5 --m 2048 --n 2048 --k 2048 --block-density 0.125 --block 64
 run_case "power-law dynamic" 1e-5 --m 2048 --n 1024 --k 2048 --block-density 0.2 --power-law --schedule dynamic
 run_case "banded" 1e-5 --m 3000 --n 1000 --k 3000 --band 100
