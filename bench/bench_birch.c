@@ -3,6 +3,8 @@
  * (batched, all cores) and GPU (batched); then a streamed run generated and
  * inserted chunk by chunk (100 M points on the GPU, never all in memory).
  *   bench_birch [--device cpu|cuda|all] [--quick]
+ * Batched cases run once per variant (speculative = exactly serial, segmented,
+ * hybrid), side by side; PARAC_BIRCH_VARIANT=NAME times that variant only.
  * Figures: points/s of fit + global step + labels; quality against serial
  * (SSE ratio, ARI) in the extra fields. scikit-learn: bench_birch_sklearn.py. */
 #include <math.h>
@@ -178,6 +180,12 @@ int main(int argc, char **argv)
     size_t n, subclusters;
     double *points, serial_sse;
     int32_t *serial_labels, *labels;
+    const char *only = getenv("PARAC_BIRCH_VARIANT");
+    parac_birch_variant check;
+    if (only && parac_birch_variant_parse(only, &check, &error) != PARAC_OK) {
+        fprintf(stderr, "bench_birch: PARAC_BIRCH_VARIANT: %s\n", error.message);
+        return 2;
+    }
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) setup.quick = 1;
         else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
@@ -199,17 +207,26 @@ int main(int argc, char **argv)
     /* The serial run is the reference for the quality columns (always measured). */
     if (run_once(&serial, points, n, serial_labels, &subclusters) < 0) return 1;
     serial_sse = sse(points, n, serial_labels, 20);
-    if (setup.run_cpu) {
-        measure(&report, "blobs 1M 2-D serial (sklearn order)", &serial, points, n, 1, NULL, serial_sse, labels);
-        measure(&report, "blobs 1M 2-D parallel batched", &parallel, points, n, bench_repeats(3), serial_labels,
-                serial_sse, labels);
-        measure_stream(&report, &parallel, setup.quick ? 2000000 : 10000000, 1000000);
+    for (int v = 0; v < 3; v++) {
+        parac_birch_variant variant = (parac_birch_variant)v;
+        char name[96];
+        if (only && strcmp(only, parac_birch_variant_name(variant)) != 0) continue;
+        parallel.variant = gpu.variant = variant;
+        if (setup.run_cpu) {
+            if (v == 0) measure(&report, "blobs 1M 2-D serial (sklearn order)", &serial, points, n, 1, NULL, serial_sse, labels);
+            snprintf(name, sizeof name, "blobs 1M 2-D parallel %s", parac_birch_variant_name(variant));
+            measure(&report, name, &parallel, points, n, bench_repeats(3), serial_labels, serial_sse, labels);
+        }
+        if (setup.run_gpu) {
+            snprintf(name, sizeof name, "blobs 1M 2-D gpu %s", parac_birch_variant_name(variant));
+            measure(&report, name, &gpu, points, n, bench_repeats(3), serial_labels, serial_sse, labels);
+        }
     }
-    if (setup.run_gpu) {
-        measure(&report, "blobs 1M 2-D gpu batched", &gpu, points, n, bench_repeats(3), serial_labels, serial_sse,
-                labels);
-        measure_stream(&report, &gpu, setup.quick ? 2000000 : 100000000, 1000000);
-    }
+    /* Streams with the default variant (or the one asked for). */
+    parallel.variant = gpu.variant = PARAC_BIRCH_SPECULATIVE;
+    if (only) parac_birch_variant_parse(only, &parallel.variant, &error), gpu.variant = parallel.variant;
+    if (setup.run_cpu) measure_stream(&report, &parallel, setup.quick ? 2000000 : 10000000, 1000000);
+    if (setup.run_gpu) measure_stream(&report, &gpu, setup.quick ? 2000000 : 100000000, 1000000);
     bench_print_table(&report);
     free(points), free(serial_labels), free(labels);
     return 0;

@@ -417,6 +417,18 @@ static void bench_gpu_sparse(bench_setup *s, cublasHandle_t handle, int64_t n, c
         snprintf(name, sizeof name, "parac fp32 %s %s n=%lld", VARIANT_NAMES[v], pattern, (long long)n);
         emit(s, name, "cuda", 0, ours, flops / ours / 1e12, extra);
     }
+    /* tf32 side by side: one block per C tile (wgmma) vs the persistent stream of (C tile, k tile) stages */
+    for (int v = PARAC_GEMM_VARIANT_WGMMA; v <= PARAC_GEMM_VARIANT_WGMMA_TMA; v++) {
+        if (!variant_selected((parac_gemm_variant)v, PARAC_GEMM_TF32)) continue;
+        ours = time_parac(&p, PARAC_GEMM_TF32, PARAC_GEMM_SCHEDULE_AUTO, (parac_gemm_variant)v, 1, repeats, &info);
+        snprintf(extra, sizeof extra,
+                 "\"vs_cusparse_bsr_fp32\":%.3f,\"useful_tflops\":%.3f,\"max_rel_err_vs_cublas\":%.3g,\"variant_run\":\"%s\","
+                 "\"stages_run\":%d",
+                 sparse_lib > 0 ? sparse_lib / ours : 0.0, info.flops / ours / 1e12, compare_with_reference(&p),
+                 VARIANT_NAMES[info.variant], info.pipeline_stages);
+        snprintf(name, sizeof name, "parac tf32 %s %s n=%lld", VARIANT_NAMES[v], pattern, (long long)n);
+        emit(s, name, "cuda", 0, ours, flops / ours / 1e12, extra);
+    }
     problem_free(&p);
 }
 

@@ -39,7 +39,10 @@
  *         the rest are inserted serially. Faster on many cores, but the
  *         subclusters differ from the serial ones (ARI ~0.84 against the
  *         serial labels on overlapping blobs, docs/birch.md).
- *       Either way the result depends on neither device nor thread count.
+ *       HYBRID: speculative for the first PARAC_BIRCH_WARMUP_BATCHES × B
+ *         points ever inserted (where the tree takes its shape), segmented
+ *         afterwards.
+ *       Every variant's result depends on neither device nor thread count.
  *
  * Streaming: call parac_birch_partial_fit once per chunk (scikit-learn's
  * partial_fit): the tree persists across calls, batches never cross a call.
@@ -67,10 +70,14 @@ extern "C" {
 /* How batched insertion (batch_size > 0) resolves conflicts within a batch. */
 typedef enum parac_birch_variant {
     PARAC_BIRCH_SPECULATIVE = 0, /* validated speculation: exactly the serial tree (default) */
-    PARAC_BIRCH_SEGMENTED = 1    /* stale-tree absorption per entry: approximate, fewer serial steps */
+    PARAC_BIRCH_SEGMENTED = 1,   /* stale-tree absorption per entry: approximate, fewer serial steps */
+    PARAC_BIRCH_HYBRID = 2       /* speculative for the first PARAC_BIRCH_WARMUP_BATCHES × B points
+                                    (the young tree), segmented afterwards */
 } parac_birch_variant;
 
-/* "speculative" / "segmented"; NULL for an unknown value. */
+#define PARAC_BIRCH_WARMUP_BATCHES 4
+
+/* "speculative" / "segmented" / "hybrid"; NULL for an unknown value. */
 const char *parac_birch_variant_name(parac_birch_variant variant);
 /* The variant named `name`; INVALID_ARGUMENT (naming the choices) otherwise. */
 parac_status parac_birch_variant_parse(const char *name, parac_birch_variant *variant, parac_error *error);

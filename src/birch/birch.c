@@ -49,6 +49,7 @@ const char *parac_birch_variant_name(parac_birch_variant variant)
     switch (variant) {
     case PARAC_BIRCH_SPECULATIVE: return "speculative";
     case PARAC_BIRCH_SEGMENTED: return "segmented";
+    case PARAC_BIRCH_HYBRID: return "hybrid";
     }
     return NULL;
 }
@@ -57,9 +58,10 @@ parac_status parac_birch_variant_parse(const char *name, parac_birch_variant *va
 {
     if (strcmp(name, "speculative") == 0) *variant = PARAC_BIRCH_SPECULATIVE;
     else if (strcmp(name, "segmented") == 0) *variant = PARAC_BIRCH_SEGMENTED;
+    else if (strcmp(name, "hybrid") == 0) *variant = PARAC_BIRCH_HYBRID;
     else
-        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: unknown variant '%s' (speculative or segmented)",
-                          name);
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
+                          "birch: unknown variant '%s' (speculative, segmented or hybrid)", name);
     return PARAC_OK;
 }
 
@@ -185,22 +187,38 @@ static parac_status insert_serial(birch_tree *tree, const double *points, size_t
     return PARAC_OK;
 }
 
+static parac_status insert_segmented(parac_birch *model, const double *points, size_t count, parac_error *error)
+{
+#ifdef PARAC_HAVE_CUDA
+    if (model->gpu)
+        return birch_cuda_insert_batched(model->gpu, &model->tree, points, count, model->options.batch_size, error);
+#endif
+    return birch_insert_batched_cpu(&model->tree, points, count, model->options.batch_size,
+                                    model->options.exec.threads, error);
+}
+
+/* Hybrid: the points before the warm-up boundary (counted over all calls) go
+ * speculatively, the rest segmented. */
+static parac_status insert_hybrid(parac_birch *model, const double *points, size_t count, parac_error *error)
+{
+    size_t warmup = model->options.batch_size * PARAC_BIRCH_WARMUP_BATCHES, exact = 0;
+    parac_status status = PARAC_OK;
+    if (model->points_seen < warmup) exact = warmup - model->points_seen < count ? warmup - model->points_seen : count;
+    if (exact > 0) status = insert_speculative(model, points, exact, error);
+    if (status == PARAC_OK && exact < count)
+        status = insert_segmented(model, points + exact * model->tree.dims, count - exact, error);
+    return status;
+}
+
 parac_status parac_birch_partial_fit(parac_birch *model, const double *points, size_t count, parac_error *error)
 {
-    size_t batch = model->options.batch_size;
     parac_status status = check_finite(model, points, count, error);
     if (status != PARAC_OK) return status;
     drop_global(model);
-    if (batch == 0)
-        status = insert_serial(&model->tree, points, count, error);
-    else if (model->options.variant == PARAC_BIRCH_SPECULATIVE)
-        status = insert_speculative(model, points, count, error);
-#ifdef PARAC_HAVE_CUDA
-    else if (model->gpu)
-        status = birch_cuda_insert_batched(model->gpu, &model->tree, points, count, batch, error);
-#endif
-    else
-        status = birch_insert_batched_cpu(&model->tree, points, count, batch, model->options.exec.threads, error);
+    if (model->options.batch_size == 0) status = insert_serial(&model->tree, points, count, error);
+    else if (model->options.variant == PARAC_BIRCH_SPECULATIVE) status = insert_speculative(model, points, count, error);
+    else if (model->options.variant == PARAC_BIRCH_HYBRID) status = insert_hybrid(model, points, count, error);
+    else status = insert_segmented(model, points, count, error);
     if (status == PARAC_OK) model->points_seen += count;
     return status;
 }

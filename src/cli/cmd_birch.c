@@ -19,6 +19,7 @@ typedef struct birch_args {
     const char *labels_path;
     const char *centers_path;
     const char *subclusters_path;
+    const char *variant;
 } birch_args;
 
 static parac_status read_chunk(parac_matrix_stream *stream, double **buffer, size_t rows, size_t *got,
@@ -162,7 +163,7 @@ static parac_status run_streamed(const char *path, const parac_birch_options *op
 
 int cli_birch(int argc, char **argv)
 {
-    birch_args args = {0.5, 50, 3, 0, PARAC_BIRCH_DEFAULT_BATCH, NULL, NULL, NULL};
+    birch_args args = {0.5, 50, 3, 0, PARAC_BIRCH_DEFAULT_BATCH, NULL, NULL, NULL, "speculative"};
     const cli_option options_table[] = {
         {"--threshold", 0, CLI_DOUBLE, &args.threshold, "T", "largest subcluster radius (default 0.5)"},
         {"--branching-factor", 0, CLI_INT64, &args.branching, "B", "most entries per CF node (default 50)"},
@@ -172,6 +173,8 @@ int cli_birch(int argc, char **argv)
         {"--subclusters", 0, CLI_STRING, &args.subclusters_path, "FILE", "subcluster centroids in leaf order"},
         {"--chunk", 0, CLI_INT64, &args.chunk, "N", "stream: read and insert N points at a time (default: whole input)"},
         {"--batch-size", 0, CLI_INT64, &args.batch, "B", "points per parallel batch; 0 = serial, scikit-learn's order (default 8192)"},
+        {"--variant", 0, CLI_STRING, &args.variant, "NAME",
+         "batched scheme: speculative (exactly the serial tree, default), segmented or hybrid (approximate)"},
     };
     const cli_command command = {"birch", "INPUT [--threshold T] [--branching-factor B] [--n-clusters K] [-o LABELS] [options]",
                                  "BIRCH clustering of the points of INPUT (.npy or CSV, - for standard input): a CF tree "
@@ -199,6 +202,8 @@ int cli_birch(int argc, char **argv)
     options.n_clusters = (int)args.clusters;
     options.batch_size = (size_t)args.batch;
     options.exec = common.exec;
+    if (parac_birch_variant_parse(args.variant, &options.variant, &error) != PARAC_OK)
+        return cli_usage_error("birch", "--variant must be speculative, segmented or hybrid");
     started = parac_now_seconds();
     if (args.chunk > 0) {
         if (run_streamed(positionals[0], &options, (size_t)args.chunk, args.labels_path != NULL, &model, &labels, &error) != PARAC_OK)
