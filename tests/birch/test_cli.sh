@@ -29,6 +29,16 @@ cmp -s "$work/s0.npy" "$work/o0.npy" || fail "serial: --chunk 777 differs from o
 "$PARAC" birch "$work/p.npy" --threshold 0.3 --threads 1 -o "$work/t1.npy" > /dev/null || fail "threads 1"
 "$PARAC" birch "$work/p.npy" --threshold 0.3 --threads 2 -o "$work/t2.npy" > /dev/null || fail "threads 2"
 cmp -s "$work/t1.npy" "$work/t2.npy" || fail "--threads 1 and 2 differ"
+# the default (speculative) batched run is the serial run; segmented and hybrid run, threads agree
+"$PARAC" birch "$work/p.npy" --threshold 0.3 --device cpu --batch-size 700 --chunk 1234 -o "$work/sp.npy" > /dev/null || fail "speculative"
+cmp -s "$work/sp.npy" "$work/o0.npy" || fail "speculative labels differ from the serial ones"
+for variant in segmented hybrid; do
+    "$PARAC" birch "$work/p.npy" --threshold 0.3 --device cpu --variant $variant --threads 1 -o "$work/v1.npy" > /dev/null || fail "$variant"
+    "$PARAC" birch "$work/p.npy" --threshold 0.3 --device cpu --variant $variant --threads 2 -o "$work/v2.npy" > /dev/null || fail "$variant"
+    cmp -s "$work/v1.npy" "$work/v2.npy" || fail "$variant: --threads 1 and 2 differ"
+done
+err=$("$PARAC" birch "$work/p.npy" --variant fastest 2>&1 >/dev/null) && fail "--variant fastest accepted"
+echo "$err" | grep -q -- "--variant must be" || fail "--variant fastest: unclear error: $err"
 
 # text input from stdin, streamed
 python3 -c "import numpy as np; np.savetxt('$work/p.csv', np.load('$work/p.npy')[:3000], delimiter=',')"
