@@ -97,7 +97,7 @@ typedef enum parac_fca_gpu_strategy {
 
 /* How the CPU threads share the tree (same concepts either way). */
 typedef enum parac_fca_cpu_strategy {
-    PARAC_FCA_CPU_AUTO = 0,      /* the current best: PARAC_FCA_CPU_SHARED_POOL (measured) */
+    PARAC_FCA_CPU_AUTO = 0,      /* the measured best: PARAC_FCA_CPU_WORK_STEALING */
     PARAC_FCA_CPU_SHARED_POOL,   /* tasks borrow scratch from a locked pool of workers */
     PARAC_FCA_CPU_PER_THREAD,    /* one cache-line-aligned worker per thread, no lock on the task path */
     PARAC_FCA_CPU_WORK_STEALING  /* a locked deque per thread: the owner works newest-first, idle

@@ -254,17 +254,16 @@ static void fill_info(parac_gemm_plan *plan)
 
 /* The GPU kernel family: the request when this dtype, tile_k and GPU can run
  * it, else BASE. WIDE is fp32 only; WGMMA and WGMMA_TMA are tf32 only, need 32-wide k blocks
- * (tile_k % 32 == 0) and an sm_90a image on the GPU. AUTO is BASE until the
- * GPU figures of docs/gemm.md pick the new defaults. */
+ * (tile_k % 32 == 0) and an sm_90a image on the GPU. AUTO: see below. */
 static parac_gemm_variant resolve_variant(parac_gemm_plan *plan, const parac_gemm_options *o)
 {
     parac_gemm_variant v = o->variant;
     if (plan->device != PARAC_DEVICE_CUDA) return PARAC_GEMM_VARIANT_BASE;
-    /* AUTO picks what measured fastest on the H200 (docs/gemm.md, 2026-11-29): wgmma for
-     * tf32 (148-173 vs 107-119 TFLOP/s), base for fp32 (wide was no faster, and slower on
-     * sparse inputs). */
+    /* AUTO picks what measured fastest on the H200 (docs/gemm.md, 2026-11-29): wgmma_tma for
+     * tf32 (200-242 TFLOP/s vs 149-172 for wgmma, 107-119 for mma.sync), base for fp32 (wide
+     * was no faster, and slower on sparse inputs). Unsupported cases fall back below. */
     if (v == PARAC_GEMM_VARIANT_AUTO)
-        v = o->dtype == PARAC_GEMM_TF32 ? PARAC_GEMM_VARIANT_WGMMA : PARAC_GEMM_VARIANT_BASE;
+        v = o->dtype == PARAC_GEMM_TF32 ? PARAC_GEMM_VARIANT_WGMMA_TMA : PARAC_GEMM_VARIANT_BASE;
     if (v == PARAC_GEMM_VARIANT_WIDE && o->dtype != PARAC_GEMM_FP32) return PARAC_GEMM_VARIANT_BASE;
     if ((v == PARAC_GEMM_VARIANT_WGMMA || v == PARAC_GEMM_VARIANT_WGMMA_TMA) && (o->dtype != PARAC_GEMM_TF32 || plan->tile_k % 32))
         return PARAC_GEMM_VARIANT_BASE;
