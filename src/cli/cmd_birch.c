@@ -47,6 +47,8 @@ static parac_status fit_input(const char *path, const parac_birch_options *optio
         if (!*model) status = parac_birch_create(options, stream.cols, model, error);
         if (status == PARAC_OK) status = parac_birch_partial_fit(*model, buffer, got, error);
         if (status != PARAC_OK) break;
+        /* .npy streams know their length; text streams show no bar. */
+        if (stream.rows_total != SIZE_MAX) parac_report_progress(&options->exec, stream.rows_read, stream.rows_total);
     }
     if (status == PARAC_OK && !*model)
         status = parac_fail_at(error, PARAC_ERR_PARSE, path, 0, "no points to cluster");
