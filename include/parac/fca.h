@@ -116,6 +116,9 @@ typedef struct parac_fca_options {
     parac_fca_gpu_strategy gpu_strategy; /* 0 = auto */
     parac_fca_cpu_strategy cpu_strategy; /* 0 = auto */
     parac_fca_engine *engine;            /* NULL: set up (and tear down) the device for this run alone */
+    uint64_t gpu_pool_bytes;             /* cap on the GPU task pool + child buffers; 0 = half the free
+                                            device memory, at most 16 GiB. Tasks beyond it spill to host
+                                            memory (a small cap forces spilling: tests use it). */
 } parac_fca_options;
 
 /* Creates an engine for exec's device (exec->cuda_device for the GPU; on the

@@ -27,7 +27,8 @@ static parac_status run_search(const parac_fca_context *context, const parac_fca
     if (device == PARAC_DEVICE_CUDA) {
         struct parac_cuda_context *shared = options->engine ? options->engine->cuda_context : NULL;
         int ordinal = options->engine && shared ? options->engine->cuda_device : options->exec.cuda_device;
-        status = fca_fcbo_cuda(&search, ordinal, shared, options->gpu_strategy, concepts, count, error);
+        status = fca_fcbo_cuda(&search, ordinal, shared, options->gpu_strategy, options->gpu_pool_bytes, concepts,
+                               count, error);
     } else
 #endif
     if (threads <= 1)

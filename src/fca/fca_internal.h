@@ -103,7 +103,7 @@ struct parac_fca_engine {
 #ifdef PARAC_HAVE_CUDA
 /* shared_context: an engine's context to run on, or NULL to create one for this run. */
 parac_status fca_fcbo_cuda(const fca_search *search, int cuda_device, struct parac_cuda_context *shared_context,
-                           parac_fca_gpu_strategy strategy, parac_fca_concepts *concepts, uint64_t *count,
+                           parac_fca_gpu_strategy strategy, uint64_t pool_bytes, parac_fca_concepts *concepts, uint64_t *count,
                            parac_error *error);
 #endif
 

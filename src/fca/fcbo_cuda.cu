@@ -895,7 +895,7 @@ static parac_status setup_local(gpu_search *g, const fca_search *search, int sto
 }
 
 static parac_status setup_gpu(gpu_search *g, const fca_search *search, int cuda_device,
-                              parac_cuda_context *shared_context, int store, parac_error *error)
+                              parac_cuda_context *shared_context, int store, uint64_t pool_cap, parac_error *error)
 {
     parac_status status;
     size_t free_bytes = 0, total_bytes = 0, warps;
@@ -939,7 +939,14 @@ static parac_status setup_gpu(gpu_search *g, const fca_search *search, int cuda_
     g->can_grow = 1;
     {
         size_t first = 3 * bytes_per_task(g) * ((size_t)g->shape.attributes + 1) * 4; /* >= 4 tasks' children */
+        /* The caller's cap wins over the defaults, down to the smallest workable pool
+         * (children of 2 tasks): below it the search could not make progress. */
+        size_t smallest = 3 * bytes_per_task(g) * ((size_t)g->shape.attributes + 1) * 2;
         if (first < INITIAL_POOL_BYTES) first = INITIAL_POOL_BYTES;
+        if (pool_cap) {
+            size_t cap = pool_cap > smallest ? (size_t)pool_cap : smallest;
+            if (cap < g->budget_cap) g->budget_cap = cap;
+        }
         return allocate_buffers(g, first < g->budget_cap ? first : g->budget_cap, error);
     }
 }
@@ -1209,8 +1216,8 @@ static parac_status search_rounds(gpu_search *g, const fca_search *search, parac
 }
 
 extern "C" parac_status fca_fcbo_cuda(const fca_search *search, int cuda_device, parac_cuda_context *shared_context,
-                                      parac_fca_gpu_strategy strategy, parac_fca_concepts *concepts, uint64_t *count,
-                                      parac_error *error)
+                                      parac_fca_gpu_strategy strategy, uint64_t pool_bytes,
+                                      parac_fca_concepts *concepts, uint64_t *count, parac_error *error)
 {
     gpu_search g;
     parac_word *extent = (parac_word *)calloc(search->object_words, 8);
@@ -1230,7 +1237,7 @@ extern "C" parac_status fca_fcbo_cuda(const fca_search *search, int cuda_device,
     }
     if (status != PARAC_OK || search->attributes == 0 || parac_bitset_popcount(intent, search->attribute_words) == search->attributes)
         goto done;
-    if ((status = setup_gpu(&g, search, cuda_device, shared_context, concepts != NULL, error)) == PARAC_OK &&
+    if ((status = setup_gpu(&g, search, cuda_device, shared_context, concepts != NULL, pool_bytes, error)) == PARAC_OK &&
         (status = push_root(&g, search, extent, intent, error)) == PARAC_OK)
         status = g.strategy == PARAC_FCA_GPU_ROUNDS ? search_rounds(&g, search, concepts, count, error)
                  : concepts && g.stream.ready   ? search_local_streamed(&g, search, concepts, count, error)

@@ -88,6 +88,40 @@ template <int BM, int BN> struct ffma_shape {
     static constexpr size_t SMEM = (size_t)GEMM_STAGES * (A_STAGE + B_STAGE) * sizeof(float);
 };
 
+/* One BK-deep stage of the 8x8 register tile: each acc[i][j] gets BK more fmaf in ascending k. */
+template <int BM, int BN>
+__device__ __forceinline__ void ffma_stage(const float *a_stage, const float *b_stage, int row0, int col0, float (&acc)[8][8])
+{
+#pragma unroll
+    for (int kk = 0; kk < GEMM_BK; kk++) {
+        float4 a_lo = *(const float4 *)(a_stage + kk * BM + row0), a_hi = *(const float4 *)(a_stage + kk * BM + row0 + 32);
+        float4 b_lo = *(const float4 *)(b_stage + kk * BN + col0), b_hi = *(const float4 *)(b_stage + kk * BN + col0 + 16);
+        float a[8] = {a_lo.x, a_lo.y, a_lo.z, a_lo.w, a_hi.x, a_hi.y, a_hi.z, a_hi.w};
+        float b[8] = {b_lo.x, b_lo.y, b_lo.z, b_lo.w, b_hi.x, b_hi.y, b_hi.z, b_hi.w};
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+#pragma unroll
+            for (int j = 0; j < 8; j++) acc[i][j] = __fmaf_rn(a[i], b[j], acc[i][j]);
+    }
+}
+
+/* The 8x8 register tile to C (epilogue) or to the item's split-k partial slot. */
+template <int BM, int BN>
+__device__ __forceinline__ void ffma_store(const gemm_args &g, const gemm_work_item &w, int row0, int col0, const float (&acc)[8][8])
+{
+    int64_t tile_row0 = (int64_t)w.tile_row * BM, tile_col0 = (int64_t)w.tile_col * BN;
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        int r = row0 + (i / 4) * 32 + i % 4;
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            int c = col0 + (j / 4) * 16 + j % 4;
+            if (w.partial_slot >= 0) g.partials[((int64_t)w.partial_slot * BM + r) * BN + c] = acc[i][j];
+            else store_value(g, tile_row0 + r, tile_col0 + c, acc[i][j]);
+        }
+    }
+}
+
 template <int BM, int BN>
 __device__ void ffma_work_item(const gemm_args &g, const gemm_work_item &w, float *shared)
 {
@@ -115,33 +149,12 @@ __device__ void ffma_work_item(const gemm_args &g, const gemm_work_item &w, floa
             load_stage<BM, BN, S::THREADS, BM, BN>(g, w, next, a_shared + (next % GEMM_STAGES) * S::A_STAGE,
                                                   b_shared + (next % GEMM_STAGES) * S::B_STAGE);
         cp_async_commit();
-        const float *a_stage = a_shared + (step % GEMM_STAGES) * S::A_STAGE;
-        const float *b_stage = b_shared + (step % GEMM_STAGES) * S::B_STAGE;
-#pragma unroll
-        for (int kk = 0; kk < GEMM_BK; kk++) {
-            float4 a_lo = *(const float4 *)(a_stage + kk * BM + row0), a_hi = *(const float4 *)(a_stage + kk * BM + row0 + 32);
-            float4 b_lo = *(const float4 *)(b_stage + kk * BN + col0), b_hi = *(const float4 *)(b_stage + kk * BN + col0 + 16);
-            float a[8] = {a_lo.x, a_lo.y, a_lo.z, a_lo.w, a_hi.x, a_hi.y, a_hi.z, a_hi.w};
-            float b[8] = {b_lo.x, b_lo.y, b_lo.z, b_lo.w, b_hi.x, b_hi.y, b_hi.z, b_hi.w};
-#pragma unroll
-            for (int i = 0; i < 8; i++)
-#pragma unroll
-                for (int j = 0; j < 8; j++) acc[i][j] = __fmaf_rn(a[i], b[j], acc[i][j]);
-        }
+        ffma_stage<BM, BN>(a_shared + (step % GEMM_STAGES) * S::A_STAGE, b_shared + (step % GEMM_STAGES) * S::B_STAGE,
+                           row0, col0, acc);
     }
     cp_async_wait<0>();
     __syncthreads(); /* the next work item may refill every stage */
-    int64_t tile_row0 = (int64_t)w.tile_row * BM, tile_col0 = (int64_t)w.tile_col * BN;
-#pragma unroll
-    for (int i = 0; i < 8; i++) {
-        int r = row0 + (i / 4) * 32 + i % 4;
-#pragma unroll
-        for (int j = 0; j < 8; j++) {
-            int c = col0 + (j / 4) * 16 + j % 4;
-            if (w.partial_slot >= 0) g.partials[((int64_t)w.partial_slot * BM + r) * BN + c] = acc[i][j];
-            else store_value(g, tile_row0 + r, tile_col0 + c, acc[i][j]);
-        }
-    }
+    ffma_store<BM, BN>(g, w, row0, col0, acc);
 }
 
 /* --- fp32 FFMA, wide variant ---------------------------------------------------------

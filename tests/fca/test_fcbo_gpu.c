@@ -109,6 +109,33 @@ static void check_mushroom_concepts(void)
     parac_fca_context_destroy(context);
 }
 
+/* A pool capped at its smallest workable size must spill tasks to host memory and
+ * still find every concept, for every strategy, counted and stored. */
+static void check_tiny_pool_spills(uint64_t seed)
+{
+    parac_fca_context *context = fca_test_random_context(120, 60, 0.3, seed);
+    parac_fca_concepts *cpu = fca_test_compute(context, PARAC_DEVICE_CPU, 0, 0);
+    for (size_t v = 0; v < STRATEGY_COUNT; v++) {
+        parac_fca_concepts *gpu = NULL;
+        parac_fca_options options;
+        uint64_t count = 0;
+        parac_error error;
+        memset(&options, 0, sizeof options);
+        options.exec.device = PARAC_DEVICE_CUDA;
+        options.gpu_strategy = strategies[v];
+        options.gpu_pool_bytes = 1; /* rounded up to the smallest workable pool */
+        CHECK_OK(parac_fca_count(context, &options, &count, &error), &error);
+        CHECK(count == parac_fca_concepts_size(cpu), "tiny pool, strategy %d: GPU count %llu vs CPU %zu",
+              (int)strategies[v], (unsigned long long)count, parac_fca_concepts_size(cpu));
+        CHECK_OK(parac_fca_compute(context, &options, &gpu, &error), &error);
+        CHECK(fca_test_same_concepts(cpu, gpu), "tiny pool, strategy %d: GPU concepts != CPU", (int)strategies[v]);
+        parac_fca_concepts_destroy(gpu);
+    }
+    printf("tiny pool: %zu concepts on every strategy\n", parac_fca_concepts_size(cpu));
+    parac_fca_concepts_destroy(cpu);
+    parac_fca_context_destroy(context);
+}
+
 int main(void)
 {
     uint64_t seed = (uint64_t)time(NULL);
@@ -123,6 +150,7 @@ int main(void)
     compare_on_random(seed, engine);
     compare_on_random(12345, engine);
     check_mushroom_concepts();
+    check_tiny_pool_spills(seed);
     parac_fca_engine_destroy(engine);
     check_known_count("mushroom.dat", 238710);
     check_known_count("vote.dat", 227033);
