@@ -150,8 +150,15 @@ static void problem_free(gpu_problem *p)
 }
 
 /* Median device seconds of `repeats` runs of a parac plan (after one warm-up). */
-/* Kernel variants to time: PARAC_GEMM_VARIANT=base|wide|wgmma picks one, else every one for the dtype. */
-static const char *const VARIANT_NAMES[] = {"auto", "base", "wide", "wgmma", "wgmma_tma"};
+/* Kernel variants to time: PARAC_GEMM_VARIANT=base|wide|wgmma|wgmma_tma|persistent picks one, else every
+ * one for the dtype. */
+static const char *const VARIANT_NAMES[] = {"auto", "base", "wide", "wgmma", "wgmma_tma", "persistent"};
+
+/* The fp32 (FFMA) kernel families. */
+static int fp32_variant(int v)
+{
+    return v == PARAC_GEMM_VARIANT_BASE || v == PARAC_GEMM_VARIANT_WIDE || v == PARAC_GEMM_VARIANT_PERSISTENT;
+}
 
 static int variant_selected(parac_gemm_variant v, parac_gemm_dtype dtype)
 {
@@ -159,7 +166,7 @@ static int variant_selected(parac_gemm_variant v, parac_gemm_dtype dtype)
     if (only && *only) return strcmp(only, VARIANT_NAMES[v]) == 0;
     if (v == PARAC_GEMM_VARIANT_BASE) return 1;
     return dtype == PARAC_GEMM_TF32 ? v == PARAC_GEMM_VARIANT_WGMMA || v == PARAC_GEMM_VARIANT_WGMMA_TMA
-                                    : v == PARAC_GEMM_VARIANT_WIDE;
+                                    : v == PARAC_GEMM_VARIANT_WIDE || v == PARAC_GEMM_VARIANT_PERSISTENT;
 }
 
 /* PARAC_GEMM_STAGES (4 or 6) sets the wgmma_tma pipeline depth for every case that does not pick one. */
@@ -344,8 +351,8 @@ static void bench_gpu_dense(bench_setup *s, cublasHandle_t handle, int64_t n, in
     theirs = time_cublas(handle, &p, tf32, repeats);
     snprintf(name, sizeof name, "cublas %s dense n=%lld", tf32 ? "tf32" : "sgemm", (long long)n);
     emit(s, name, "cuda", 0, theirs, flops / theirs / 1e12, NULL);
-    for (int v = PARAC_GEMM_VARIANT_BASE; v <= PARAC_GEMM_VARIANT_WGMMA_TMA; v++) {
-        if (!variant_selected((parac_gemm_variant)v, dtype)) continue;
+    for (int v = PARAC_GEMM_VARIANT_BASE; v <= PARAC_GEMM_VARIANT_PERSISTENT; v++) {
+        if (!variant_selected((parac_gemm_variant)v, dtype) || (tf32 && v == PARAC_GEMM_VARIANT_PERSISTENT)) continue;
         /* wgmma_tma: both pipeline depths side by side (unless PARAC_GEMM_STAGES picks one) */
         for (int depth = 0; depth < (v == PARAC_GEMM_VARIANT_WGMMA_TMA && !default_stages() ? 2 : 1); depth++) {
             char variant_label[32];
@@ -380,8 +387,8 @@ static void bench_gpu_sparse(bench_setup *s, cublasHandle_t handle, int64_t n, c
     char name[96], extra[256];
     problem_upload(&p);
     if (power_law) {
-        for (int v = PARAC_GEMM_VARIANT_BASE; v <= PARAC_GEMM_VARIANT_WIDE; v++) {
-            if (!variant_selected((parac_gemm_variant)v, PARAC_GEMM_FP32)) continue;
+        for (int v = PARAC_GEMM_VARIANT_BASE; v <= PARAC_GEMM_VARIANT_PERSISTENT; v++) {
+            if (!fp32_variant(v) || !variant_selected((parac_gemm_variant)v, PARAC_GEMM_FP32)) continue;
             double stat = time_parac(&p, PARAC_GEMM_FP32, PARAC_GEMM_SCHEDULE_STATIC, (parac_gemm_variant)v, 1, repeats, &info);
             double dyn = time_parac(&p, PARAC_GEMM_FP32, PARAC_GEMM_SCHEDULE_DYNAMIC, (parac_gemm_variant)v, 1, repeats, &info);
             snprintf(name, sizeof name, "parac fp32 %s power-law static n=%lld", VARIANT_NAMES[v], (long long)n);
@@ -405,15 +412,16 @@ static void bench_gpu_sparse(bench_setup *s, cublasHandle_t handle, int64_t n, c
         emit(s, name, "cuda", 0, sparse_lib, flops / sparse_lib / 1e12, NULL);
     }
     time_cublas(handle, &p, 0, 1); /* dref = dense answer again (cuSPARSE wrote into it) */
-    for (int v = PARAC_GEMM_VARIANT_BASE; v <= PARAC_GEMM_VARIANT_WIDE; v++) {
-        if (!variant_selected((parac_gemm_variant)v, PARAC_GEMM_FP32)) continue;
+    for (int v = PARAC_GEMM_VARIANT_BASE; v <= PARAC_GEMM_VARIANT_PERSISTENT; v++) {
+        if (!fp32_variant(v) || !variant_selected((parac_gemm_variant)v, PARAC_GEMM_FP32)) continue;
         ours = time_parac(&p, PARAC_GEMM_FP32, PARAC_GEMM_SCHEDULE_AUTO, (parac_gemm_variant)v, 1, repeats, &info);
         double error_vs_dense = compare_with_reference(&p);
         snprintf(extra, sizeof extra,
                  "\"vs_cublas_dense\":%.3f,\"vs_cusparse_bsr\":%.3f,\"useful_tflops\":%.3f,\"tile_kernel_fraction\":%.4f,"
-                 "\"max_rel_err_vs_cublas\":%.3g",
+                 "\"max_rel_err_vs_cublas\":%.3g,\"variant_run\":\"%s\",\"schedule_run\":\"%s\"",
                  dense / ours, sparse_lib > 0 ? sparse_lib / ours : 0.0, info.flops / ours / 1e12,
-                 (double)info.tile_kernels / (double)info.tile_kernels_dense, error_vs_dense);
+                 (double)info.tile_kernels / (double)info.tile_kernels_dense, error_vs_dense, VARIANT_NAMES[info.variant],
+                 info.schedule == PARAC_GEMM_SCHEDULE_DYNAMIC ? "dynamic" : "static");
         snprintf(name, sizeof name, "parac fp32 %s %s n=%lld", VARIANT_NAMES[v], pattern, (long long)n);
         emit(s, name, "cuda", 0, ours, flops / ours / 1e12, extra);
     }

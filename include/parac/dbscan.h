@@ -29,10 +29,13 @@
  * sizes (options.gpu_variant), which never changes the answer. It keeps
  * the points on the device in cell order (float32 input stays float32) and
  * needs about 48 bytes per point at its peak for 3-D float32 (the radix sort;
- * info->device_bytes reports the measured peak). When device memory runs out
- * (PARAC_ERR_NO_MEMORY from the GPU) the run falls back to the CPU path and
- * sets info->gpu_fallback = 1; other GPU failures are returned as
- * PARAC_ERR_DEVICE. PARAC_DBSCAN_REFERENCE always runs on the CPU.
+ * info->device_bytes reports the measured peak). Points that do not fit
+ * (options.max_device_bytes, else the device's free memory) are processed in
+ * slabs along the first coordinate, each with a halo of 3 eps-wide slices on
+ * either side, and merged on the host (about 13 host bytes per point): the
+ * same bytes again (info->gpu_slabs says how many slabs ran). Only when even
+ * the smallest slab does not fit does the run fall back to the CPU path, with
+ * info->gpu_fallback = 1; other GPU failures are returned as PARAC_ERR_DEVICE. PARAC_DBSCAN_REFERENCE always runs on the CPU.
  *
  * Errors: PARAC_ERR_INVALID_ARGUMENT for d = 0, eps <= 0 or not finite,
  * min_samples < 1, a NaN or infinite coordinate (message names the row), or
@@ -68,8 +71,9 @@ typedef enum parac_dbscan_method {
  * bytes (labels do not depend on the cell size); they differ only in speed.
  * The CPU path and the brute-force method ignore it. */
 typedef enum parac_dbscan_gpu_variant {
-    PARAC_DBSCAN_GPU_AUTO = 0, /* COARSE when the points are sparse (< 0.5 per fine cell of their
-                                  bounding box), else TABLE; each falls back as below */
+    PARAC_DBSCAN_GPU_AUTO = 0, /* sparse points (< 0.5 per fine cell of their bounding box):
+                                  COARSE_LISTED when 3 <= min_samples <= 10, else COARSE;
+                                  denser points: TABLE (docs/dbscan.md gives the measurements) */
     PARAC_DBSCAN_GPU_CLASSIC,  /* cells of side eps/sqrt(g), binary search of each stencil row */
     PARAC_DBSCAN_GPU_TABLE,    /* cells of side eps/sqrt(g), direct key -> first-point table
                                   (binary search when the key space exceeds 8 n + 4 M cells) */
@@ -80,10 +84,12 @@ typedef enum parac_dbscan_gpu_variant {
                                      cells (early exit); non-core points keep their neighbours from
                                      the core pass for the border pass (3 <= min_samples <= 10:
                                      4 (min_samples - 2) + 1 more device bytes per point) */
-    PARAC_DBSCAN_GPU_COARSE_FUSED /* the same on COARSE's cells */
+    PARAC_DBSCAN_GPU_COARSE_FUSED, /* the same on COARSE's cells */
+    PARAC_DBSCAN_GPU_COARSE_LISTED /* COARSE's cells and union, with the fused variants' neighbour lists
+                                      for the border pass (same bytes per point as they need) */
 } parac_dbscan_gpu_variant;
 
-#define PARAC_DBSCAN_GPU_VARIANT_LAST PARAC_DBSCAN_GPU_COARSE_FUSED
+#define PARAC_DBSCAN_GPU_VARIANT_LAST PARAC_DBSCAN_GPU_COARSE_LISTED
 
 typedef struct parac_dbscan_options {
     double eps;            /* > 0 */
@@ -91,6 +97,9 @@ typedef struct parac_dbscan_options {
     parac_dbscan_method method;
     parac_exec exec;       /* device and threads (zero = auto device, all cores) */
     parac_dbscan_gpu_variant gpu_variant; /* GPU neighbour search (0 = auto) */
+    size_t max_device_bytes; /* GPU memory the run may plan for (0 = the device's free memory);
+                                points that need more are processed in slabs */
+    size_t min_gpu_slabs;    /* GPU: at least this many slabs (0 or 1 = only as memory requires) */
 } parac_dbscan_options;
 
 /* What a run found and how long each phase took (seconds). */
@@ -114,6 +123,7 @@ typedef struct parac_dbscan_info {
     uint64_t device_bytes;       /* peak device memory of the GPU path, CUB scratch included (0 on the CPU) */
     parac_dbscan_gpu_variant gpu_variant; /* GPU: the variant that ran (AUTO only for n = 0); 0 on the CPU */
     int gpu_key_table;           /* GPU: 1 when the direct key table was used, 0 for binary search */
+    size_t gpu_slabs;            /* GPU: slabs the points were processed in (1 = all at once; 0 on the CPU) */
 } parac_dbscan_info;
 
 /* Clusters points[count * dim]. labels[count] receives cluster ids or -1.
@@ -130,7 +140,7 @@ parac_status parac_dbscan_run_f32(const parac_dbscan_options *options, const flo
 const char *parac_dbscan_method_name(parac_dbscan_method method);
 parac_status parac_dbscan_method_parse(const char *name, parac_dbscan_method *method, parac_error *error);
 
-/* "auto", "classic", "table", "coarse", "table-fused", "coarse-fused". */
+/* "auto", "classic", "table", "coarse", "table-fused", "coarse-fused", "coarse-listed". */
 const char *parac_dbscan_gpu_variant_name(parac_dbscan_gpu_variant variant);
 parac_status parac_dbscan_gpu_variant_parse(const char *name, parac_dbscan_gpu_variant *variant, parac_error *error);
 

@@ -66,11 +66,13 @@ typedef enum parac_gemm_variant {
     PARAC_GEMM_VARIANT_BASE,     /* fp32: FFMA 8x8 per thread, BK 16; tf32: mma.sync.m16n8k8 */
     PARAC_GEMM_VARIANT_WIDE,     /* fp32: FFMA 8x16 per thread (64x64 warp tiles), BK 32, 3 stages */
     PARAC_GEMM_VARIANT_WGMMA,    /* tf32: Hopper wgmma.m64nNk8 from swizzled shared memory (sm_90a) */
-    PARAC_GEMM_VARIANT_WGMMA_TMA /* tf32: wgmma fed by bulk copies (TMA) on mbarriers, one producer and
+    PARAC_GEMM_VARIANT_WGMMA_TMA, /* tf32: wgmma fed by bulk copies (TMA) on mbarriers, one producer and
                                     BM/64 consumer warpgroups, persistent blocks (sm_90a) */
+    PARAC_GEMM_VARIANT_PERSISTENT /* fp32: base's FFMA tile math in resident blocks streaming work items
+                                     through one cp.async ring kept full across C tiles; base's bits */
 } parac_gemm_variant;
 
-/* "auto", "base", "wide", "wgmma", "wgmma_tma" (CLI --variant spelling); "unknown" otherwise. */
+/* "auto", "base", "wide", "wgmma", "wgmma_tma", "persistent" (CLI --variant spelling); "unknown" otherwise. */
 const char *parac_gemm_variant_name(parac_gemm_variant variant);
 
 typedef struct parac_gemm_options {

@@ -39,8 +39,9 @@ static parac_status parse_names(const gemm_args *args, parac_gemm_options *o, pa
     else if (strcmp(args->variant, "wide") == 0) o->variant = PARAC_GEMM_VARIANT_WIDE;
     else if (strcmp(args->variant, "wgmma") == 0) o->variant = PARAC_GEMM_VARIANT_WGMMA;
     else if (strcmp(args->variant, "wgmma_tma") == 0) o->variant = PARAC_GEMM_VARIANT_WGMMA_TMA;
+    else if (strcmp(args->variant, "persistent") == 0) o->variant = PARAC_GEMM_VARIANT_PERSISTENT;
     else
-        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: --variant must be auto, base, wide, wgmma or wgmma_tma, not '%s'",
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: --variant must be auto, base, wide, wgmma, wgmma_tma or persistent, not '%s'",
                           args->variant);
     o->tile_m = (int)args->tile_m;
     o->tile_n = (int)args->tile_n;
@@ -265,7 +266,7 @@ int cli_gemm(int argc, char **argv)
         {"--k", 0, CLI_INT64, &args.k, "K", "columns of A, rows of B (generated input)"},
         {"--dtype", 0, CLI_STRING, &args.dtype, "fp32|tf32", "arithmetic (default fp32)"},
         {"--schedule", 0, CLI_STRING, &args.schedule, "static|dynamic|auto", "tile scheduling (default auto)"},
-        {"--variant", 0, CLI_STRING, &args.variant, "auto|base|wide|wgmma|wgmma_tma", "GPU kernel family (default auto)"},
+        {"--variant", 0, CLI_STRING, &args.variant, "auto|base|wide|wgmma|wgmma_tma|persistent", "GPU kernel family (default auto)"},
         {"--band", 0, CLI_INT64, &args.band, "W", "A is banded: A(i,j) = 0 when |i-j| > W"},
         {"--block-density", 0, CLI_DOUBLE, &args.density, "P", "A is block-sparse with a fraction P of non-zero blocks"},
         {"--block", 0, CLI_INT64, &args.block, "B", "block edge for --block-density (default 64)"},

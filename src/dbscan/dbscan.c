@@ -28,7 +28,7 @@ parac_status parac_dbscan_method_parse(const char *name, parac_dbscan_method *me
 }
 
 static const char *const GPU_VARIANT_NAMES[] = {"auto", "classic", "table", "coarse", "table-fused",
-                                                   "coarse-fused"};
+                                                   "coarse-fused", "coarse-listed"};
 
 const char *parac_dbscan_gpu_variant_name(parac_dbscan_gpu_variant variant)
 {
@@ -43,7 +43,8 @@ parac_status parac_dbscan_gpu_variant_parse(const char *name, parac_dbscan_gpu_v
             return PARAC_OK;
         }
     return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
-                      "unknown dbscan GPU variant '%s' (auto, classic, table, coarse, table-fused or coarse-fused)", name ? name : "");
+                      "unknown dbscan GPU variant '%s' (auto, classic, table, coarse, table-fused, coarse-fused or coarse-listed)",
+                      name ? name : "");
 }
 
 static parac_status check_input(const parac_dbscan_options *options, const dbscan_points *points, parac_error *error)
@@ -76,8 +77,7 @@ static parac_status run_on_gpu(const parac_dbscan_options *options, const dbscan
 {
 #ifdef PARAC_HAVE_CUDA
     info->device = PARAC_DEVICE_CUDA;
-    return dbscan_cuda(points, options->eps, options->min_samples, method == PARAC_DBSCAN_GRID,
-                       options->gpu_variant, options->exec.cuda_device, labels, core_mask, info, error);
+    return dbscan_cuda(points, options, method == PARAC_DBSCAN_GRID, labels, core_mask, info, error);
 #else
     (void)options, (void)points, (void)method, (void)labels, (void)core_mask, (void)info;
     return parac_fail(error, PARAC_ERR_NO_DEVICE, "dbscan: this build has no CUDA support");

@@ -41,8 +41,12 @@
 #include "cuda/cuda_check.h"
 #include "dbscan/dbscan_grid.h"
 #include "dbscan/dbscan_internal.h"
+#include "dbscan/dbscan_slabs.h"
 
 #define THREADS 256
+/* Neighbour lists (fused, COARSE_LISTED) hold min_samples - 2 entries: only for
+ * 3 <= min_samples <= MAX_LIST_SLOTS + 2 (4 bytes each per point). */
+#define MAX_LIST_SLOTS 8
 #define NO_INDEX 0xffffffffu
 
 static unsigned blocks_for(size_t n) { return (unsigned)((n + THREADS - 1) / THREADS); }
@@ -615,6 +619,13 @@ __global__ static void write_labels(const uint32_t *root_of, const uint32_t *min
     labels[i] = root_of[i] == NO_INDEX ? PARAC_DBSCAN_NOISE : (int32_t)rank[min_index[root_of[i]]];
 }
 
+/* Slabs: the sorted positions in root_of become the slab's point indices. */
+__global__ static void positions_to_indices(const uint32_t *order, size_t n, uint32_t *root_of)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n && root_of[i] != NO_INDEX) root_of[i] = order[root_of[i]];
+}
+
 /* counts[0] += core points, counts[1] += noise points. */
 __global__ static void count_outcomes(const uint8_t *core_by_index, const int32_t *labels, size_t n,
                                       unsigned long long *counts)
@@ -637,7 +648,8 @@ typedef struct gpu_run {
     double eps;
     size_t min_samples;
     int use_grid;
-    parac_dbscan_gpu_variant variant; /* as asked, then as resolved by build_plan */
+    parac_dbscan_gpu_variant asked;   /* as asked (every slab starts from it) */
+    parac_dbscan_gpu_variant variant; /* as resolved by choose_plan: CLASSIC, TABLE or COARSE */
     dbscan_grid_plan plan;
     void *raw;              /* input copy, row-major, until the gather */
     void *xs;               /* sorted points, dim x n */
@@ -650,11 +662,14 @@ typedef struct gpu_run {
     uint32_t *key_start;    /* direct key table (key space + 1), NULL when binary search is used */
     uint8_t *dense, *core;
     uint32_t *parent;
-    int fused;              /* TABLE_FUSED / COARSE_FUSED: compact-cell union, neighbour lists */
+    int fused;              /* TABLE_FUSED / COARSE_FUSED: compact-cell union */
+    int keep_lists;         /* fused and COARSE_LISTED: neighbour lists for the border pass */
     uint8_t *compact;       /* fused: cells */
     uint32_t *first_core;   /* fused: cells */
     neighbour_lists lists;  /* fused, when min_samples is small and memory allows; else near == NULL */
     double mark;
+    parac_dbscan_info slab_info; /* slabs: the phase times of one slab, summed into *total_info */
+    parac_dbscan_info *total_info;
 } gpu_run;
 
 #define RELEASE(run, field)                            \
@@ -712,21 +727,27 @@ fail:
  * whose dense-cell shortcut saves the pairwise work. */
 #define COARSE_BELOW_OCCUPANCY 0.5
 
+static int lists_fit(const gpu_run *run) { return run->min_samples >= 3 && run->min_samples - 2 <= MAX_LIST_SLOTS; }
+
 static parac_status choose_plan(gpu_run *run, int dims, const double *low, const double *high, parac_error *error)
 {
     parac_status status = PARAC_OK;
+    run->variant = run->asked;
     run->fused = run->variant == PARAC_DBSCAN_GPU_TABLE_FUSED || run->variant == PARAC_DBSCAN_GPU_COARSE_FUSED;
+    run->keep_lists = run->fused || run->variant == PARAC_DBSCAN_GPU_COARSE_LISTED;
     if (run->variant == PARAC_DBSCAN_GPU_TABLE_FUSED) run->variant = PARAC_DBSCAN_GPU_TABLE;
-    if (run->variant == PARAC_DBSCAN_GPU_COARSE_FUSED) run->variant = PARAC_DBSCAN_GPU_COARSE;
+    if (run->variant == PARAC_DBSCAN_GPU_COARSE_FUSED || run->variant == PARAC_DBSCAN_GPU_COARSE_LISTED)
+        run->variant = PARAC_DBSCAN_GPU_COARSE;
     PARAC_TRY(dbscan_grid_plan_build(&run->plan, dims, low, high, run->eps, error));
     if (dims == 0) {
         run->variant = PARAC_DBSCAN_GPU_CLASSIC; /* one cell: nothing to look up */
         return PARAC_OK;
     }
-    if (run->variant == PARAC_DBSCAN_GPU_AUTO)
-        run->variant = (double)run->n < COARSE_BELOW_OCCUPANCY * (double)dbscan_grid_key_space(&run->plan)
-                           ? PARAC_DBSCAN_GPU_COARSE
-                           : PARAC_DBSCAN_GPU_TABLE;
+    if (run->variant == PARAC_DBSCAN_GPU_AUTO) {
+        int sparse = (double)run->n < COARSE_BELOW_OCCUPANCY * (double)dbscan_grid_key_space(&run->plan);
+        run->variant = sparse ? PARAC_DBSCAN_GPU_COARSE : PARAC_DBSCAN_GPU_TABLE;
+        run->keep_lists = sparse && lists_fit(run); /* COARSE_LISTED: docs/dbscan.md, "auto" */
+    }
     if (run->variant == PARAC_DBSCAN_GPU_COARSE)
         PARAC_TRY(dbscan_grid_plan_build_coarse(&run->plan, dims, low, high, run->eps, error));
 fail:
@@ -877,15 +898,14 @@ static grid_view<T> view_of(const gpu_run *run)
     return view;
 }
 
-/* The fused variants keep min_samples - 2 neighbours per point (4 bytes each)
- * when 3 <= min_samples <= MAX_LIST_SLOTS + 2; otherwise, or out of memory,
- * the border pass walks the stencil as the other variants do. */
-#define MAX_LIST_SLOTS 8
+/* The listing variants keep min_samples - 2 neighbours per point when
+ * lists_fit(); otherwise, or out of memory, the border pass walks the stencil
+ * as the other variants do. */
 
 static parac_status take_neighbour_lists(gpu_run *run, parac_error *error)
 {
     parac_status status = PARAC_OK;
-    if (!run->fused || run->min_samples < 3 || run->min_samples - 2 > MAX_LIST_SLOTS) return PARAC_OK;
+    if (!run->keep_lists || !lists_fit(run)) return PARAC_OK;
     run->lists.slots = (uint32_t)(run->min_samples - 2);
     status = take(run, (void **)&run->lists.near_count, run->n, error);
     if (status == PARAC_OK)
@@ -916,9 +936,9 @@ static parac_status mark_core_points(gpu_run *run, parac_error *error)
     grid_view<T> view = view_of<T>(run);
     PARAC_TRY(take(run, (void **)&run->dense, run->cells + 1, error));
     PARAC_TRY(take(run, (void **)&run->core, run->n, error));
+    PARAC_TRY(take_neighbour_lists(run, error));
     if (run->fused) {
         PARAC_TRY(take(run, (void **)&run->compact, run->cells + 1, error));
-        PARAC_TRY(take_neighbour_lists(run, error));
         compact_cells<T><<<blocks_for(run->cells), THREADS, 0, stream>>>(view, run->min_samples, run->dense,
                                                                          run->compact);
     } else {
@@ -975,6 +995,47 @@ fail:
     return status;
 }
 
+/* root_of / core_by_index by original index (assign_roots): from the lists when kept. */
+template <typename T>
+static parac_status assign_all_roots(gpu_run *run, uint32_t *root_of, uint8_t *core_by_index, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    cudaStream_t stream = (cudaStream_t)run->context.stream;
+    if (run->lists.near)
+        assign_roots_listed<<<blocks_for(run->n), THREADS, 0, stream>>>(run->n, run->core, run->order, run->parent,
+                                                                        run->lists, root_of, core_by_index);
+    else
+        assign_roots<T><<<blocks_for(run->n), THREADS, 0, stream>>>(view_of<T>(run), run->core, run->order,
+                                                                    run->parent, root_of, core_by_index);
+    PARAC_CUDA_TRY_LAUNCH();
+fail:
+    return status;
+}
+
+/* One slab's answer for dbscan_slabs_cluster: roots as the slab's own point indices. */
+template <typename T>
+static parac_status finish_slab(gpu_run *run, uint32_t *root, uint8_t *core, parac_dbscan_info *info,
+                                parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    uint32_t *root_of = NULL;
+    uint8_t *core_by_index = NULL;
+    PARAC_TRY(take(run, (void **)&root_of, run->n * sizeof(uint32_t), error));
+    PARAC_TRY(take(run, (void **)&core_by_index, run->n, error));
+    PARAC_TRY(assign_all_roots<T>(run, root_of, core_by_index, error));
+    positions_to_indices<<<blocks_for(run->n), THREADS, 0, (cudaStream_t)run->context.stream>>>(run->order, run->n,
+                                                                                               root_of);
+    PARAC_CUDA_TRY_LAUNCH();
+    PARAC_TRY(phase_done(run, &info->seconds_border, error));
+    PARAC_TRY(parac_cuda_download(&run->context, root, root_of, run->n * sizeof(uint32_t), error));
+    PARAC_TRY(parac_cuda_download(&run->context, core, core_by_index, run->n, error));
+    PARAC_TRY(phase_done(run, &info->seconds_download, error));
+fail:
+    parac_cuda_free(&run->context, root_of);
+    parac_cuda_free(&run->context, core_by_index);
+    return status;
+}
+
 /* Border assignment, then the canonical labels; downloads labels and core mask. */
 template <typename T>
 static parac_status finish_labels(gpu_run *run, int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info,
@@ -989,13 +1050,7 @@ static parac_status finish_labels(gpu_run *run, int32_t *labels, uint8_t *core_m
     int32_t *device_labels = NULL;
     PARAC_TRY(take(run, (void **)&root_of, n * sizeof(uint32_t), error));
     PARAC_TRY(take(run, (void **)&core_by_index, n, error));
-    if (run->lists.near)
-        assign_roots_listed<<<blocks_for(n), THREADS, 0, stream>>>(n, run->core, run->order, run->parent, run->lists,
-                                                                   root_of, core_by_index);
-    else
-        assign_roots<T><<<blocks_for(n), THREADS, 0, stream>>>(view_of<T>(run), run->core, run->order, run->parent,
-                                                               root_of, core_by_index);
-    PARAC_CUDA_TRY_LAUNCH();
+    PARAC_TRY(assign_all_roots<T>(run, root_of, core_by_index, error));
     PARAC_TRY(phase_done(run, &info->seconds_border, error));
     release_all(run); /* only root_of and core_by_index are needed from here */
     PARAC_TRY(take(run, (void **)&min_index, n * sizeof(uint32_t), error));
@@ -1033,9 +1088,17 @@ fail:
     return status;
 }
 
+static parac_dbscan_gpu_variant variant_ran(const gpu_run *run)
+{
+    if (run->fused)
+        return run->variant == PARAC_DBSCAN_GPU_COARSE ? PARAC_DBSCAN_GPU_COARSE_FUSED : PARAC_DBSCAN_GPU_TABLE_FUSED;
+    if (run->keep_lists && run->variant == PARAC_DBSCAN_GPU_COARSE) return PARAC_DBSCAN_GPU_COARSE_LISTED;
+    return run->variant;
+}
+
+/* Upload, index, core flags and union: everything before the border pass. */
 template <typename T>
-static parac_status run_phases(gpu_run *run, const T *points, int32_t *labels, uint8_t *core_mask,
-                               parac_dbscan_info *info, parac_error *error)
+static parac_status cluster_core_points(gpu_run *run, const T *points, parac_dbscan_info *info, parac_error *error)
 {
     parac_status status = PARAC_OK;
     run->mark = parac_now_seconds();
@@ -1050,12 +1113,21 @@ static parac_status run_phases(gpu_run *run, const T *points, int32_t *labels, u
     PARAC_TRY(phase_done(run, &info->seconds_core, error));
     PARAC_TRY(join_core_points<T>(run, error));
     PARAC_TRY(phase_done(run, &info->seconds_union, error));
+    info->cells = run->cells;
+    info->gpu_variant = variant_ran(run);
+fail:
+    return status;
+}
+
+template <typename T>
+static parac_status run_phases(gpu_run *run, const T *points, int32_t *labels, uint8_t *core_mask,
+                               parac_dbscan_info *info, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    PARAC_TRY(cluster_core_points<T>(run, points, info, error));
     PARAC_TRY(finish_labels<T>(run, labels, core_mask, info, error));
     PARAC_TRY(phase_done(run, &info->seconds_download, error));
-    info->cells = run->cells;
-    info->gpu_variant = !run->fused                                  ? run->variant
-                        : run->variant == PARAC_DBSCAN_GPU_COARSE ? PARAC_DBSCAN_GPU_COARSE_FUSED
-                                                                  : PARAC_DBSCAN_GPU_TABLE_FUSED;
+    info->gpu_slabs = 1;
 fail:
     return status;
 }
@@ -1075,9 +1147,127 @@ static uint64_t read_peak(gpu_run *run)
     return (uint64_t)peak;
 }
 
-extern "C" parac_status dbscan_cuda(const dbscan_points *points, double eps, size_t min_samples, int use_grid,
-                                    parac_dbscan_gpu_variant variant, int ordinal, int32_t *labels,
-                                    uint8_t *core_mask, parac_dbscan_info *info,
+/* ---------------------------------------------------------------- slabs (dbscan_slabs.h) */
+
+static void add_phase_times(parac_dbscan_info *total, const parac_dbscan_info *slab)
+{
+    total->seconds_upload += slab->seconds_upload;
+    total->seconds_index += slab->seconds_index;
+    total->seconds_core += slab->seconds_core;
+    total->seconds_union += slab->seconds_union;
+    total->seconds_border += slab->seconds_border;
+    total->seconds_download += slab->seconds_download;
+    total->cells += slab->cells;
+    total->gpu_variant = slab->gpu_variant;
+    total->gpu_key_table = slab->gpu_key_table;
+}
+
+/* dbscan_slab_solver: one slab through the whole-input phases, then its roots. */
+static parac_status solve_slab(void *context, const dbscan_points *slab, uint32_t *root, uint8_t *core,
+                               parac_error *error)
+{
+    gpu_run *run = (gpu_run *)context;
+    parac_status status;
+    release_all(run);
+    memset(&run->lists, 0, sizeof run->lists);
+    memset(&run->slab_info, 0, sizeof run->slab_info);
+    run->n = slab->count;
+    run->cells = 0;
+    if (slab->f32) {
+        status = cluster_core_points<float>(run, slab->f32, &run->slab_info, error);
+        if (status == PARAC_OK) status = finish_slab<float>(run, root, core, &run->slab_info, error);
+    } else {
+        status = cluster_core_points<double>(run, slab->f64, &run->slab_info, error);
+        if (status == PARAC_OK) status = finish_slab<double>(run, root, core, &run->slab_info, error);
+    }
+    release_all(run);
+    if (status == PARAC_OK) add_phase_times(run->total_info, &run->slab_info);
+    return status;
+}
+
+/* Device bytes one point may need at the peak (an upper bound, so slabs err small):
+ * input and sorted copies, keys and permutation twice, CUB scratch, key table, lists. */
+static size_t bytes_per_point(const dbscan_points *points)
+{
+    size_t value = points->f32 ? sizeof(float) : sizeof(double);
+    return 2 * points->dim * value + 96 + 4 * MAX_LIST_SLOTS + 1;
+}
+
+/* Slabs the budget asks for: max_device_bytes, else 90% of the free memory. */
+static parac_status slabs_wanted(gpu_run *run, const dbscan_points *points, const parac_dbscan_options *options,
+                                 size_t *wanted, parac_error *error)
+{
+    size_t budget = options->max_device_bytes, total = 0;
+    double need;
+    if (budget == 0) {
+        parac_status status = parac_cuda_memory_info(&run->context, &budget, &total, error);
+        if (status != PARAC_OK) return status;
+        budget = budget / 10 * 9;
+    }
+    need = (double)points->count * (double)bytes_per_point(points) / (double)(budget > 0 ? budget : 1);
+    *wanted = need > 1 ? (size_t)need + 1 : 1;
+    if (options->min_gpu_slabs > *wanted) *wanted = options->min_gpu_slabs;
+    return PARAC_OK;
+}
+
+/* Slabs until they fit: twice as many after each out-of-memory; NO_MEMORY once the points cut no finer. */
+static parac_status run_sliced(gpu_run *run, const dbscan_points *points, size_t wanted, size_t tried,
+                               int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info, parac_error *error)
+{
+    for (;;) {
+        dbscan_slabs slabs;
+        double started = parac_now_seconds(), device_seconds;
+        parac_status status = dbscan_slabs_plan(points, run->eps, wanted, &slabs, error);
+        if (status != PARAC_OK) return status;
+        if (slabs.slabs <= tried) {
+            dbscan_slabs_free(&slabs);
+            return parac_fail(error, PARAC_ERR_NO_MEMORY,
+                              "dbscan: %zu points do not fit in device memory even in %zu slabs", points->count,
+                              tried);
+        }
+        run->total_info = info;
+        status = dbscan_slabs_cluster(points, &slabs, solve_slab, run, labels, core_mask, info, error);
+        device_seconds = info->seconds_upload + info->seconds_index + info->seconds_core + info->seconds_union +
+                         info->seconds_border + info->seconds_download;
+        info->seconds_relabel = parac_now_seconds() - started - device_seconds; /* plan, gather, host merge */
+        tried = slabs.slabs;
+        dbscan_slabs_free(&slabs);
+        info->gpu_slabs = tried;
+        if (status != PARAC_ERR_NO_MEMORY) return status;
+        parac_error_clear(error);
+        memset(info, 0, sizeof *info);
+        wanted = 2 * tried;
+    }
+}
+
+static parac_status run_whole(gpu_run *run, const dbscan_points *points, int32_t *labels, uint8_t *core_mask,
+                              parac_dbscan_info *info, parac_error *error)
+{
+    parac_status status = points->f32 ? run_phases<float>(run, points->f32, labels, core_mask, info, error)
+                                      : run_phases<double>(run, points->f64, labels, core_mask, info, error);
+    release_all(run);
+    return status;
+}
+
+/* One pass when the budget allows it, else (or when it runs out of memory) slabs. */
+static parac_status run_fitting(gpu_run *run, const dbscan_points *points, const parac_dbscan_options *options,
+                                int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info, parac_error *error)
+{
+    size_t wanted = 1;
+    parac_status status = slabs_wanted(run, points, options, &wanted, error);
+    if (status != PARAC_OK) return status;
+    if (wanted <= 1) {
+        status = run_whole(run, points, labels, core_mask, info, error);
+        if (status != PARAC_ERR_NO_MEMORY) return status;
+        parac_error_clear(error);
+        memset(info, 0, sizeof *info);
+        wanted = 2;
+    }
+    return run_sliced(run, points, wanted, 1, labels, core_mask, info, error);
+}
+
+extern "C" parac_status dbscan_cuda(const dbscan_points *points, const parac_dbscan_options *options, int use_grid,
+                                    int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info,
                                     parac_error *error)
 {
     gpu_run *run;
@@ -1087,16 +1277,15 @@ extern "C" parac_status dbscan_cuda(const dbscan_points *points, double eps, siz
     if (!run) return parac_fail_no_memory(error, "dbscan GPU state", sizeof(gpu_run));
     run->n = points->count;
     run->dim = points->dim;
-    run->eps = eps;
-    run->min_samples = min_samples;
+    run->eps = options->eps;
+    run->min_samples = options->min_samples;
     run->use_grid = use_grid;
-    run->variant = variant;
-    status = parac_cuda_context_create(ordinal, &run->context, error);
+    run->asked = options->gpu_variant;
+    status = parac_cuda_context_create(options->exec.cuda_device, &run->context, error);
     if (status == PARAC_OK) {
         run->has_context = 1;
         reset_peak(run);
-        status = points->f32 ? run_phases<float>(run, points->f32, labels, core_mask, info, error)
-                             : run_phases<double>(run, points->f64, labels, core_mask, info, error);
+        status = run_fitting(run, points, options, labels, core_mask, info, error);
         release_all(run);
         info->device_bytes = read_peak(run);
         parac_cuda_context_destroy(&run->context);

@@ -46,12 +46,12 @@ parac_status dbscan_reference(const dbscan_points *points, double eps, size_t mi
 parac_status dbscan_cpu(const dbscan_points *points, double eps, size_t min_samples, int use_grid, int threads,
                         int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info, parac_error *error);
 
-/* The CUDA path (dbscan_cuda.cu): the same phases on GPU `ordinal`, the same
- * bytes. PARAC_ERR_NO_MEMORY when the device is too small (the caller then
- * falls back to the CPU). Fills every info field except device/method/total. */
-parac_status dbscan_cuda(const dbscan_points *points, double eps, size_t min_samples, int use_grid,
-                         parac_dbscan_gpu_variant variant, int ordinal, int32_t *labels, uint8_t *core_mask,
-                         parac_dbscan_info *info, parac_error *error);
+/* The CUDA path (dbscan_cuda.cu): the same phases on GPU options->exec.cuda_device,
+ * the same bytes, in slabs (dbscan_slabs.h) when the points do not fit.
+ * PARAC_ERR_NO_MEMORY when even one slab does not fit (the caller then falls
+ * back to the CPU). Fills every info field except device/method/total. */
+parac_status dbscan_cuda(const dbscan_points *points, const parac_dbscan_options *options, int use_grid,
+                         int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info, parac_error *error);
 
 /* Canonical labels from a representative per point (DBSCAN_NO_ROOT = noise):
  * clusters numbered by their lowest point index. root_of[i] < count.

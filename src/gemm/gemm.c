@@ -110,6 +110,7 @@ const char *parac_gemm_variant_name(parac_gemm_variant variant)
     case PARAC_GEMM_VARIANT_WIDE: return "wide";
     case PARAC_GEMM_VARIANT_WGMMA: return "wgmma";
     case PARAC_GEMM_VARIANT_WGMMA_TMA: return "wgmma_tma";
+    case PARAC_GEMM_VARIANT_PERSISTENT: return "persistent";
     }
     return "unknown";
 }

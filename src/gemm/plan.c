@@ -40,7 +40,7 @@ static parac_status check_options(const parac_gemm_options *o, parac_error *erro
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: split_k must be in 0..64 (got %d)", o->split_k);
     if ((o->a_tile_mask || o->b_tile_mask) && (!o->tile_m || !o->tile_n || !o->tile_k))
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: tile masks need explicit tile_m, tile_n, tile_k");
-    if ((int)o->variant < PARAC_GEMM_VARIANT_AUTO || (int)o->variant > PARAC_GEMM_VARIANT_WGMMA_TMA)
+    if ((int)o->variant < PARAC_GEMM_VARIANT_AUTO || (int)o->variant > PARAC_GEMM_VARIANT_PERSISTENT)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: unknown kernel variant %d", (int)o->variant);
     if (o->pipeline_stages != 0 && o->pipeline_stages != 4 && o->pipeline_stages != 6)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: pipeline_stages must be 0, 4 or 6 (got %d)",
@@ -253,7 +253,7 @@ static void fill_info(parac_gemm_plan *plan)
 }
 
 /* The GPU kernel family: the request when this dtype, tile_k and GPU can run
- * it, else BASE. WIDE is fp32 only; WGMMA and WGMMA_TMA are tf32 only, need 32-wide k blocks
+ * it, else BASE. WIDE and PERSISTENT are fp32 only; WGMMA and WGMMA_TMA are tf32 only, need 32-wide k blocks
  * (tile_k % 32 == 0) and an sm_90a image on the GPU. AUTO: see below. */
 static parac_gemm_variant resolve_variant(parac_gemm_plan *plan, const parac_gemm_options *o)
 {
@@ -264,7 +264,8 @@ static parac_gemm_variant resolve_variant(parac_gemm_plan *plan, const parac_gem
      * was no faster, and slower on sparse inputs). Unsupported cases fall back below. */
     if (v == PARAC_GEMM_VARIANT_AUTO)
         v = o->dtype == PARAC_GEMM_TF32 ? PARAC_GEMM_VARIANT_WGMMA_TMA : PARAC_GEMM_VARIANT_BASE;
-    if (v == PARAC_GEMM_VARIANT_WIDE && o->dtype != PARAC_GEMM_FP32) return PARAC_GEMM_VARIANT_BASE;
+    if ((v == PARAC_GEMM_VARIANT_WIDE || v == PARAC_GEMM_VARIANT_PERSISTENT) && o->dtype != PARAC_GEMM_FP32)
+        return PARAC_GEMM_VARIANT_BASE;
     if ((v == PARAC_GEMM_VARIANT_WGMMA || v == PARAC_GEMM_VARIANT_WGMMA_TMA) && (o->dtype != PARAC_GEMM_TF32 || plan->tile_k % 32))
         return PARAC_GEMM_VARIANT_BASE;
     if (v == PARAC_GEMM_VARIANT_WIDE && plan->tile_k % 32) return PARAC_GEMM_VARIANT_BASE;

@@ -44,6 +44,9 @@ expect_exit "bad stages" 2 "$PARAC" gemm --m 4 --n 4 --k 4 --stages 5 --device c
 check "stages message" "grep -q 'pipeline_stages' '$tmp/err'"
 expect_exit "bad variant" 2 "$PARAC" gemm --m 4 --n 4 --k 4 --variant tma --device cpu
 check "variant message lists wgmma_tma" "grep -q 'wgmma_tma' '$tmp/err'"
+check "variant message lists persistent" "grep -q 'persistent' '$tmp/err'"
 expect_exit "wgmma_tma on the CPU runs base" 0 "$PARAC" gemm --m 70 --n 50 --k 90 --dtype tf32 --variant wgmma_tma --device cpu --json
 check "json variant base" "tail -1 '$tmp/out' | grep -q '\"variant\":\"base\"'"
+expect_exit "persistent on the CPU runs base" 0 "$PARAC" gemm --m 70 --n 50 --k 90 --variant persistent --device cpu --json
+check "json variant base (persistent)" "tail -1 '$tmp/out' | grep -q '\"variant\":\"base\"'"
 exit $fail

@@ -181,7 +181,7 @@ static void check_bad_options(void)
     CHECK_EQ_INT(parac_gemm_plan_create(&o, &plan, &error), PARAC_ERR_INVALID_ARGUMENT);
     o.lda = 0, o.pipeline_stages = 5; /* wgmma_tma runs 4 or 6 */
     CHECK_EQ_INT(parac_gemm_plan_create(&o, &plan, &error), PARAC_ERR_INVALID_ARGUMENT);
-    o.pipeline_stages = 0, o.variant = (parac_gemm_variant)(PARAC_GEMM_VARIANT_WGMMA_TMA + 1);
+    o.pipeline_stages = 0, o.variant = (parac_gemm_variant)(PARAC_GEMM_VARIANT_PERSISTENT + 1);
     CHECK_EQ_INT(parac_gemm_plan_create(&o, &plan, &error), PARAC_ERR_INVALID_ARGUMENT);
     CHECK(plan == NULL, "a failed create must leave no plan");
     /* the CPU ignores GPU variants: wgmma_tma resolves to base, with no pipeline stages */
@@ -195,6 +195,7 @@ static void check_bad_options(void)
         parac_gemm_plan_destroy(plan);
     }
     CHECK(strcmp(parac_gemm_variant_name(PARAC_GEMM_VARIANT_WGMMA_TMA), "wgmma_tma") == 0, "variant name");
+    CHECK(strcmp(parac_gemm_variant_name(PARAC_GEMM_VARIANT_PERSISTENT), "persistent") == 0, "variant name");
 }
 
 /* beta == 0: C is not read, so NaN in C does not leak into the result. */

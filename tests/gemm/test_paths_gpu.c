@@ -1,6 +1,6 @@
 /* tests/gemm/test_paths_gpu.c — the GPU path against the CPU path and the double
  * reference on fresh random inputs: every tile shape, both schedules, split-k,
- * layouts, alpha/beta, sparsity, fp32 (bit-identical to the CPU) and tf32. */
+ * layouts, alpha/beta, sparsity, fp32 (base, wide, persistent: bit-identical to the CPU) and tf32. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,8 +172,10 @@ int main(void)
 {
     if (test_require_gpu()) return 77;
     /* fp32: every variant must give the CPU's exact bits */
-    for (int v = PARAC_GEMM_VARIANT_BASE; v <= PARAC_GEMM_VARIANT_WIDE; v++)
-        for (int i = 0; i < CASE_COUNT; i++) check_fp32_case(&CASES[i], (parac_gemm_variant)v, 1000 + 10 * (uint64_t)i + 500 * (uint64_t)v);
+    static const parac_gemm_variant FP32_VARIANTS[] = {PARAC_GEMM_VARIANT_BASE, PARAC_GEMM_VARIANT_WIDE, PARAC_GEMM_VARIANT_PERSISTENT};
+    for (size_t v = 0; v < sizeof FP32_VARIANTS / sizeof FP32_VARIANTS[0]; v++)
+        for (int i = 0; i < CASE_COUNT; i++)
+            check_fp32_case(&CASES[i], FP32_VARIANTS[v], 1000 + 10 * (uint64_t)i + 500 * (uint64_t)FP32_VARIANTS[v]);
     /* tf32: mma.sync and wgmma, every tile shape, both schedules, split-k (100x90x3000) */
     for (int v = PARAC_GEMM_VARIANT_BASE; v <= PARAC_GEMM_VARIANT_WGMMA; v += PARAC_GEMM_VARIANT_WGMMA - PARAC_GEMM_VARIANT_BASE) {
         parac_gemm_variant kv = (parac_gemm_variant)v;
