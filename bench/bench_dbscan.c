@@ -13,9 +13,11 @@
  * separately, with the phase split and device bytes per point.
  *
  * GPU cases run once per GPU variant (classic, table, coarse, table-fused,
- * coarse-fused; case names end
+ * coarse-fused, coarse-listed; case names end
  * in /<variant>); PARAC_DBSCAN_VARIANT=<a variant name> times only
- * that one. Every GPU variant's labels must equal the CPU's (when the CPU ran
+ * that one. PARAC_DBSCAN_SLABS=K forces at least K slabs and
+ * PARAC_DBSCAN_MAX_DEVICE_BYTES=B plans for B device bytes (the
+ * out-of-memory path; such runs end in /slabs). Every GPU variant's labels must equal the CPU's (when the CPU ran
  * the case) and each other's, or the program fails.
  */
 #include <math.h>
@@ -100,6 +102,9 @@ static int time_case(const bench_case *c, const points_buffer *points, size_t co
     options.min_samples = c->min_samples;
     options.exec.device = device;
     options.gpu_variant = variant;
+    if (getenv("PARAC_DBSCAN_SLABS")) options.min_gpu_slabs = strtoull(getenv("PARAC_DBSCAN_SLABS"), NULL, 10);
+    if (getenv("PARAC_DBSCAN_MAX_DEVICE_BYTES"))
+        options.max_device_bytes = strtoull(getenv("PARAC_DBSCAN_MAX_DEVICE_BYTES"), NULL, 10);
     if (repeats > 8) repeats = 8;
     for (int r = device == PARAC_DEVICE_CUDA ? -1 : 0; r < repeats; r++) {
         parac_dbscan_info info;
@@ -134,8 +139,8 @@ static void emit(bench_report *report, const bench_case *c, size_t count, int qu
     double seconds = compute_seconds(info);
     memset(&result, 0, sizeof result);
     snprintf(result.module, sizeof result.module, "dbscan");
-    snprintf(result.case_name, sizeof result.case_name, "%s%s%s%s", c->name, variant ? "/" : "", variant ? variant : "",
-             quick ? "/quick" : "");
+    snprintf(result.case_name, sizeof result.case_name, "%s%s%s%s%s", c->name, variant ? "/" : "",
+             variant ? variant : "", info->gpu_slabs > 1 ? "/slabs" : "", quick ? "/quick" : "");
     snprintf(result.device, sizeof result.device, "%s", parac_device_name(info->device));
     result.threads = device == PARAC_DEVICE_CPU ? parac_threads_resolve(0) : 0;
     result.seconds = seconds;

@@ -3,9 +3,10 @@
  * Fresh random inputs every run (the seed is printed; PARAC_TEST_SEED=S
  * replays one): blobs 2-D/3-D up to 2 M points, uniform 1-D..8-D, lattice
  * ties at exactly eps, duplicates, all noise, one giant cluster, d = 12
- * (brute force), n = 0 and 1, float32 input. Labels, core mask and counts
+ * (brute force), n = 0 and 1, float32 input, slabs (2, 3, 7 forced, and a
+ * small max_device_bytes). Labels, core mask and counts
  * must be identical, and the run must really have used the GPU. Every GPU
- * variant (auto, classic, table, coarse, table-fused, coarse-fused) is checked
+ * variant (auto, classic, table, coarse, table-fused, coarse-fused, coarse-listed) is checked
  * against the one CPU run.
  */
 #include <math.h>
@@ -205,6 +206,68 @@ static void test_high_dimension(void)
     }
 }
 
+/* Slabs: forced counts (2, 3, 7) and a small max_device_bytes give the CPU's bytes. */
+static void compare_slabs(const char *name, const double *xs, const float *narrow, size_t n, size_t d, double eps,
+                          size_t min_samples, size_t slabs, size_t max_bytes, parac_dbscan_gpu_variant variant)
+{
+    outcome cpu = run(xs, narrow, n, d, eps, min_samples, PARAC_DBSCAN_AUTO, PARAC_DEVICE_CPU, PARAC_DBSCAN_GPU_AUTO);
+    parac_dbscan_options options;
+    parac_dbscan_info info;
+    parac_error error;
+    int32_t *labels = malloc((n + 1) * sizeof(int32_t));
+    uint8_t *core = malloc(n + 1);
+    int status;
+    memset(&options, 0, sizeof options);
+    memset(&info, 0, sizeof info);
+    options.eps = eps;
+    options.min_samples = min_samples;
+    options.exec.device = PARAC_DEVICE_CUDA;
+    options.gpu_variant = variant;
+    options.min_gpu_slabs = slabs;
+    options.max_device_bytes = max_bytes;
+    status = narrow ? parac_dbscan_run_f32(&options, narrow, n, d, labels, core, &info, &error)
+                    : parac_dbscan_run(&options, xs, n, d, labels, core, &info, &error);
+    if (status) printf("  dbscan slabs failed: %s\n", error.message);
+    CHECK(status == 0 && cpu.status == 0 && memcmp(labels, cpu.labels, n * sizeof(int32_t)) == 0 &&
+              memcmp(core, cpu.core, n) == 0 && info.clusters == cpu.info.clusters && info.core == cpu.info.core &&
+              info.noise == cpu.info.noise,
+          "%s [%s] n=%zu d=%zu: %zu slabs (asked %zu, max bytes %zu): GPU labels/core differ from the CPU's", name,
+          parac_dbscan_gpu_variant_name(variant), n, d, info.gpu_slabs, slabs, max_bytes);
+    CHECK(info.device == PARAC_DEVICE_CUDA && !info.gpu_fallback && info.gpu_slabs >= (slabs > 1 ? slabs : 2),
+          "%s: ran on %s, %zu slabs (asked %zu, max bytes %zu)", name, parac_device_name(info.device), info.gpu_slabs,
+          slabs, max_bytes);
+    printf("  %-12s n=%-8zu d=%zu slabs %zu (asked %zu, max %zu B) %.4f s, %.1f device B/point\n", name, n, d,
+           info.gpu_slabs, slabs, max_bytes, info.seconds_total, (double)info.device_bytes / (double)n);
+    free(labels);
+    free(core);
+    release(&cpu);
+}
+
+static void test_slabs(void)
+{
+    const size_t forced[] = {2, 3, 7};
+    for (size_t d = 1; d <= 3; d++) {
+        size_t n = 200000;
+        double *uniform = generate(PARAC_POINTS_UNIFORM, n, d, 1, 1.0, 700 + d);
+        double *blobs = generate(PARAC_POINTS_BLOBS, n, d, 20, 0.5, 710 + d);
+        float *narrow = narrowed(blobs, n * d);
+        double eps = d == 1 ? 1e-5 : d == 2 ? 0.003 : 0.02;
+        for (int f = 0; f < 3; f++) {
+            compare_slabs("slab-uniform", uniform, NULL, n, d, eps, 5, forced[f], 0, PARAC_DBSCAN_GPU_AUTO);
+            compare_slabs("slab-blobs", blobs, NULL, n, d, 0.1, 10, forced[f], 0,
+                          (parac_dbscan_gpu_variant)(PARAC_DBSCAN_GPU_CLASSIC + f));
+            compare_slabs("slab-f32", NULL, narrow, n, d, 0.1, 4, forced[f], 0, PARAC_DBSCAN_GPU_COARSE_LISTED);
+            compare_slabs("slab-fused", uniform, NULL, n, d, eps, 3, forced[f], 0,
+                          (parac_dbscan_gpu_variant)(PARAC_DBSCAN_GPU_TABLE_FUSED + f));
+        }
+        /* no forced count: a budget of ~1/4 of the need must slice by itself */
+        compare_slabs("slab-budget", uniform, NULL, n, d, eps, 5, 0, n * 40, PARAC_DBSCAN_GPU_AUTO);
+        free(uniform);
+        free(blobs);
+        free(narrow);
+    }
+}
+
 int main(void)
 {
     const char *fixed = getenv("PARAC_TEST_SEED");
@@ -216,5 +279,6 @@ int main(void)
     test_high_dimension();
     test_uniform();
     test_blobs();
+    test_slabs();
     return test_finish("dbscan_gpu");
 }
