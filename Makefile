@@ -22,8 +22,9 @@ test: deps build
 demo: deps build
 	@scripts/demo $(BUILD)/parac
 
+# `make bench BENCH_ARGS=--quick` for smaller sizes.
 bench: build
-	@bench/run $(BUILD)
+	@BENCH_ARGS="$(BENCH_ARGS)" bench/run $(BUILD)
 
 install: build
 	@cmake --install $(BUILD) --prefix $(PREFIX)
