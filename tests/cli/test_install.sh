@@ -23,7 +23,10 @@ int main(void)
 }
 C
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
-cc "$prefix/use_parac.c" -o "$prefix/use_parac" $(pkg-config --cflags --libs parac) -Wl,-rpath,"$libdir"
+# A sanitizer build's libparac needs the sanitizer runtime in the program too.
+sanitize=()
+grep -q "^PARAC_SANITIZE:BOOL=ON" "$PARAC_BUILD/CMakeCache.txt" && sanitize=(-fsanitize=address,undefined)
+cc "${sanitize[@]}" "$prefix/use_parac.c" -o "$prefix/use_parac" $(pkg-config --cflags --libs parac) -Wl,-rpath,"$libdir"
 out=$("$prefix/use_parac")
 echo "$out"
 [[ "$out" == *"status name: parse error"* ]] || { echo "FAIL: unexpected output"; exit 1; }
