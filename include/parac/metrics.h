@@ -34,8 +34,9 @@ parac_status parac_metrics_normalized_mutual_info(const int32_t *labels, const i
 typedef struct parac_silhouette_options {
     size_t sample;   /* 0: all points; else a random subset of this size (like sklearn's sample_size) */
     uint64_t seed;   /* for the subset */
-    parac_exec exec; /* device CUDA: the tiled GPU kernel (PARAC_ERR_NO_DEVICE without a GPU); CPU or AUTO:
-                        the CPU with exec.threads. Both give the same bytes. */
+    parac_exec exec; /* device CUDA: the tiled GPU kernel (PARAC_ERR_NO_DEVICE without a GPU); CPU: the CPU
+                        with exec.threads; AUTO: the GPU when one is usable and there are at least
+                        20,000 points, else the CPU. Every choice gives the same bytes. */
 } parac_silhouette_options;
 
 /* Mean silhouette coefficient over points[count * dim] (Euclidean), exact,
