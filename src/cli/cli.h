@@ -69,8 +69,12 @@ int cli_parse(const cli_command *command, int argc, char **argv, cli_common *com
 
 /* Prints "parac: error: MESSAGE" and returns the exit code for its status. */
 int cli_report(const parac_error *error);
-/* Prints "parac: error: ..." for a usage problem and returns 1. */
+/* Prints "parac: error: ..." for a usage problem (unknown option, missing or
+ * malformed value) and returns 1. */
 int cli_usage_error(const char *command, const char *format, ...);
+/* Prints "parac: error: ..." for a well-formed value out of its range (an absurd
+ * parameter is bad input) and returns 2. */
+int cli_bad_value(const char *command, const char *format, ...);
 void cli_warn(const cli_common *common, const char *format, ...);
 
 /* The --json summary: {"command":..,"device":..,"threads":..,"seconds":.., <fields>}.

@@ -48,6 +48,17 @@ int cli_usage_error(const char *command, const char *format, ...)
     return CLI_EXIT_USAGE;
 }
 
+int cli_bad_value(const char *command, const char *format, ...)
+{
+    va_list args;
+    fprintf(stderr, "parac: error: %s: ", command);
+    va_start(args, format);
+    vfprintf(stderr, format, args);
+    va_end(args);
+    fputc('\n', stderr);
+    return parac_status_exit_code(PARAC_ERR_INVALID_ARGUMENT);
+}
+
 static void print_option(const cli_option *option)
 {
     char left[64];

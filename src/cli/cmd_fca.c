@@ -98,7 +98,7 @@ int cli_fca(int argc, char **argv)
     double started;
     if (code != CLI_CONTINUE) return code;
     if (parse_input_format(options.format, &format)) return cli_usage_error("fca", "unknown --format '%s'", options.format);
-    if (options.min_support < 0) return cli_usage_error("fca", "--min-support must be >= 0");
+    if (options.min_support < 0) return cli_bad_value("fca", "--min-support must be >= 0");
     if (parac_fca_context_read(positionals[0], format, &context, &error) != PARAC_OK)
         return report_and_free(&error, NULL, NULL);
     memset(&fca_options, 0, sizeof fca_options);

@@ -24,8 +24,8 @@ int cli_gen_context(int argc, char **argv)
     parac_error error = {0};
     if (code != CLI_CONTINUE) return code;
     if (objects < 0 || attributes < 0 || objects > 100000000 || attributes > PARAC_FCA_MAX_ATTRIBUTE_ID)
-        return cli_usage_error("gen context", "--objects and --attributes are required (0..10^8, 0..10^6)");
-    if (!(density >= 0.0 && density <= 1.0)) return cli_usage_error("gen context", "--density P in [0, 1] is required");
+        return cli_bad_value("gen context", "--objects and --attributes are required (0..10^8, 0..10^6)");
+    if (!(density >= 0.0 && density <= 1.0)) return cli_bad_value("gen context", "--density P in [0, 1] is required");
     if (!output) return cli_usage_error("gen context", "-o FILE is required");
     if (parac_fca_context_random((size_t)objects, (size_t)attributes, density, common.seed, &context, &error) != PARAC_OK ||
         parac_fca_context_write_fimi(context, output, &error) != PARAC_OK) {

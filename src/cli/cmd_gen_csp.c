@@ -35,7 +35,7 @@ int cli_gen_csp(int argc, char **argv)
     else if (strcmp(model, "RB") == 0 || strcmp(model, "rb") == 0) generate.model = PARAC_CSP_MODEL_RB;
     else return cli_usage_error("gen csp", "--model must be B or RB, got '%s'", model);
     if (variables < 2 || variables > UINT32_MAX || domain < 1 || domain > (1 << 20) || constraints < 0)
-        return cli_usage_error("gen csp", "need --vars >= 2, --dom in 1..2^20 and --constraints >= 0");
+        return cli_bad_value("gen csp", "need --vars >= 2, --dom in 1..2^20 and --constraints >= 0");
     generate.variables = (uint32_t)variables;
     generate.domain = (uint32_t)domain;
     generate.constraints = (uint64_t)constraints;

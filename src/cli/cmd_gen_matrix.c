@@ -38,7 +38,7 @@ int cli_gen_matrix(int argc, char **argv)
     parac_status status;
     if (code != CLI_CONTINUE) return code;
     if (!output) return cli_usage_error("gen matrix", "-o FILE is required");
-    if (rows < 1 || cols < 1) return cli_usage_error("gen matrix", "--rows and --cols must be >= 1");
+    if (rows < 1 || cols < 1) return cli_bad_value("gen matrix", "--rows and --cols must be >= 1");
     spec = (parac_gemm_matrix_spec){rows, cols, PARAC_GEMM_MATRIX_DENSE, 0, 0.0, 0, power_law, common.seed_given ? common.seed : 42};
     if (band >= 0) {
         spec.kind = PARAC_GEMM_MATRIX_BANDED;

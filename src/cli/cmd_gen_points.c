@@ -43,9 +43,9 @@ static parac_status save_float32(const char *path, const double *points, size_t 
 static int check_args(const gen_points_args *args, parac_points_options *options, parac_error *error)
 {
     if (!args->output) return cli_usage_error("gen points", "-o FILE is required");
-    if (args->count < 0) return cli_usage_error("gen points", "--n must be >= 0");
-    if (args->dim < 1 || args->dim > 4096) return cli_usage_error("gen points", "--dim must be between 1 and 4096");
-    if (args->centers < 0) return cli_usage_error("gen points", "--centers must be >= 1");
+    if (args->count < 0) return cli_bad_value("gen points", "--n must be >= 0");
+    if (args->dim < 1 || args->dim > 4096) return cli_bad_value("gen points", "--dim must be between 1 and 4096");
+    if (args->centers < 0) return cli_bad_value("gen points", "--centers must be >= 1");
     if (args->float32 && !has_npy_extension(args->output))
         return cli_usage_error("gen points", "--float32 needs a .npy output");
     if (parac_points_kind_parse(args->kind, &options->kind, error) != PARAC_OK)

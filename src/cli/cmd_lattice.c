@@ -124,7 +124,7 @@ int cli_lattice(int argc, char **argv)
     else if (strcmp(format_text, "json") == 0) format = LATTICE_JSON;
     else return cli_usage_error("lattice", "unknown --format '%s' (dot, graphml, json)", format_text);
     if (svg && (!output || format != LATTICE_DOT)) return cli_usage_error("lattice", "--svg needs -o FILE and --format dot");
-    if (min_support < 0) return cli_usage_error("lattice", "--min-support must be >= 0");
+    if (min_support < 0) return cli_bad_value("lattice", "--min-support must be >= 0");
     memset(&options, 0, sizeof options);
     options.exec = common.exec;
     options.min_support = (uint64_t)min_support;

@@ -114,7 +114,7 @@ int cli_metrics(int argc, char **argv)
     if (code != CLI_CONTINUE) return code;
     if (!args.labels) return cli_usage_error("metrics", "--labels is required");
     if (!args.truth && !args.data) return cli_usage_error("metrics", "give --truth T and/or --data X");
-    if (args.sample < 0) return cli_usage_error("metrics", "--sample must be >= 0");
+    if (args.sample < 0) return cli_bad_value("metrics", "--sample must be >= 0");
     parac_error_clear(&error);
     memset(&values, 0, sizeof values);
     if (parac_labels_load(args.labels, &labels, &count, &error) != PARAC_OK) goto done;

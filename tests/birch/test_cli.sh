@@ -58,7 +58,7 @@ printf '1,2\n3\n' > "$work/ragged.csv"
 "$PARAC" birch "$work/empty.csv" > /dev/null 2>&1; [[ $? -eq 2 ]] || fail "empty file: expected exit 2"
 "$PARAC" birch "$work/missing.csv" > /dev/null 2>&1; [[ $? -eq 2 ]] || fail "missing file: expected exit 2"
 "$PARAC" birch "$work/p.npy" --threshold -1 > /dev/null 2>&1; [[ $? -eq 2 ]] || fail "negative threshold: expected exit 2"
-"$PARAC" birch "$work/p.npy" --branching-factor 1 > /dev/null 2>&1; [[ $? -eq 1 ]] || fail "branching 1: expected usage exit 1"
+"$PARAC" birch "$work/p.npy" --branching-factor 1 > /dev/null 2>&1; [[ $? -eq 2 ]] || fail "branching 1: an absurd value is bad input, expected exit 2"
 err=$("$PARAC" birch "$work/p.npy" --threshold 100 --n-clusters 5 2>&1 >/dev/null) || fail "too few subclusters should still succeed"
 echo "$err" | grep -q "warning" || fail "no warning for fewer subclusters than clusters"
 exit $failed
