@@ -319,19 +319,9 @@ static void warm_up_gpu(void)
 
 static int parse_arguments(int argc, char **argv, bench_settings *settings)
 {
-    const char *device = "cpu";
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0) settings->quick = 1;
-        else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = argv[++i];
-        else {
-            fprintf(stderr, "usage: bench_ac [--device cpu|cuda|all] [--quick]\n");
-            return 1;
-        }
-    }
-    if (strcmp(device, "cpu") && strcmp(device, "cuda") && strcmp(device, "all")) {
-        fprintf(stderr, "bench_ac: --device must be cpu, cuda or all\n");
-        return 1;
-    }
+    bench_args args;
+    if (bench_parse_args(argc, argv, "bench_ac", "cpu", &args)) return 1;
+    settings->quick = args.quick;
     if (getenv("PARAC_AC_VARIANT")) {
         parac_ac_variant variant;
         parac_error error = {0};
@@ -341,9 +331,8 @@ static int parse_arguments(int argc, char **argv, bench_settings *settings)
         }
         settings->variant_only = (int)variant;
     }
-    settings->cpu = strcmp(device, "cuda") != 0;
-    settings->cuda = strcmp(device, "cpu") != 0 && parac_cuda_device_count(NULL, 0) > 0;
-    if (strcmp(device, "cuda") == 0 && !settings->cuda) fprintf(stderr, "bench_ac: no GPU: nothing to run\n");
+    settings->cpu = args.cpu;
+    settings->cuda = args.gpu;
     return 0;
 }
 

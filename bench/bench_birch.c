@@ -186,13 +186,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_birch: PARAC_BIRCH_VARIANT: %s\n", error.message);
         return 2;
     }
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0) setup.quick = 1;
-        else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
-            const char *d = argv[++i];
-            setup.run_cpu = strcmp(d, "cuda") != 0;
-            setup.run_gpu = strcmp(d, "cpu") != 0 && parac_cuda_device_count(NULL, 0) > 0;
-        }
+    {
+        bench_args args;
+        if (bench_parse_args(argc, argv, "bench_birch", "cpu", &args)) return 1;
+        setup.run_cpu = args.cpu, setup.run_gpu = args.gpu, setup.quick = args.quick;
     }
     n = setup.quick ? 100000 : 1000000;
     memset(&generate, 0, sizeof generate);

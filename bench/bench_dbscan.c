@@ -285,22 +285,10 @@ static int run_silhouette(int cpu, int cuda, int quick, bench_report *report)
 int main(int argc, char **argv)
 {
     static bench_report report;
-    int cpu = 1, cuda = 0, quick = 0, failed = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0) quick = 1;
-        else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
-            const char *device = argv[++i];
-            cpu = strcmp(device, "cuda") != 0;
-            cuda = strcmp(device, "cpu") != 0;
-        } else {
-            fprintf(stderr, "usage: bench_dbscan [--device cpu|cuda|all] [--quick]\n");
-            return 1;
-        }
-    }
-    if (cuda && parac_cuda_device_count(NULL, 0) == 0) {
-        fprintf(stderr, "bench_dbscan: no usable GPU; GPU cases skipped\n");
-        cuda = 0;
-    }
+    int cpu, cuda, quick, failed = 0;
+    bench_args args;
+    if (bench_parse_args(argc, argv, "bench_dbscan", "cpu", &args)) return 1;
+    cpu = args.cpu, cuda = args.gpu, quick = args.quick;
     for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) failed |= run_case(&CASES[i], cpu, cuda, quick, &report);
     failed |= run_silhouette(cpu, cuda, quick, &report);
     bench_print_table(&report);

@@ -223,15 +223,13 @@ static void create_engine(bench_settings *settings)
 int main(int argc, char **argv)
 {
     static bench_settings settings;
-    const char *device = "all";
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = argv[++i];
-        else if (strcmp(argv[i], "--quick") == 0) settings.quick = 1;
-    }
+    bench_args args;
+    if (bench_parse_args(argc, argv, "bench_fca", "all", &args)) return 1;
+    settings.quick = args.quick;
     settings.only = getenv("PARAC_FCA_VARIANT");
     if (settings.only && !*settings.only) settings.only = NULL;
-    settings.cpu = strcmp(device, "cuda") != 0;
-    settings.gpu = strcmp(device, "cpu") != 0 && parac_cuda_device_count(NULL, 0) > 0;
+    settings.cpu = args.cpu;
+    settings.gpu = args.gpu;
     if (settings.gpu) create_engine(&settings);
     run_data_sets(&settings);
     if (settings.quick) {

@@ -461,17 +461,11 @@ static void bench_gpu(bench_setup *s)
 int main(int argc, char **argv)
 {
     static bench_setup s;
-    const char *device = "all";
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = argv[++i];
-        else if (strcmp(argv[i], "--quick") == 0) s.quick = 1;
-        else {
-            fprintf(stderr, "usage: bench_gemm [--device cpu|cuda|all] [--quick]\n");
-            return 1;
-        }
-    }
-    s.cpu = strcmp(device, "cuda") != 0;
-    s.gpu = strcmp(device, "cpu") != 0 && parac_cuda_device_count(NULL, 0) > 0;
+    bench_args args;
+    if (bench_parse_args(argc, argv, "bench_gemm", "all", &args)) return 1;
+    s.quick = args.quick;
+    s.cpu = args.cpu;
+    s.gpu = args.gpu;
     if (s.cpu) {
         bench_cpu_dense(&s, 1024);
         if (!s.quick) bench_cpu_dense(&s, 2048);

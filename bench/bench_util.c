@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <parac/devices.h>
+
 #include "core/json_writer.h"
 
 void bench_emit(bench_report *report, const bench_result *result)
@@ -56,4 +58,28 @@ int bench_repeats(int default_repeats)
     const char *text = getenv("PARAC_BENCH_REPEATS");
     int repeats = text ? atoi(text) : 0;
     return repeats > 0 ? repeats : default_repeats;
+}
+
+int bench_parse_args(int argc, char **argv, const char *program, const char *default_device, bench_args *args)
+{
+    const char *device = default_device;
+    args->quick = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0) {
+            args->quick = 1;
+        } else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
+            device = argv[++i];
+        } else {
+            fprintf(stderr, "usage: %s [--device cpu|cuda|all] [--quick]\n", program);
+            return 1;
+        }
+    }
+    if (strcmp(device, "cpu") && strcmp(device, "cuda") && strcmp(device, "all")) {
+        fprintf(stderr, "%s: --device must be cpu, cuda or all\n", program);
+        return 1;
+    }
+    args->cpu = strcmp(device, "cuda") != 0;
+    args->gpu = strcmp(device, "cpu") != 0 && parac_cuda_device_count(NULL, 0) > 0;
+    if (strcmp(device, "cpu") != 0 && !args->gpu) fprintf(stderr, "%s: no usable GPU: GPU cases skipped\n", program);
+    return 0;
 }

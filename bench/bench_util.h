@@ -28,6 +28,17 @@ typedef struct bench_report {
     int count;
 } bench_report;
 
+/* What a benchmark was asked to run: `--device cpu|cuda|all` and `--quick`. */
+typedef struct bench_args {
+    int cpu;    /* run the CPU cases */
+    int gpu;    /* run the GPU cases: asked for and a GPU is usable */
+    int quick;  /* smaller sizes */
+} bench_args;
+
+/* Parses the arguments every benchmark takes; default_device is used without --device.
+ * Returns 0, or prints a usage line naming `program` and returns 1. */
+int bench_parse_args(int argc, char **argv, const char *program, const char *default_device, bench_args *args);
+
 /* Prints the JSON line now and keeps the result for the table. */
 void bench_emit(bench_report *report, const bench_result *result);
 /* The table: module, case, device, threads, seconds, figure of merit. */
