@@ -4,13 +4,13 @@ eps 0.05, min-samples 10), the same .npy file, the same run.
 Prints bench JSON lines (module, case, device, threads, seconds, metric, value, unit, speedup_vs_sklearn).
 parac's seconds are its own --json "seconds" (file read and label write included). Core masks must equal
 scikit-learn's, else the script fails. Skips cleanly (exit 0) when numpy/scikit-learn are missing."""
-import argparse
-import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
+
+from side_by_side import emit, make_blobs, parse_args, run_parac
 
 try:
     import numpy as np
@@ -22,35 +22,20 @@ except ImportError:
 EPS, MIN_SAMPLES = 0.05, 10
 
 
-def emit(case, device, threads, seconds, n, extra):
-    line = {"module": "dbscan", "case": case, "device": device, "threads": threads, "seconds": seconds,
-            "metric": "points_per_s", "value": n / seconds, "unit": "points/s", **extra}
-    print(json.dumps(line), flush=True)
-
-
-def run_parac(parac, path, work, device):
+def parac_dbscan(parac, path, work, device):
     labels, core = os.path.join(work, "labels.npy"), os.path.join(work, "core.npy")
-    args = [parac, "dbscan", path, "--eps", repr(EPS), "--min-samples", str(MIN_SAMPLES), "--device", device,
-            "-o", labels, "--core-mask", core, "--json", "--quiet"]
-    done = subprocess.run(args, capture_output=True, text=True, check=True)
-    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    summary = run_parac([parac, "dbscan", path, "--eps", repr(EPS), "--min-samples", str(MIN_SAMPLES),
+                         "--device", device, "-o", labels, "--core-mask", core])
     return summary, np.load(labels), np.load(core).astype(bool)
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--build", default="build")
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args()
-    parac = os.environ.get("PARAC", os.path.join(args.build, "parac"))
-    n = 100_000 if args.quick else 1_000_000
-    size = "100k" if args.quick else "1M"
+    args = parse_args()
+    n = args.n
     failed = False
     with tempfile.TemporaryDirectory() as work:
         path = os.path.join(work, "blobs.npy")
-        subprocess.run([parac, "gen", "points", "--n", str(n), "--dim", "2", "--kind", "blobs", "--centers", "20",
-                        "--std", "0.5", "--seed", "42", "-o", path], check=True, capture_output=True)
+        make_blobs(args.parac, path, n)
         points = np.load(path)
         started = time.perf_counter()
         model = DBSCAN(eps=EPS, min_samples=MIN_SAMPLES, n_jobs=-1).fit(points)
@@ -58,11 +43,12 @@ def main():
         their_core = np.zeros(n, dtype=bool)
         their_core[model.core_sample_indices_] = True
         clusters = int(model.labels_.max()) + 1
-        emit(f"blobs {size} 2-D scikit-learn DBSCAN", "cpu", os.cpu_count(), sklearn_seconds, n, {"clusters": clusters})
+        emit("dbscan", f"blobs {args.size} 2-D scikit-learn DBSCAN", "cpu", os.cpu_count(), sklearn_seconds, n,
+             {"clusters": clusters})
         devices = {"cpu": ["cpu"], "cuda": ["cuda"]}.get(args.device, ["cpu", "cuda"])
         for device in devices:
             try:
-                summary, labels, core = run_parac(parac, path, work, device)
+                summary, labels, core = parac_dbscan(args.parac, path, work, device)
             except subprocess.CalledProcessError as failure:
                 print(f"bench_dbscan_sklearn: parac --device {device}: {failure.stderr.strip()}", file=sys.stderr)
                 failed = True
@@ -72,8 +58,8 @@ def main():
                 print(f"bench_dbscan_sklearn: MISMATCH: core mask on {device} differs from scikit-learn's",
                       file=sys.stderr)
                 failed = True
-            emit(f"blobs {size} 2-D parac dbscan (incl. file read)", summary["device"], summary["threads"],
-                 summary["seconds"], n,
+            emit("dbscan", f"blobs {args.size} 2-D parac dbscan (incl. file read)", summary["device"],
+                 summary["threads"], summary["seconds"], n,
                  {"clusters": summary["clusters"], "speedup_vs_sklearn": sklearn_seconds / summary["seconds"],
                   "core_mask_equal": same_core,
                   "compute_seconds": sum(summary[k] for k in ("seconds_index", "seconds_core", "seconds_union",
