@@ -1,6 +1,7 @@
 /* tests/fca/support_fca.c — random contexts with awkward rows, and comparisons. */
 #include "support_fca.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,4 +60,14 @@ int fca_test_same_concepts(const parac_fca_concepts *a, const parac_fca_concepts
         if (size_a != size_b || memcmp(ids_a, ids_b, (size_a < 1024 ? size_a : 1024) * sizeof *ids_a)) return 0;
     }
     return 1;
+}
+
+parac_fca_context *fca_test_read_shared(const char *name)
+{
+    char path[1024];
+    parac_fca_context *context = NULL;
+    parac_error error;
+    snprintf(path, sizeof path, "%s/fca/%s", test_data_dir(), name);
+    CHECK_OK(parac_fca_context_read(path, PARAC_FCA_FORMAT_AUTO, &context, &error), &error);
+    return context;
 }

@@ -8,6 +8,9 @@
 #include <parac/fca.h>
 
 /* A random context with some empty rows/columns and duplicate rows mixed in. */
+/* A context from the shared data set ($PARAC_DATA/fca/NAME); NULL (and a failed check) if unreadable. */
+parac_fca_context *fca_test_read_shared(const char *name);
+
 parac_fca_context *fca_test_random_context(size_t objects, size_t attributes, double density, uint64_t seed);
 /* Concepts with the given device and threads (asserting success); NULL on failure. */
 parac_fca_concepts *fca_test_compute(const parac_fca_context *context, parac_device device, int threads,

@@ -107,13 +107,11 @@ static void test_serial_vs_parallel(void)
 
 static void check_known_count(const char *name, uint64_t expected)
 {
-    char path[1024];
     parac_fca_context *context = NULL;
     parac_fca_options options;
     parac_error error;
     uint64_t count = 0;
-    snprintf(path, sizeof path, "%s/fca/%s", test_data_dir(), name);
-    CHECK_OK(parac_fca_context_read(path, PARAC_FCA_FORMAT_AUTO, &context, &error), &error);
+    context = fca_test_read_shared(name);
     if (!context) return;
     memset(&options, 0, sizeof options);
     options.exec.device = PARAC_DEVICE_CPU;

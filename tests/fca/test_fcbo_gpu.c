@@ -70,13 +70,11 @@ static void compare_on_random(uint64_t seed, parac_fca_engine *engine)
 
 static void check_known_count(const char *name, uint64_t expected)
 {
-    char path[1024];
     parac_fca_context *context = NULL;
     parac_fca_options options;
     parac_error error;
     uint64_t count = 0;
-    snprintf(path, sizeof path, "%s/fca/%s", test_data_dir(), name);
-    CHECK_OK(parac_fca_context_read(path, PARAC_FCA_FORMAT_AUTO, &context, &error), &error);
+    context = fca_test_read_shared(name);
     if (!context) return;
     memset(&options, 0, sizeof options);
     options.exec.device = PARAC_DEVICE_CUDA;
@@ -92,12 +90,8 @@ static void check_known_count(const char *name, uint64_t expected)
 /* Mushroom stored (not only counted) by every strategy: deep trees, many rounds, output streaming. */
 static void check_mushroom_concepts(void)
 {
-    char path[1024];
-    parac_fca_context *context = NULL;
+    parac_fca_context *context = fca_test_read_shared("mushroom.dat");
     parac_fca_concepts *cpu, *gpu;
-    parac_error error;
-    snprintf(path, sizeof path, "%s/fca/mushroom.dat", test_data_dir());
-    CHECK_OK(parac_fca_context_read(path, PARAC_FCA_FORMAT_AUTO, &context, &error), &error);
     if (!context) return;
     cpu = fca_test_compute(context, PARAC_DEVICE_CPU, 0, 0);
     for (size_t v = 0; v < STRATEGY_COUNT; v++) {

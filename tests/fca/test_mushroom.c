@@ -4,17 +4,16 @@
 
 #include <parac/fca.h>
 
+#include "support_fca.h"
 #include "test_util.h"
 
 int main(void)
 {
-    char path[1024];
     parac_fca_context *context = NULL;
     parac_fca_options options;
     parac_error error;
     uint64_t count = 0;
-    snprintf(path, sizeof path, "%s/fca/mushroom.dat", test_data_dir());
-    CHECK_OK(parac_fca_context_read(path, PARAC_FCA_FORMAT_AUTO, &context, &error), &error);
+    context = fca_test_read_shared("mushroom.dat");
     if (context) {
         CHECK_EQ_INT(parac_fca_context_objects(context), 8124);
         CHECK_EQ_INT(parac_fca_context_attributes(context), 120); /* ids 1..119 kept as written */
