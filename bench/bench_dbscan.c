@@ -13,7 +13,7 @@
  * separately, with the phase split and device bytes per point.
  *
  * GPU cases run once per GPU variant (classic, table, coarse, table-fused,
- * coarse-fused, coarse-listed; case names end
+ * coarse-fused, coarse-listed, sparse; case names end
  * in /<variant>); PARAC_DBSCAN_VARIANT=<a variant name> times only
  * that one. PARAC_DBSCAN_SLABS=K forces at least K slabs and
  * PARAC_DBSCAN_MAX_DEVICE_BYTES=B plans for B device bytes (the

@@ -85,11 +85,17 @@ typedef enum parac_dbscan_gpu_variant {
                                      the core pass for the border pass (3 <= min_samples <= 10:
                                      4 (min_samples - 2) + 1 more device bytes per point) */
     PARAC_DBSCAN_GPU_COARSE_FUSED, /* the same on COARSE's cells */
-    PARAC_DBSCAN_GPU_COARSE_LISTED /* COARSE's cells and union, with the fused variants' neighbour lists
+    PARAC_DBSCAN_GPU_COARSE_LISTED, /* COARSE's cells and union, with the fused variants' neighbour lists
                                       for the border pass (same bytes per point as they need) */
+    PARAC_DBSCAN_GPU_SPARSE /* COARSE's cells; the core pass walks the whole stencil and keeps, per
+                               point, its neighbours (non-core points) or its later neighbours (core
+                               points), max(min_samples - 2, 4) slots; the union reads the lists and
+                               walks the stencil only for points whose list overflowed, the border
+                               pass reads them too (1 <= min_samples <= 10; else it runs as COARSE):
+                               4 max(min_samples - 2, 4) + 1 more device bytes per point */
 } parac_dbscan_gpu_variant;
 
-#define PARAC_DBSCAN_GPU_VARIANT_LAST PARAC_DBSCAN_GPU_COARSE_LISTED
+#define PARAC_DBSCAN_GPU_VARIANT_LAST PARAC_DBSCAN_GPU_SPARSE
 
 typedef struct parac_dbscan_options {
     double eps;            /* > 0 */
@@ -140,7 +146,7 @@ parac_status parac_dbscan_run_f32(const parac_dbscan_options *options, const flo
 const char *parac_dbscan_method_name(parac_dbscan_method method);
 parac_status parac_dbscan_method_parse(const char *name, parac_dbscan_method *method, parac_error *error);
 
-/* "auto", "classic", "table", "coarse", "table-fused", "coarse-fused", "coarse-listed". */
+/* "auto", "classic", "table", "coarse", "table-fused", "coarse-fused", "coarse-listed", "sparse". */
 const char *parac_dbscan_gpu_variant_name(parac_dbscan_gpu_variant variant);
 parac_status parac_dbscan_gpu_variant_parse(const char *name, parac_dbscan_gpu_variant *variant, parac_error *error);
 

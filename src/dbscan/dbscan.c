@@ -28,7 +28,7 @@ parac_status parac_dbscan_method_parse(const char *name, parac_dbscan_method *me
 }
 
 static const char *const GPU_VARIANT_NAMES[] = {"auto", "classic", "table", "coarse", "table-fused",
-                                                   "coarse-fused", "coarse-listed"};
+                                                   "coarse-fused", "coarse-listed", "sparse"};
 
 const char *parac_dbscan_gpu_variant_name(parac_dbscan_gpu_variant variant)
 {
@@ -43,7 +43,7 @@ parac_status parac_dbscan_gpu_variant_parse(const char *name, parac_dbscan_gpu_v
             return PARAC_OK;
         }
     return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
-                      "unknown dbscan GPU variant '%s' (auto, classic, table, coarse, table-fused, coarse-fused or coarse-listed)",
+                      "unknown dbscan GPU variant '%s' (auto, classic, table, coarse, table-fused, coarse-fused, coarse-listed or sparse)",
                       name ? name : "");
 }
 

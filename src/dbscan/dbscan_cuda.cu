@@ -21,6 +21,12 @@
  * key -> first-point table (scatter_cell_counts + exclusive sum); coarse =
  * cells of side ~eps (3^g stencil) with the table. Same kernels throughout:
  * row_cells/row_range read the table when grid_view.key_start is set.
+ * sparse (round 5) = coarse cells; count_neighbours_sparse walks the whole
+ * stencil once and leaves each point the pairs its union must join
+ * (union_from_lists), so only overflowed points walk again
+ * (union_listed_walkers); 32-bit keys when they fit (cell_keys_32, CUB u32
+ * sort, mark_cell_starts/cells_from_starts instead of run-length encoding);
+ * min_index by atomicMin inside the border pass (assign_roots_listed).
  *
  * Exactness: every squared distance is summed in coordinate order with
  * __dsub_rn/__dmul_rn/__dadd_rn, so nvcc cannot fuse into an FMA and each
@@ -197,17 +203,18 @@ __device__ static uint32_t find_root(uint32_t *parent, uint32_t x)
     }
 }
 
-/* Links the larger root under the smaller: every set's root is its lowest sorted position. */
-__device__ static void union_sets(uint32_t *parent, uint32_t a, uint32_t b)
+/* Links the larger root under the smaller: every set's root is its lowest sorted position.
+ * Returns the joined set's root as of the link, a cheap start for the caller's next find. */
+__device__ static uint32_t union_sets(uint32_t *parent, uint32_t a, uint32_t b)
 {
     for (;;) {
         uint32_t high, low;
         a = find_root(parent, a);
         b = find_root(parent, b);
-        if (a == b) return;
+        if (a == b) return a;
         high = a > b ? a : b;
         low = a > b ? b : a;
-        if (atomicCAS(&parent[high], high, low) == high) return;
+        if (atomicCAS(&parent[high], high, low) == high) return low;
     }
 }
 
@@ -287,6 +294,52 @@ __global__ static void cell_of_points(const uint32_t *cell_start, uint32_t cells
     uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x;
     if (cell >= cells) return;
     for (uint32_t p = cell_start[cell]; p < cell_start[cell + 1]; p++) cell_of[p] = cell;
+}
+
+/* SPARSE index, when keys fit 32 bits: the same keys as cell_keys, half the sort traffic. */
+template <typename T>
+__global__ static void cell_keys_32(const T *raw, size_t n, size_t dim, dbscan_grid_plan plan, uint32_t *keys,
+                                    uint32_t *order)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    uint64_t key = 0;
+    if (i >= n) return;
+    for (int k = 0; k < plan.dims; k++) key = key * plan.extent[k] + grid_cell(plan, k, (double)raw[i * dim + k]);
+    keys[i] = (uint32_t)key; /* < 2^key_bits <= 2^32 */
+    order[i] = (uint32_t)i;
+}
+
+/* 1 where a sorted position starts a new cell. */
+__device__ static uint32_t starts_cell(const uint32_t *keys, size_t i) { return i == 0 || keys[i] != keys[i - 1]; }
+
+__global__ static void mark_cell_starts(const uint32_t *keys, size_t n, uint32_t *starts)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n) starts[i] = starts_cell(keys, i);
+}
+
+/* One thread: cells = starts before the last point + whether it starts one. */
+__global__ static void count_cells(const uint32_t *keys, const uint32_t *starts_before, size_t n, uint32_t *cells)
+{
+    *cells = starts_before[n - 1] + starts_cell(keys, n - 1);
+}
+
+/* cell_of in place from the exclusive sum of the starts; a cell's first point
+ * writes its start and key (the cell table without run-length encoding). */
+__global__ static void cells_from_starts(const uint32_t *keys, size_t n, uint32_t *cell_of, uint32_t *cell_start,
+                                         uint64_t *cell_key)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    uint32_t starts, cell;
+    if (i >= n) return;
+    starts = starts_cell(keys, i);
+    cell = cell_of[i] + starts - 1;
+    cell_of[i] = cell;
+    if (starts) {
+        cell_start[cell] = (uint32_t)i;
+        cell_key[cell] = keys[i];
+    }
+    if (i == n - 1) cell_start[cell + 1] = (uint32_t)n;
 }
 
 /* ---------------------------------------------------------------- kernels: core, union, border */
@@ -433,13 +486,12 @@ __device__ static void join_dense_cell(const grid_view<T> &view, uint32_t p, uin
  *   dense-dense:   the points of the lower cell scan the higher one;
  *   inside a dense cell: nothing, link_dense made it one set. */
 template <typename T>
-__global__ static void union_core_pairs(grid_view<T> view, const uint8_t *dense, const uint8_t *core,
-                                        uint32_t *parent)
+__device__ static void union_point_pairs(const grid_view<T> &view, const uint8_t *dense, const uint8_t *core,
+                                         uint32_t p, uint32_t *parent)
 {
-    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x, first_cell, end_cell, own_cell;
+    uint32_t first_cell, end_cell, own_cell;
     uint64_t coordinates[DBSCAN_GRID_MAX_DIMS];
     int own_dense;
-    if (p >= view.n || !core[p]) return;
     own_cell = view.cell_of[p];
     own_dense = dense[own_cell];
     cell_coordinates(view, p, coordinates);
@@ -457,6 +509,14 @@ __global__ static void union_core_pairs(grid_view<T> view, const uint8_t *dense,
                     union_sets(parent, p, q);
         }
     }
+}
+
+template <typename T>
+__global__ static void union_core_pairs(grid_view<T> view, const uint8_t *dense, const uint8_t *core,
+                                        uint32_t *parent)
+{
+    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p < view.n && core[p]) union_point_pairs(view, dense, core, p, parent);
 }
 
 /* root_of[original index] = the set root of the point, of its lowest-index
@@ -574,25 +634,150 @@ __global__ static void union_compact(grid_view<T> view, const uint8_t *compact, 
     }
 }
 
-/* assign_roots from the kept lists: no stencil walk for non-core points. */
+/* assign_roots from the kept lists: no stencil walk for non-core points. With
+ * min_index (SPARSE), also min_index[root] = lowest original index of the
+ * cluster (min_index_of_root's work, done here in sorted order, where a
+ * point's root is a nearby position, instead of in index order, where it is anywhere). */
 __global__ static void assign_roots_listed(size_t n, const uint8_t *core, const uint32_t *order, uint32_t *parent,
-                                           neighbour_lists lists, uint32_t *root_of, uint8_t *core_by_index)
+                                           neighbour_lists lists, uint32_t *root_of, uint8_t *core_by_index,
+                                           uint32_t *min_index)
 {
-    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x, best = NO_INDEX, best_position = 0;
+    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x, best = NO_INDEX, best_position = 0, root = NO_INDEX;
     if (p >= n) return;
     core_by_index[order[p]] = core[p];
     if (core[p]) {
-        root_of[order[p]] = find_root(parent, p);
+        root = find_root(parent, p);
+    } else {
+        for (uint32_t k = 0; k < lists.near_count[p]; k++) {
+            uint32_t q = lists.near[(size_t)p * lists.slots + k];
+            if (core[q] && order[q] < best) {
+                best = order[q];
+                best_position = q;
+            }
+        }
+        if (best != NO_INDEX) root = find_root(parent, best_position);
+    }
+    root_of[order[p]] = root;
+    if (min_index && root != NO_INDEX) atomicMin(&min_index[root], order[p]);
+}
+
+/* ---------------------------------------------------------------- kernels: the sparse variant
+ *
+ * On sparse data (a few neighbours per point) the union's stencil walk costs
+ * as much as the core pass's, so the core pass does both walks' work once: it
+ * walks the whole stencil (no early exit) and keeps in the point's list
+ *   - a non-core point: all its neighbours but itself (at most min_samples - 2),
+ *     read by the border pass (assign_roots_listed), as before;
+ *   - a core point: the neighbours the union must join from it, those at a
+ *     later sorted position or in a dense cell (so each sparse pair is listed
+ *     once, by its lower point, and a sparse-dense pair by the sparse point,
+ *     the rule union_point_pairs follows).
+ * A core point with more of them than slots is marked LIST_OVERFLOW (and stops
+ * walking); so is every point of a dense cell. The union then reads the lists
+ * and walks the stencil (union_point_pairs) only for the overflowed points,
+ * gathered into a work list so the few walkers share warps. */
+
+#define LIST_OVERFLOW 0xffu /* near_count of a core point whose union walks the stencil */
+
+/* Keeps the listed neighbours a core point must join: later ones and dense-cell ones. */
+__device__ static uint32_t keep_joinable(uint32_t *list, uint32_t stored, uint32_t p, const uint8_t *dense,
+                                         const uint32_t *cell_of)
+{
+    uint32_t kept = 0;
+    for (uint32_t k = 0; k < stored; k++) {
+        uint32_t q = list[k];
+        if (q > p || dense[cell_of[q]]) list[kept++] = q;
+    }
+    return kept;
+}
+
+/* Core flag (p is core when it has >= min_samples - 1 neighbours besides itself)
+ * and the list described above. A non-core point stores its k-th other
+ * neighbour only while k <= min_samples - 2 <= slots, so it always has room. */
+template <typename T>
+__global__ static void count_neighbours_sparse(grid_view<T> view, size_t min_samples, const uint8_t *dense,
+                                               uint8_t *core, neighbour_lists lists)
+{
+    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x, begin, end, stored = 0, others = 0, *list;
+    uint64_t coordinates[DBSCAN_GRID_MAX_DIMS];
+    int is_core = min_samples <= 1, overflow = 0;
+    if (p >= view.n) return;
+    list = lists.near + (size_t)p * lists.slots;
+    if (dense[view.cell_of[p]]) {
+        core[p] = 1;
+        lists.near_count[p] = LIST_OVERFLOW;
         return;
     }
-    for (uint32_t k = 0; k < lists.near_count[p]; k++) {
-        uint32_t q = lists.near[(size_t)p * lists.slots + k];
-        if (core[q] && order[q] < best) {
-            best = order[q];
-            best_position = q;
+    cell_coordinates(view, p, coordinates);
+    for (int row = 0; row < view.plan.row_count && !overflow; row++) {
+        if (!row_range(view, coordinates, row, &begin, &end)) continue;
+        for (uint32_t q = begin; q < end; q++) {
+            if (q == p || distance_squared(view.xs, view.n, view.dim, p, q) > view.eps2) continue;
+            others++;
+            if (!is_core && (size_t)others + 1 < min_samples) {
+                list[stored++] = q;
+                continue;
+            }
+            if (!is_core) {
+                is_core = 1;
+                stored = keep_joinable(list, stored, p, dense, view.cell_of);
+            }
+            if (q < p && !dense[view.cell_of[q]]) continue;
+            if (stored == lists.slots) {
+                overflow = 1;
+                break;
+            }
+            list[stored++] = q;
         }
     }
-    root_of[order[p]] = best == NO_INDEX ? NO_INDEX : find_root(parent, best_position);
+    core[p] = (uint8_t)is_core;
+    lists.near_count[p] = overflow ? (uint8_t)LIST_OVERFLOW : (uint8_t)stored;
+}
+
+/* Joins each listed core point to its listed core neighbours, carrying its root
+ * from one link to the next instead of finding it again. */
+__global__ static void union_from_lists(size_t n, const uint8_t *core, neighbour_lists lists, uint32_t *parent)
+{
+    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x, count, root;
+    if (p >= n || !core[p]) return;
+    count = lists.near_count[p];
+    if (count == LIST_OVERFLOW) return;
+    root = p;
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t q = lists.near[(size_t)p * lists.slots + k];
+        if (core[q]) root = union_sets(parent, root, q);
+    }
+}
+
+/* counter[0] += overflowed points (one atomic per block). */
+__global__ static void count_overflowed(const uint8_t *near_count, size_t n, uint32_t *counter)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    int overflowed = __syncthreads_count(i < n && near_count[i] == LIST_OVERFLOW);
+    if (threadIdx.x == 0 && overflowed) atomicAdd(counter, (uint32_t)overflowed);
+}
+
+/* Appends the overflowed points to `work` (one atomic per warp; order within the list does not matter:
+ * the union's roots are the sets' lowest positions whatever the order of links). */
+__global__ static void list_overflowed(const uint8_t *near_count, size_t n, uint32_t *work, uint32_t *counter)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    int lane = threadIdx.x & 31;
+    int overflowed = i < n && near_count[i] == LIST_OVERFLOW;
+    unsigned ballot = __ballot_sync(0xffffffffu, overflowed);
+    uint32_t base = 0;
+    if (lane == 0 && ballot) base = atomicAdd(counter, (uint32_t)__popc(ballot));
+    base = __shfl_sync(0xffffffffu, base, 0);
+    if (overflowed) work[base + (uint32_t)__popc(ballot & ((1u << lane) - 1u))] = (uint32_t)i;
+}
+
+/* union_core_pairs for the points of the work list. */
+template <typename T>
+__global__ static void union_listed_walkers(grid_view<T> view, const uint8_t *dense, const uint8_t *core,
+                                            const uint32_t *work, uint32_t count, uint32_t *parent)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count && core[work[i]]) union_point_pairs(view, dense, core, work[i], parent);
 }
 
 /* ---------------------------------------------------------------- kernels: canonical labels */
@@ -654,6 +839,7 @@ typedef struct gpu_run {
     void *raw;              /* input copy, row-major, until the gather */
     void *xs;               /* sorted points, dim x n */
     uint64_t *keys;         /* sorted cell keys, until the cell table exists */
+    uint32_t *keys32;       /* SPARSE, keys of <= 32 bits: the same, narrower (keys stays NULL) */
     uint32_t *order;        /* sorted position -> original index */
     uint32_t cells;
     uint64_t *cell_key;
@@ -663,7 +849,8 @@ typedef struct gpu_run {
     uint8_t *dense, *core;
     uint32_t *parent;
     int fused;              /* TABLE_FUSED / COARSE_FUSED: compact-cell union */
-    int keep_lists;         /* fused and COARSE_LISTED: neighbour lists for the border pass */
+    int keep_lists;         /* fused, COARSE_LISTED and SPARSE: neighbour lists for the border pass */
+    int sparse;             /* SPARSE: the lists also carry the union's pairs (count_neighbours_sparse) */
     uint8_t *compact;       /* fused: cells */
     uint32_t *first_core;   /* fused: cells */
     neighbour_lists lists;  /* fused, when min_samples is small and memory allows; else near == NULL */
@@ -683,6 +870,7 @@ static void release_all(gpu_run *run)
     RELEASE(run, raw);
     RELEASE(run, xs);
     RELEASE(run, keys);
+    RELEASE(run, keys32);
     RELEASE(run, order);
     RELEASE(run, cell_key);
     RELEASE(run, cell_start);
@@ -695,6 +883,19 @@ static void release_all(gpu_run *run)
     RELEASE(run, first_core);
     RELEASE(run, lists.near);
     RELEASE(run, lists.near_count);
+}
+
+/* What only the stencil walks read: the border pass from lists needs none of it. */
+static void release_walk_buffers(gpu_run *run)
+{
+    RELEASE(run, xs);
+    RELEASE(run, cell_key);
+    RELEASE(run, cell_start);
+    RELEASE(run, cell_of);
+    RELEASE(run, key_start);
+    RELEASE(run, dense);
+    RELEASE(run, compact);
+    RELEASE(run, first_core);
 }
 
 static parac_status take(gpu_run *run, void **pointer, size_t bytes, parac_error *error)
@@ -729,14 +930,25 @@ fail:
 
 static int lists_fit(const gpu_run *run) { return run->min_samples >= 3 && run->min_samples - 2 <= MAX_LIST_SLOTS; }
 
+/* SPARSE keeps max(min_samples - 2, 4) slots: with 4, at 3.35 expected neighbours per point
+ * (100 M uniform 3-D points, eps 0.002) about 6.5 % of the core points overflow (Poisson estimate). */
+#define SPARSE_MIN_SLOTS 4
+static int sparse_lists_fit(const gpu_run *run) { return run->min_samples <= MAX_LIST_SLOTS + 2; }
+static uint32_t sparse_slots(const gpu_run *run)
+{
+    return run->min_samples > SPARSE_MIN_SLOTS + 2 ? (uint32_t)(run->min_samples - 2) : SPARSE_MIN_SLOTS;
+}
+
 static parac_status choose_plan(gpu_run *run, int dims, const double *low, const double *high, parac_error *error)
 {
     parac_status status = PARAC_OK;
     run->variant = run->asked;
     run->fused = run->variant == PARAC_DBSCAN_GPU_TABLE_FUSED || run->variant == PARAC_DBSCAN_GPU_COARSE_FUSED;
-    run->keep_lists = run->fused || run->variant == PARAC_DBSCAN_GPU_COARSE_LISTED;
+    run->sparse = run->variant == PARAC_DBSCAN_GPU_SPARSE;
+    run->keep_lists = run->fused || run->sparse || run->variant == PARAC_DBSCAN_GPU_COARSE_LISTED;
     if (run->variant == PARAC_DBSCAN_GPU_TABLE_FUSED) run->variant = PARAC_DBSCAN_GPU_TABLE;
-    if (run->variant == PARAC_DBSCAN_GPU_COARSE_FUSED || run->variant == PARAC_DBSCAN_GPU_COARSE_LISTED)
+    if (run->variant == PARAC_DBSCAN_GPU_COARSE_FUSED || run->variant == PARAC_DBSCAN_GPU_COARSE_LISTED ||
+        run->sparse)
         run->variant = PARAC_DBSCAN_GPU_COARSE;
     PARAC_TRY(dbscan_grid_plan_build(&run->plan, dims, low, high, run->eps, error));
     if (dims == 0) {
@@ -746,7 +958,9 @@ static parac_status choose_plan(gpu_run *run, int dims, const double *low, const
     if (run->variant == PARAC_DBSCAN_GPU_AUTO) {
         int sparse = (double)run->n < COARSE_BELOW_OCCUPANCY * (double)dbscan_grid_key_space(&run->plan);
         run->variant = sparse ? PARAC_DBSCAN_GPU_COARSE : PARAC_DBSCAN_GPU_TABLE;
-        run->keep_lists = sparse && lists_fit(run); /* COARSE_LISTED: docs/dbscan.md, "auto" */
+        /* SPARSE where its lists apply, else COARSE_LISTED / COARSE: docs/dbscan.md, "auto" */
+        run->sparse = sparse && sparse_lists_fit(run);
+        run->keep_lists = run->sparse || (sparse && lists_fit(run));
     }
     if (run->variant == PARAC_DBSCAN_GPU_COARSE)
         PARAC_TRY(dbscan_grid_plan_build_coarse(&run->plan, dims, low, high, run->eps, error));
@@ -814,6 +1028,34 @@ fail:
     return status;
 }
 
+static int sorts_32_bit_keys(const gpu_run *run)
+{
+    return run->sparse && run->plan.dims > 0 && run->plan.key_bits > 0 && run->plan.key_bits <= 32;
+}
+
+/* sort_points for SPARSE with keys of <= 32 bits: keys32 instead of keys. */
+template <typename T>
+static parac_status sort_points_32(gpu_run *run, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    cudaStream_t stream = (cudaStream_t)run->context.stream;
+    size_t n = run->n;
+    uint32_t *keys_in = NULL, *order_in = NULL;
+    PARAC_TRY(take(run, (void **)&keys_in, n * sizeof(uint32_t), error));
+    PARAC_TRY(take(run, (void **)&order_in, n * sizeof(uint32_t), error));
+    PARAC_TRY(take(run, (void **)&run->keys32, n * sizeof(uint32_t), error));
+    PARAC_TRY(take(run, (void **)&run->order, n * sizeof(uint32_t), error));
+    cell_keys_32<T><<<blocks_for(n), THREADS, 0, stream>>>((const T *)run->raw, n, run->dim, run->plan, keys_in,
+                                                           order_in);
+    PARAC_CUDA_TRY_LAUNCH();
+    PARAC_TRY(parac_cub_sort_pairs_u32_u32(&run->context, keys_in, run->keys32, order_in, run->order, n,
+                                           run->plan.key_bits, error));
+fail:
+    parac_cuda_free(&run->context, keys_in);
+    parac_cuda_free(&run->context, order_in);
+    return status;
+}
+
 /* Keys, sort, sorted copy of the points. */
 template <typename T>
 static parac_status sort_points(gpu_run *run, parac_error *error)
@@ -823,6 +1065,10 @@ static parac_status sort_points(gpu_run *run, parac_error *error)
     size_t n = run->n;
     uint64_t *keys_in = NULL;
     uint32_t *order_in = NULL;
+    if (sorts_32_bit_keys(run)) {
+        PARAC_TRY(sort_points_32<T>(run, error));
+        goto gather;
+    }
     PARAC_TRY(take(run, (void **)&keys_in, n * sizeof(uint64_t), error));
     PARAC_TRY(take(run, (void **)&order_in, n * sizeof(uint32_t), error));
     PARAC_TRY(take(run, (void **)&run->keys, n * sizeof(uint64_t), error));
@@ -836,6 +1082,7 @@ static parac_status sort_points(gpu_run *run, parac_error *error)
     parac_cuda_free(&run->context, order_in);
     keys_in = NULL;
     order_in = NULL;
+gather:
     PARAC_TRY(take(run, &run->xs, n * run->dim * sizeof(T), error));
     gather_sorted<T><<<blocks_for(n), THREADS, 0, stream>>>((const T *)run->raw, run->order, n, run->dim, (T *)run->xs);
     PARAC_CUDA_TRY_LAUNCH();
@@ -846,6 +1093,34 @@ fail:
     return status;
 }
 
+/* build_cells from 32-bit keys: cell starts flagged, summed, scattered (three passes, no run-length encoding). */
+static parac_status build_cells_32(gpu_run *run, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    cudaStream_t stream = (cudaStream_t)run->context.stream;
+    size_t n = run->n;
+    uint32_t *cells = NULL, host_cells = 0;
+    PARAC_TRY(take(run, (void **)&run->cell_of, n * sizeof(uint32_t), error));
+    PARAC_TRY(take(run, (void **)&cells, sizeof(uint32_t), error));
+    mark_cell_starts<<<blocks_for(n), THREADS, 0, stream>>>(run->keys32, n, run->cell_of);
+    PARAC_CUDA_TRY_LAUNCH();
+    PARAC_TRY(parac_cub_exclusive_sum_u32(&run->context, run->cell_of, run->cell_of, n, error));
+    count_cells<<<1, 1, 0, stream>>>(run->keys32, run->cell_of, n, cells);
+    PARAC_CUDA_TRY_LAUNCH();
+    PARAC_TRY(parac_cuda_download(&run->context, &host_cells, cells, sizeof host_cells, error));
+    run->cells = host_cells;
+    PARAC_TRY(take(run, (void **)&run->cell_key, ((size_t)host_cells + 1) * sizeof(uint64_t), error));
+    PARAC_TRY(take(run, (void **)&run->cell_start, ((size_t)host_cells + 1) * sizeof(uint32_t), error));
+    cells_from_starts<<<blocks_for(n), THREADS, 0, stream>>>(run->keys32, n, run->cell_of, run->cell_start,
+                                                             run->cell_key);
+    PARAC_CUDA_TRY_LAUNCH();
+    RELEASE(run, keys32);
+    PARAC_TRY(build_key_table(run, error));
+fail:
+    parac_cuda_free(&run->context, cells);
+    return status;
+}
+
 /* Cell table from the sorted keys: unique keys, starts (exclusive sum of run lengths), cell of each point. */
 static parac_status build_cells(gpu_run *run, parac_error *error)
 {
@@ -853,6 +1128,7 @@ static parac_status build_cells(gpu_run *run, parac_error *error)
     size_t n = run->n, cells = 0;
     uint64_t *unique = NULL;
     uint32_t *lengths = NULL, total = (uint32_t)n;
+    if (run->keys32) return build_cells_32(run, error);
     PARAC_TRY(take(run, (void **)&unique, n * sizeof(uint64_t), error));
     PARAC_TRY(take(run, (void **)&lengths, (n + 1) * sizeof(uint32_t), error));
     PARAC_TRY(parac_cub_run_length_encode_u64(&run->context, run->keys, unique, lengths, n, &cells, error));
@@ -905,8 +1181,8 @@ static grid_view<T> view_of(const gpu_run *run)
 static parac_status take_neighbour_lists(gpu_run *run, parac_error *error)
 {
     parac_status status = PARAC_OK;
-    if (!run->keep_lists || !lists_fit(run)) return PARAC_OK;
-    run->lists.slots = (uint32_t)(run->min_samples - 2);
+    if (!run->keep_lists || !(run->sparse ? sparse_lists_fit(run) : lists_fit(run))) return PARAC_OK;
+    run->lists.slots = run->sparse ? sparse_slots(run) : (uint32_t)(run->min_samples - 2);
     status = take(run, (void **)&run->lists.near_count, run->n, error);
     if (status == PARAC_OK)
         status = take(run, (void **)&run->lists.near, run->n * run->lists.slots * sizeof(uint32_t), error);
@@ -945,7 +1221,10 @@ static parac_status mark_core_points(gpu_run *run, parac_error *error)
         dense_cells<T><<<blocks_for(run->cells), THREADS, 0, stream>>>(view, run->min_samples, run->dense);
     }
     PARAC_CUDA_TRY_LAUNCH();
-    if (run->fused && run->plan.dims == 0 && tile_points(run->dim, sizeof(T)) > 0) {
+    if (run->sparse && run->lists.near) {
+        count_neighbours_sparse<T><<<blocks_for(run->n), THREADS, 0, stream>>>(view, run->min_samples, run->dense,
+                                                                               run->core, run->lists);
+    } else if (run->fused && run->plan.dims == 0 && tile_points(run->dim, sizeof(T)) > 0) {
         uint32_t tile = tile_points(run->dim, sizeof(T));
         count_neighbours_tiled<T><<<blocks_for(run->n), THREADS, tile * run->dim * sizeof(T), stream>>>(
             view, run->min_samples, run->dense, run->core, run->lists, tile);
@@ -978,6 +1257,35 @@ fail:
     return status;
 }
 
+/* SPARSE union: pairs from the lists, then the stencil walk for the overflowed points only. */
+template <typename T>
+static parac_status join_listed_points(gpu_run *run, parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    cudaStream_t stream = (cudaStream_t)run->context.stream;
+    uint32_t *counter = NULL, *work = NULL, walkers = 0;
+    union_from_lists<<<blocks_for(run->n), THREADS, 0, stream>>>(run->n, run->core, run->lists, run->parent);
+    PARAC_CUDA_TRY_LAUNCH();
+    PARAC_TRY(take(run, (void **)&counter, sizeof(uint32_t), error));
+    PARAC_TRY(parac_cuda_memset(&run->context, counter, 0, sizeof(uint32_t), error));
+    count_overflowed<<<blocks_for(run->n), THREADS, 0, stream>>>(run->lists.near_count, run->n, counter);
+    PARAC_CUDA_TRY_LAUNCH();
+    PARAC_TRY(parac_cuda_download(&run->context, &walkers, counter, sizeof walkers, error));
+    if (walkers > 0) {
+        PARAC_TRY(take(run, (void **)&work, (size_t)walkers * sizeof(uint32_t), error));
+        PARAC_TRY(parac_cuda_memset(&run->context, counter, 0, sizeof(uint32_t), error));
+        list_overflowed<<<blocks_for(run->n), THREADS, 0, stream>>>(run->lists.near_count, run->n, work, counter);
+        PARAC_CUDA_TRY_LAUNCH();
+        union_listed_walkers<T><<<blocks_for(walkers), THREADS, 0, stream>>>(view_of<T>(run), run->dense, run->core,
+                                                                             work, walkers, run->parent);
+        PARAC_CUDA_TRY_LAUNCH();
+    }
+fail:
+    parac_cuda_free(&run->context, counter);
+    parac_cuda_free(&run->context, work);
+    return status;
+}
+
 template <typename T>
 static parac_status join_core_points(gpu_run *run, parac_error *error)
 {
@@ -985,6 +1293,12 @@ static parac_status join_core_points(gpu_run *run, parac_error *error)
     cudaStream_t stream = (cudaStream_t)run->context.stream;
     PARAC_TRY(take(run, (void **)&run->parent, run->n * sizeof(uint32_t), error));
     if (run->fused) return join_compact_cells<T>(run, error);
+    if (run->sparse && run->lists.near) {
+        link_dense<<<blocks_for(run->n), THREADS, 0, stream>>>(run->cell_of, run->cell_start, run->dense, run->n,
+                                                               run->parent);
+        PARAC_CUDA_TRY_LAUNCH();
+        return join_listed_points<T>(run, error);
+    }
     link_dense<<<blocks_for(run->n), THREADS, 0, stream>>>(run->cell_of, run->cell_start, run->dense, run->n,
                                                            run->parent);
     PARAC_CUDA_TRY_LAUNCH();
@@ -997,13 +1311,16 @@ fail:
 
 /* root_of / core_by_index by original index (assign_roots): from the lists when kept. */
 template <typename T>
-static parac_status assign_all_roots(gpu_run *run, uint32_t *root_of, uint8_t *core_by_index, parac_error *error)
+static parac_status assign_all_roots(gpu_run *run, uint32_t *root_of, uint8_t *core_by_index, uint32_t *min_index,
+                                     parac_error *error)
 {
     parac_status status = PARAC_OK;
     cudaStream_t stream = (cudaStream_t)run->context.stream;
+    if (run->sparse && run->lists.near) release_walk_buffers(run); /* lower peak: the lists are all it reads */
     if (run->lists.near)
         assign_roots_listed<<<blocks_for(run->n), THREADS, 0, stream>>>(run->n, run->core, run->order, run->parent,
-                                                                        run->lists, root_of, core_by_index);
+                                                                        run->lists, root_of, core_by_index,
+                                                                        min_index);
     else
         assign_roots<T><<<blocks_for(run->n), THREADS, 0, stream>>>(view_of<T>(run), run->core, run->order,
                                                                     run->parent, root_of, core_by_index);
@@ -1022,7 +1339,7 @@ static parac_status finish_slab(gpu_run *run, uint32_t *root, uint8_t *core, par
     uint8_t *core_by_index = NULL;
     PARAC_TRY(take(run, (void **)&root_of, run->n * sizeof(uint32_t), error));
     PARAC_TRY(take(run, (void **)&core_by_index, run->n, error));
-    PARAC_TRY(assign_all_roots<T>(run, root_of, core_by_index, error));
+    PARAC_TRY(assign_all_roots<T>(run, root_of, core_by_index, NULL, error));
     positions_to_indices<<<blocks_for(run->n), THREADS, 0, (cudaStream_t)run->context.stream>>>(run->order, run->n,
                                                                                                root_of);
     PARAC_CUDA_TRY_LAUNCH();
@@ -1048,16 +1365,24 @@ static parac_status finish_labels(gpu_run *run, int32_t *labels, uint8_t *core_m
     unsigned long long *counts = NULL, host_counts[2] = {0, 0};
     uint8_t *core_by_index = NULL;
     int32_t *device_labels = NULL;
+    int fused_min = run->sparse && run->lists.near; /* the border pass computes min_index too */
     PARAC_TRY(take(run, (void **)&root_of, n * sizeof(uint32_t), error));
     PARAC_TRY(take(run, (void **)&core_by_index, n, error));
-    PARAC_TRY(assign_all_roots<T>(run, root_of, core_by_index, error));
+    if (fused_min) {
+        release_walk_buffers(run); /* lower peak: the border pass reads only the lists */
+        PARAC_TRY(take(run, (void **)&min_index, n * sizeof(uint32_t), error));
+        PARAC_TRY(parac_cuda_memset(&run->context, min_index, 0xff, n * sizeof(uint32_t), error));
+    }
+    PARAC_TRY(assign_all_roots<T>(run, root_of, core_by_index, min_index, error));
     PARAC_TRY(phase_done(run, &info->seconds_border, error));
-    release_all(run); /* only root_of and core_by_index are needed from here */
-    PARAC_TRY(take(run, (void **)&min_index, n * sizeof(uint32_t), error));
+    release_all(run); /* only root_of, core_by_index (and min_index) are needed from here */
+    if (!fused_min) {
+        PARAC_TRY(take(run, (void **)&min_index, n * sizeof(uint32_t), error));
+        PARAC_TRY(parac_cuda_memset(&run->context, min_index, 0xff, n * sizeof(uint32_t), error));
+        min_index_of_root<<<blocks_for(n), THREADS, 0, stream>>>(root_of, n, min_index);
+        PARAC_CUDA_TRY_LAUNCH();
+    }
     PARAC_TRY(take(run, (void **)&rank, n * sizeof(uint32_t), error));
-    PARAC_TRY(parac_cuda_memset(&run->context, min_index, 0xff, n * sizeof(uint32_t), error));
-    min_index_of_root<<<blocks_for(n), THREADS, 0, stream>>>(root_of, n, min_index);
-    PARAC_CUDA_TRY_LAUNCH();
     mark_first<<<blocks_for(n), THREADS, 0, stream>>>(root_of, min_index, n, rank);
     PARAC_CUDA_TRY_LAUNCH();
     PARAC_TRY(parac_cuda_download(&run->context, &last_first, rank + n - 1, sizeof last_first, error));
@@ -1090,6 +1415,7 @@ fail:
 
 static parac_dbscan_gpu_variant variant_ran(const gpu_run *run)
 {
+    if (run->sparse) return PARAC_DBSCAN_GPU_SPARSE;
     if (run->fused)
         return run->variant == PARAC_DBSCAN_GPU_COARSE ? PARAC_DBSCAN_GPU_COARSE_FUSED : PARAC_DBSCAN_GPU_TABLE_FUSED;
     if (run->keep_lists && run->variant == PARAC_DBSCAN_GPU_COARSE) return PARAC_DBSCAN_GPU_COARSE_LISTED;

@@ -6,8 +6,8 @@
  * (brute force), n = 0 and 1, float32 input, slabs (2, 3, 7 forced, and a
  * small max_device_bytes). Labels, core mask and counts
  * must be identical, and the run must really have used the GPU. Every GPU
- * variant (auto, classic, table, coarse, table-fused, coarse-fused, coarse-listed) is checked
- * against the one CPU run.
+ * variant (auto, classic, table, coarse, table-fused, coarse-fused, coarse-listed, sparse) is
+ * checked against the one CPU run; sparse also on every slab shape and min_samples 1, 3, 5, 4, 10.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -259,9 +259,14 @@ static void test_slabs(void)
             compare_slabs("slab-f32", NULL, narrow, n, d, 0.1, 4, forced[f], 0, PARAC_DBSCAN_GPU_COARSE_LISTED);
             compare_slabs("slab-fused", uniform, NULL, n, d, eps, 3, forced[f], 0,
                           (parac_dbscan_gpu_variant)(PARAC_DBSCAN_GPU_TABLE_FUSED + f));
+        compare_slabs("slab-sparse", uniform, NULL, n, d, eps, 1 + 2 * (size_t)f, forced[f], 0,
+                      PARAC_DBSCAN_GPU_SPARSE);
+        compare_slabs("slab-sparse", blobs, NULL, n, d, 0.1, 10, forced[f], 0, PARAC_DBSCAN_GPU_SPARSE);
+        compare_slabs("slab-sparse", NULL, narrow, n, d, 0.1, 4, forced[f], 0, PARAC_DBSCAN_GPU_SPARSE);
         }
         /* no forced count: a budget of ~1/4 of the need must slice by itself */
         compare_slabs("slab-budget", uniform, NULL, n, d, eps, 5, 0, n * 40, PARAC_DBSCAN_GPU_AUTO);
+        compare_slabs("slab-budget", uniform, NULL, n, d, eps, 5, 0, n * 40, PARAC_DBSCAN_GPU_SPARSE);
         free(uniform);
         free(blobs);
         free(narrow);
