@@ -1,13 +1,18 @@
 /* bench/bench_fca.c — FCbO concept counting (--count, nothing stored):
  *   shared data sets (mushroom, vote, primary-tumor) at 1 thread, all threads, GPU;
- *   random 200x100 d0.45 seed1 (35,027,171 concepts): CPU scaling (1 thread vs all cores) and the GPU;
- *   random 200x100 d0.49 seed1 (120,509,940 concepts): the >= 10^8 case, 1 thread, all cores and GPU
- *   ("speedup_vs_1_thread" of the cuda lines is the issue's GPU / 1-thread ratio);
+ *   random 200x100 d0.45 seed1 (35,027,171 concepts): CPU scaling and the GPU. The 1-thread and the
+ *   all-core runs of work_stealing and on_demand are interleaved, 3 rounds, medians reported, so one
+ *   noisy run cannot decide the ratio ("speedup_vs_1thread", "runs" lists every time);
+ *   random 200x100 d0.49 seed1 (120,509,940 concepts): the >= 10^8 case; 1 thread once, the two
+ *   scaling strategies 3 times each after it ("speedup_vs_1_thread" of the cuda lines is the issue's
+ *   GPU / 1-thread ratio); shared_pool/per_thread are timed on the 35 M case only;
  *   "mushroom stored [local_rows|local_stream]": concepts stored (parac_fca_compute, sort included)
- *   on the GPU, per-round download vs output streamed back while the next round computes.
+ *   on the GPU, per-round download vs output streamed back while the next round computes;
+ *   "random 200x100 d0.45 stored, device cap 256 MiB [auto]": the 35 M concepts stored under
+ *   max_device_bytes = 256 MiB, their intents ("output_bytes", 560 MB) over twice the cap.
  * Every strategy is timed: CPU all-threads runs once per parac_fca_cpu_strategy, GPU runs once per
- * parac_fca_gpu_strategy; the case name ends in [strategy]. PARAC_FCA_VARIANT=rounds|local|local_rows|local_stream
- * (GPU) or shared_pool|per_thread|work_stealing (CPU) keeps only that one. GPU runs share one engine (device set up
+ * parac_fca_gpu_strategy; the case name ends in [strategy]. PARAC_FCA_VARIANT=rounds|local|local_rows|local_stream|
+ * local_staged (GPU) or shared_pool|per_thread|work_stealing|on_demand (CPU) keeps only that one. GPU runs share one engine (device set up
  * once, reported as its own "engine setup" line), so their seconds are the search alone.
  * Usage: bench_fca [--device cpu|cuda|all] [--quick]. One JSON line per case, a table last. */
 #include <stdio.h>
@@ -30,10 +35,12 @@ typedef struct bench_settings {
 
 static const struct { parac_fca_gpu_strategy strategy; const char *name; } gpu_strategies[] = {
     {PARAC_FCA_GPU_ROUNDS, "rounds"}, {PARAC_FCA_GPU_LOCAL, "local"}, {PARAC_FCA_GPU_LOCAL_ROWS, "local_rows"},
-    {PARAC_FCA_GPU_LOCAL_STREAM, "local_stream"}};
+    {PARAC_FCA_GPU_LOCAL_STREAM, "local_stream"}, {PARAC_FCA_GPU_LOCAL_STAGED, "local_staged"}};
 static const struct { parac_fca_cpu_strategy strategy; const char *name; } cpu_strategies[] = {
     {PARAC_FCA_CPU_SHARED_POOL, "shared_pool"}, {PARAC_FCA_CPU_PER_THREAD, "per_thread"},
-    {PARAC_FCA_CPU_WORK_STEALING, "work_stealing"}};
+    {PARAC_FCA_CPU_WORK_STEALING, "work_stealing"}, {PARAC_FCA_CPU_ON_DEMAND, "on_demand"}};
+#define CPU_STRATEGY_COUNT (sizeof cpu_strategies / sizeof cpu_strategies[0])
+#define FIRST_SCALING_STRATEGY 2 /* work_stealing, on_demand: timed interleaved with 1 thread */
 
 static int wanted(const bench_settings *settings, const char *name)
 {
@@ -58,9 +65,11 @@ static double time_count(const parac_fca_context *context, const parac_fca_optio
     return bench_median(seconds, repeats);
 }
 
-static void emit(bench_settings *settings, const char *case_name, const char *device, int threads, double seconds,
-                 uint64_t count, double baseline_seconds)
+/* more: extra JSON fields (",\"key\":value..." or ""). */
+static void emit_more(bench_settings *settings, const char *case_name, const char *device, int threads,
+                      double seconds, uint64_t count, double baseline_seconds, const char *more)
 {
+    double speedup = baseline_seconds > 0 && seconds > 0 ? baseline_seconds / seconds : 0.0;
     bench_result result;
     memset(&result, 0, sizeof result);
     snprintf(result.module, sizeof result.module, "fca");
@@ -71,9 +80,15 @@ static void emit(bench_settings *settings, const char *case_name, const char *de
     snprintf(result.metric, sizeof result.metric, "concepts_per_s");
     result.value = seconds > 0 ? (double)count / seconds : 0.0;
     snprintf(result.unit, sizeof result.unit, "concepts/s");
-    snprintf(result.extra, sizeof result.extra, "\"concepts\":%llu,\"speedup_vs_1_thread\":%.2f",
-             (unsigned long long)count, baseline_seconds > 0 && seconds > 0 ? baseline_seconds / seconds : 0.0);
+    snprintf(result.extra, sizeof result.extra, "\"concepts\":%llu,\"speedup_vs_1_thread\":%.2f,"
+             "\"speedup_vs_1thread\":%.2f%s", (unsigned long long)count, speedup, speedup, more);
     bench_emit(&settings->report, &result);
+}
+
+static void emit(bench_settings *settings, const char *case_name, const char *device, int threads, double seconds,
+                 uint64_t count, double baseline_seconds)
+{
+    emit_more(settings, case_name, device, threads, seconds, count, baseline_seconds, "");
 }
 
 static parac_fca_options options_for(parac_device device, int threads)
@@ -85,28 +100,71 @@ static parac_fca_options options_for(parac_device device, int threads)
     return options;
 }
 
-/* One context on every chosen path and strategy. */
-static void run_case(bench_settings *settings, const char *name, const parac_fca_context *context, int cpu_repeats,
-                     int gpu_repeats)
+/* All cores with cpu_strategies[first..last), repeats each (a median), against baseline. */
+static void run_cpu_strategies(bench_settings *settings, const char *name, const parac_fca_context *context,
+                               size_t first, size_t last, int repeats, double baseline)
 {
     int cores = parac_threads_available();
-    double baseline = 0.0;
     uint64_t count = 0;
     char label[96];
-    if (settings->cpu) {
-        parac_fca_options options = options_for(PARAC_DEVICE_CPU, 1);
-        baseline = time_count(context, &options, cpu_repeats, &count);
-        emit(settings, name, "cpu", 1, baseline, count, baseline);
-    }
-    for (size_t v = 0; settings->cpu && cores > 1 && v < sizeof cpu_strategies / sizeof cpu_strategies[0]; v++) {
+    for (size_t v = first; settings->cpu && cores > 1 && v < last; v++) {
         parac_fca_options options = options_for(PARAC_DEVICE_CPU, cores);
         double seconds;
         if (!wanted(settings, cpu_strategies[v].name)) continue;
         options.cpu_strategy = cpu_strategies[v].strategy;
-        seconds = time_count(context, &options, cpu_repeats, &count);
+        seconds = time_count(context, &options, repeats, &count);
         snprintf(label, sizeof label, "%s [%s]", name, cpu_strategies[v].name);
         emit(settings, label, "cpu", cores, seconds, count, baseline);
     }
+}
+
+/* The CPU scaling of a large case: rounds of (1 thread if r < one_runs, then every scaling strategy on
+ * all cores), so slow drifts of the machine hit both sides; medians and every run are reported. */
+static double run_scaling(bench_settings *settings, const char *name, const parac_fca_context *context, int one_runs,
+                          int many_runs)
+{
+    enum { MAX_RUNS = 5 };
+    size_t scaling = CPU_STRATEGY_COUNT - FIRST_SCALING_STRATEGY;
+    double one[MAX_RUNS], many[CPU_STRATEGY_COUNT][MAX_RUNS], baseline;
+    int cores = parac_threads_available(), rounds = one_runs > many_runs ? one_runs : many_runs;
+    uint64_t count = 0;
+    char label[96], more[160];
+    if (!settings->cpu) return 0.0;
+    if (rounds > MAX_RUNS) rounds = MAX_RUNS;
+    for (int r = 0; r < rounds; r++) {
+        parac_fca_options options = options_for(PARAC_DEVICE_CPU, 1);
+        if (r < one_runs) one[r] = time_count(context, &options, 1, &count);
+        for (size_t v = 0; cores > 1 && r < many_runs && v < scaling; v++) {
+            options = options_for(PARAC_DEVICE_CPU, cores);
+            options.cpu_strategy = cpu_strategies[FIRST_SCALING_STRATEGY + v].strategy;
+            many[v][r] = wanted(settings, cpu_strategies[FIRST_SCALING_STRATEGY + v].name)
+                             ? time_count(context, &options, 1, &count) : 0.0;
+        }
+    }
+    one_runs = one_runs < rounds ? one_runs : rounds;
+    many_runs = many_runs < rounds ? many_runs : rounds;
+    snprintf(more, sizeof more, ",\"runs\":%d", one_runs);
+    baseline = bench_median(one, one_runs);
+    emit_more(settings, name, "cpu", 1, baseline, count, baseline, more);
+    for (size_t v = 0; cores > 1 && v < scaling; v++) {
+        int used = 0;
+        if (!wanted(settings, cpu_strategies[FIRST_SCALING_STRATEGY + v].name)) continue;
+        used = snprintf(more, sizeof more, ",\"runs\":%d,\"seconds_each\":[", many_runs);
+        for (int r = 0; r < many_runs && used < (int)sizeof more - 16; r++)
+            used += snprintf(more + used, sizeof more - (size_t)used, "%s%.3f", r ? "," : "", many[v][r]);
+        snprintf(more + used, sizeof more - (size_t)used, "]");
+        snprintf(label, sizeof label, "%s [%s]", name, cpu_strategies[FIRST_SCALING_STRATEGY + v].name);
+        emit_more(settings, label, "cpu", cores, bench_median(many[v], many_runs), count, baseline, more);
+    }
+    return baseline;
+}
+
+/* Every chosen GPU strategy on one engine, after one warm-up run each. */
+static void run_gpu_strategies(bench_settings *settings, const char *name, const parac_fca_context *context,
+                               int gpu_repeats, double baseline)
+{
+    uint64_t count = 0;
+    char label[96];
     for (size_t v = 0; settings->engine && v < sizeof gpu_strategies / sizeof gpu_strategies[0]; v++) {
         parac_fca_options options = options_for(PARAC_DEVICE_CUDA, 0);
         double seconds;
@@ -118,6 +176,21 @@ static void run_case(bench_settings *settings, const char *name, const parac_fca
         snprintf(label, sizeof label, "%s [%s]", name, gpu_strategies[v].name);
         emit(settings, label, "cuda", 0, seconds, count, baseline);
     }
+}
+
+/* A small context on every chosen path and strategy. */
+static void run_case(bench_settings *settings, const char *name, const parac_fca_context *context, int cpu_repeats,
+                     int gpu_repeats)
+{
+    double baseline = 0.0;
+    uint64_t count = 0;
+    if (settings->cpu) {
+        parac_fca_options options = options_for(PARAC_DEVICE_CPU, 1);
+        baseline = time_count(context, &options, cpu_repeats, &count);
+        emit(settings, name, "cpu", 1, baseline, count, baseline);
+    }
+    run_cpu_strategies(settings, name, context, 0, CPU_STRATEGY_COUNT, cpu_repeats, baseline);
+    run_gpu_strategies(settings, name, context, gpu_repeats, baseline);
 }
 
 /* Median seconds of `repeats` stored runs (parac_fca_compute, sort included); 0 on failure. */
@@ -142,14 +215,16 @@ static double time_compute(const parac_fca_context *context, const parac_fca_opt
 }
 
 /* Concepts stored, not only counted, on the GPU: LOCAL_ROWS downloads each round's output after
- * the round, LOCAL_STREAM overlaps it with the next round. Case name "NAME stored [strategy]". */
+ * the round, LOCAL_STREAM overlaps it with the next round, LOCAL_STAGED stages pushed children in
+ * shared memory. Case name "NAME stored [strategy]". */
 static void run_stored(bench_settings *settings, const char *name, const parac_fca_context *context, int repeats)
 {
-    static const parac_fca_gpu_strategy compared[] = {PARAC_FCA_GPU_LOCAL_ROWS, PARAC_FCA_GPU_LOCAL_STREAM};
-    static const char *names[] = {"local_rows", "local_stream"};
+    static const parac_fca_gpu_strategy compared[] = {PARAC_FCA_GPU_LOCAL_ROWS, PARAC_FCA_GPU_LOCAL_STREAM,
+                                                      PARAC_FCA_GPU_LOCAL_STAGED};
+    static const char *names[] = {"local_rows", "local_stream", "local_staged"};
     char label[96];
     uint64_t count = 0;
-    for (size_t v = 0; settings->engine && v < 2; v++) {
+    for (size_t v = 0; settings->engine && v < 3; v++) {
         parac_fca_options options = options_for(PARAC_DEVICE_CUDA, 0);
         double seconds;
         if (!wanted(settings, names[v])) continue;
@@ -182,16 +257,42 @@ static void run_data_sets(bench_settings *settings)
     }
 }
 
+/* Concepts stored on the GPU under max_device_bytes = cap (one run, sort included): the output's
+ * bytes (intents on the host) are reported beside the cap. */
+static void run_stored_capped(bench_settings *settings, const char *name, const parac_fca_context *context,
+                              uint64_t cap)
+{
+    parac_fca_options options = options_for(PARAC_DEVICE_CUDA, 0);
+    size_t words = (parac_fca_context_attributes(context) + 63) / 64;
+    uint64_t count = 0;
+    double seconds;
+    char label[96], more[128];
+    if (!settings->engine || !wanted(settings, "local_rows")) return;
+    options.engine = settings->engine;
+    options.max_device_bytes = cap;
+    seconds = time_compute(context, &options, 1, &count);
+    snprintf(more, sizeof more, ",\"max_device_bytes\":%llu,\"output_bytes\":%llu", (unsigned long long)cap,
+             (unsigned long long)(count * words * 8));
+    snprintf(label, sizeof label, "%s stored, device cap %llu MiB [auto]", name, (unsigned long long)(cap >> 20));
+    emit_more(settings, label, "cuda", 0, seconds, count, 0.0, more);
+}
+
+/* A large random context (seed 1): interleaved CPU scaling, the other CPU strategies once when
+ * others, the GPU strategies; and, when cap, the stored-under-a-device-cap row. */
 static void run_random(bench_settings *settings, const char *name, size_t objects, size_t attributes,
-                       double density, int gpu_repeats)
+                       double density, int one_runs, int others, int gpu_repeats, uint64_t cap)
 {
     parac_fca_context *context = NULL;
     parac_error error;
+    double baseline;
     if (parac_fca_context_random(objects, attributes, density, 1, &context, &error) != PARAC_OK) {
         fprintf(stderr, "bench_fca: %s\n", error.message);
         return;
     }
-    run_case(settings, name, context, 1, gpu_repeats);
+    baseline = run_scaling(settings, name, context, one_runs, 3);
+    if (others) run_cpu_strategies(settings, name, context, 0, FIRST_SCALING_STRATEGY, 1, baseline);
+    run_gpu_strategies(settings, name, context, gpu_repeats, baseline);
+    if (cap) run_stored_capped(settings, name, context, cap);
     parac_fca_context_destroy(context);
 }
 
@@ -233,12 +334,12 @@ int main(int argc, char **argv)
     if (settings.gpu) create_engine(&settings);
     run_data_sets(&settings);
     if (settings.quick) {
-        run_random(&settings, "random 80x50 d0.5 seed1", 80, 50, 0.5, 1);
+        run_random(&settings, "random 80x50 d0.5 seed1", 80, 50, 0.5, 1, 1, 1, (uint64_t)4 << 20);
     } else {
-        /* 35,027,171 concepts: CPU scaling (1 thread vs all cores) and the GPU */
-        run_random(&settings, "random 200x100 d0.45 seed1", 200, 100, 0.45, 3);
-        /* 120,509,940 concepts: the >= 10^8 case (about 60 s on 1 thread of the GPU machine) */
-        run_random(&settings, "random 200x100 d0.49 seed1", 200, 100, 0.49, 3);
+        /* 35,027,171 concepts: CPU scaling (3 interleaved rounds, ~70 s), the GPU, stored under 256 MiB */
+        run_random(&settings, "random 200x100 d0.45 seed1", 200, 100, 0.45, 3, 1, 3, (uint64_t)256 << 20);
+        /* 120,509,940 concepts: the >= 10^8 case (1 thread about 55-65 s once, all cores 3x each) */
+        run_random(&settings, "random 200x100 d0.49 seed1", 200, 100, 0.49, 1, 0, 3, 0);
     }
     parac_fca_engine_destroy(settings.engine);
     bench_print_table(&settings.report);

@@ -89,20 +89,26 @@ typedef enum parac_fca_gpu_strategy {
                                     children back to the pool only while other warps are idle */
     PARAC_FCA_GPU_LOCAL_ROWS,    /* LOCAL, closing C' as the AND of C's object rows instead of testing
                                     every attribute column (cheaper for small extents) */
-    PARAC_FCA_GPU_LOCAL_STREAM   /* LOCAL_ROWS with a per-block shared-memory queue of batch tasks and,
+    PARAC_FCA_GPU_LOCAL_STREAM,  /* LOCAL_ROWS with a per-block shared-memory queue of batch tasks and,
                                     when concepts are stored, output streamed back in batches (two
                                     device buffers, pinned host buffers, a copy stream) while the next
                                     round computes; counting downloads nothing but counters */
+    PARAC_FCA_GPU_LOCAL_STAGED   /* LOCAL_ROWS buffering the children a warp pushes to the pool in a
+                                    shared-memory slot (2-8 of them) and writing them as one burst;
+                                    runs as LOCAL_ROWS when two children do not fit in 6,000 bytes */
 } parac_fca_gpu_strategy;
 
 /* How the CPU threads share the tree (same concepts either way). */
 typedef enum parac_fca_cpu_strategy {
-    PARAC_FCA_CPU_AUTO = 0,      /* the measured best: PARAC_FCA_CPU_WORK_STEALING */
+    PARAC_FCA_CPU_AUTO = 0,      /* the measured best: PARAC_FCA_CPU_ON_DEMAND */
     PARAC_FCA_CPU_SHARED_POOL,   /* tasks borrow scratch from a locked pool of workers */
     PARAC_FCA_CPU_PER_THREAD,    /* one cache-line-aligned worker per thread, no lock on the task path */
-    PARAC_FCA_CPU_WORK_STEALING  /* a locked deque per thread: the owner works newest-first, idle
+    PARAC_FCA_CPU_WORK_STEALING, /* a locked deque per thread: the owner works newest-first, idle
                                     threads steal the oldest half; spawns only while a thread is idle
                                     or its deque is nearly empty */
+    PARAC_FCA_CPU_ON_DEMAND      /* the same deques, but a thread recurses in place and copies a node
+                                    (the pending one nearest the root) only while some thread is idle
+                                    and its deque is empty: no copies while every thread is busy */
 } parac_fca_cpu_strategy;
 
 /* An execution handle: keeps a GPU context (stream, memory pool) alive
@@ -119,6 +125,14 @@ typedef struct parac_fca_options {
     uint64_t gpu_pool_bytes;             /* cap on the GPU task pool + child buffers; 0 = half the free
                                             device memory, at most 16 GiB. Tasks beyond it spill to host
                                             memory (a small cap forces spilling: tests use it). */
+    uint64_t max_device_bytes;           /* cap on ALL device memory the GPU search allocates (context
+                                            copies, task pool, child buffers, warp stacks, output
+                                            buffers); 0 = no cap beyond the defaults. A small cap
+                                            means fewer warps, fewer stack levels, smaller batches and
+                                            output buffers, and spilling the pool to host memory, not
+                                            failure; PARAC_ERR_NO_MEMORY only below the minimum the
+                                            context needs (about 6·(M+1) pending tasks' bytes plus one
+                                            block's scratch), named in the message. */
 } parac_fca_options;
 
 /* Creates an engine for exec's device (exec->cuda_device for the GPU; on the

@@ -11,9 +11,27 @@
 typedef struct fca_cli_options {
     const char *output;
     const char *format;
+    const char *max_device_memory;
     int64_t min_support;
     int count_only, extents, names, verify;
 } fca_cli_options;
+
+/* "BYTES" with an optional K, M or G suffix (powers of 1024); -1 when malformed or zero. */
+static int parse_byte_size(const char *text, uint64_t *bytes)
+{
+    char *end = NULL;
+    unsigned long long value, shift = 0;
+    if (!text || *text < '0' || *text > '9') return -1;
+    value = strtoull(text, &end, 10);
+    if (*end == 'K' || *end == 'k') shift = 10;
+    else if (*end == 'M' || *end == 'm') shift = 20;
+    else if (*end == 'G' || *end == 'g') shift = 30;
+    if (shift) end++;
+    if (*end == 'B' || *end == 'b') end++;
+    if (*end || value == 0 || value > (~0ULL >> shift)) return -1;
+    *bytes = value << shift;
+    return 0;
+}
 
 /* "auto" (NULL), "fimi", "cxt", "csv"; -1 when unknown. */
 static int parse_input_format(const char *text, parac_fca_format *format)
@@ -83,6 +101,8 @@ int cli_fca(int argc, char **argv)
         {"--names", 0, CLI_FLAG, &options.names, NULL, "print names (from .cxt/CSV headers) instead of ids"},
         {"--verify", 0, CLI_FLAG, &options.verify, NULL, "check every concept is closed and unique"},
         {"--format", 0, CLI_STRING, &options.format, "F", "input format: auto|fimi|cxt|csv"},
+        {"--max-device-memory", 0, CLI_STRING, &options.max_device_memory, "BYTES",
+         "GPU: cap on all device memory the search uses (suffix K/M/G); the run degrades, spills to host"},
     };
     cli_command command = {"fca", "INPUT [--count] [-o FILE] [--min-support N] [--extents] [--names] [--verify]",
                            FCA_DESCRIPTION, table, sizeof table / sizeof table[0], 1, 1};
@@ -94,16 +114,20 @@ int cli_fca(int argc, char **argv)
     parac_fca_concepts *concepts = NULL;
     parac_fca_options fca_options;
     parac_error error = {0};
-    uint64_t count = 0;
+    uint64_t count = 0, max_device_bytes = 0;
     double started;
     if (code != CLI_CONTINUE) return code;
     if (parse_input_format(options.format, &format)) return cli_usage_error("fca", "unknown --format '%s'", options.format);
     if (options.min_support < 0) return cli_bad_value("fca", "--min-support must be >= 0");
+    if (options.max_device_memory && parse_byte_size(options.max_device_memory, &max_device_bytes))
+        return cli_bad_value("fca", "--max-device-memory wants a positive size like 256M, not '%s'",
+                             options.max_device_memory);
     if (parac_fca_context_read(positionals[0], format, &context, &error) != PARAC_OK)
         return report_and_free(&error, NULL, NULL);
     memset(&fca_options, 0, sizeof fca_options);
     fca_options.exec = common.exec;
     fca_options.min_support = (uint64_t)options.min_support;
+    fca_options.max_device_bytes = max_device_bytes;
     started = parac_now_seconds();
     if (options.count_only && !options.verify) {
         if (parac_fca_count(context, &fca_options, &count, &error) != PARAC_OK) return report_and_free(&error, context, NULL);

@@ -27,15 +27,17 @@ static parac_status run_search(const parac_fca_context *context, const parac_fca
     if (device == PARAC_DEVICE_CUDA) {
         struct parac_cuda_context *shared = options->engine ? options->engine->cuda_context : NULL;
         int ordinal = options->engine && shared ? options->engine->cuda_device : options->exec.cuda_device;
-        status = fca_fcbo_cuda(&search, ordinal, shared, options->gpu_strategy, options->gpu_pool_bytes, concepts,
-                               count, error);
+        status = fca_fcbo_cuda(&search, ordinal, shared, options->gpu_strategy, options->gpu_pool_bytes,
+                               options->max_device_bytes, concepts, count, error);
     } else
 #endif
     if (threads <= 1)
         status = fca_fcbo_serial(&search, concepts, count, error);
-    /* AUTO is work stealing: fastest on every case of the H200 host's 16 cores (docs/fca.md). */
-    else if (options->cpu_strategy == PARAC_FCA_CPU_WORK_STEALING || options->cpu_strategy == PARAC_FCA_CPU_AUTO)
-        status = fca_fcbo_steal(&search, threads, concepts, count, error);
+    else if (options->cpu_strategy == PARAC_FCA_CPU_WORK_STEALING)
+        status = fca_fcbo_steal(&search, threads, 0, concepts, count, error);
+    /* AUTO is on-demand copying: fastest on every case of the H200 host's 16 cores (docs/fca.md). */
+    else if (options->cpu_strategy == PARAC_FCA_CPU_ON_DEMAND || options->cpu_strategy == PARAC_FCA_CPU_AUTO)
+        status = fca_fcbo_steal(&search, threads, 1, concepts, count, error);
     else
         status = fca_fcbo_parallel(&search, threads, options->cpu_strategy, concepts, count, error);
     if (status == PARAC_OK) status = fca_search_finish(&search, concepts, count, error);

@@ -89,9 +89,10 @@ parac_status fca_fcbo_serial(const fca_search *search, parac_fca_concepts *conce
                              parac_error *error);
 parac_status fca_fcbo_parallel(const fca_search *search, int threads, parac_fca_cpu_strategy strategy,
                                parac_fca_concepts *concepts, uint64_t *count, parac_error *error);
-/* PARAC_FCA_CPU_WORK_STEALING: per-thread deques, steal half (fcbo_steal.c). */
-parac_status fca_fcbo_steal(const fca_search *search, int threads, parac_fca_concepts *concepts, uint64_t *count,
-                            parac_error *error);
+/* PARAC_FCA_CPU_WORK_STEALING: per-thread deques, steal half (fcbo_steal.c); on_demand:
+ * PARAC_FCA_CPU_ON_DEMAND (recurse in place, copy a node only while some thread is idle). */
+parac_status fca_fcbo_steal(const fca_search *search, int threads, int on_demand, parac_fca_concepts *concepts,
+                            uint64_t *count, parac_error *error);
 
 /* The engine: a GPU context kept between runs (cuda_context NULL when none). */
 struct parac_cuda_context;
@@ -103,8 +104,8 @@ struct parac_fca_engine {
 #ifdef PARAC_HAVE_CUDA
 /* shared_context: an engine's context to run on, or NULL to create one for this run. */
 parac_status fca_fcbo_cuda(const fca_search *search, int cuda_device, struct parac_cuda_context *shared_context,
-                           parac_fca_gpu_strategy strategy, uint64_t pool_bytes, parac_fca_concepts *concepts, uint64_t *count,
-                           parac_error *error);
+                           parac_fca_gpu_strategy strategy, uint64_t pool_bytes, uint64_t max_device_bytes,
+                           parac_fca_concepts *concepts, uint64_t *count, parac_error *error);
 #endif
 
 #ifdef __cplusplus

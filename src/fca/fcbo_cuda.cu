@@ -37,6 +37,10 @@
  *                shared-memory queue (refilled 4 at a time from the global head),
  *                and stored intents stream back (two device output buffers, pinned
  *                host buffers, a copy stream, events) while the next round computes.
+ *   LOCAL_STAGED — version 5: LOCAL_ROWS whose pushed children pass through a per-warp
+ *                staging slot in shared memory (2-8 children, sized from the task's
+ *                bytes) and reach the child buffer in bursts: one slot reservation per
+ *                flush, the extents and intents of consecutive slots as contiguous runs.
  */
 #include <cuda_runtime.h>
 
@@ -66,6 +70,9 @@ typedef unsigned long long word_t;
 #define LOCAL_MAX_LEVELS 24                    /* depth of a warp's private stack (<= 32: a lane per level) */
 #define MAX_STACK_BYTES ((size_t)4 << 30)     /* all warps' private stacks together, at most */
 #define BLOCK_QUEUE_TASKS 4                    /* LOCAL_STREAM: batch tasks a block takes per global fetch */
+#define STAGE_BYTES_PER_WARP 6000              /* LOCAL_STAGED: 8 warps x 6000 B + the static queue < 48 KiB,
+                                                  so 4 blocks of 256 threads stay resident per SM */
+#define STAGE_MAX_ENTRIES 8                    /* children a warp stages before one flush (<= 32: a lane each) */
 
 typedef struct task_arrays {
     word_t *extent;   /* capacity x object_words */
@@ -256,6 +263,9 @@ typedef struct local_params {
     size_t level_words;
     uint32_t levels;
     int block_queue;              /* LOCAL_STREAM: warps take tasks from a per-block shared-memory queue */
+    uint32_t stage_capacity;      /* LOCAL_STAGED: children per warp staging slot (>= 2) */
+    uint32_t stage_entry_words;   /* object_words + attribute_words + attributes x attribute_words */
+    size_t stage_warp_words;      /* one warp's slot: entries, then their attributes (uint32) */
 } local_params;
 
 /* One level of a warp's stack: a node and the canonical children it found. */
@@ -443,13 +453,79 @@ __device__ static void defer_task(const local_params *p, size_t task, uint32_t l
     __syncwarp();
 }
 
+/* LOCAL_STAGED: each warp's staging slot in dynamic shared memory (p->stage_warp_words words per
+ * warp). Entry e holds a pushed child's extent, intent and failed rows > j (packed from the entry's
+ * start); after the entries, attribute[e] is its j. Only the warp-uniform count lives in a
+ * register (every lane runs the same increments); the addresses are recomputed when used, which
+ * keeps the kernel at 64 registers without spills. */
+extern __shared__ word_t stage_memory[];
+
+__device__ static word_t *stage_entries(const local_params *p)
+{
+    return stage_memory + (size_t)(threadIdx.x >> 5) * p->stage_warp_words;
+}
+
+__device__ static uint32_t *stage_attributes(const local_params *p)
+{
+    return (uint32_t *)(stage_entries(p) + (size_t)p->stage_capacity * p->stage_entry_words);
+}
+
+/* Writes the staged children to the child buffer as one burst: one slot reservation, the extents
+ * and the intents of all of them as two contiguous runs (consecutive slots), then the failed rows. */
+__device__ __noinline__ static void flush_stage(const local_params *p, uint32_t *staged, uint32_t lane)
+{
+    const task_shape *shape = &p->shape;
+    uint32_t ow = shape->object_words, words = shape->attribute_words, n = shape->attributes, count = *staged;
+    size_t entry_words = p->stage_entry_words;
+    const word_t *entries = stage_entries(p);
+    const uint32_t *attribute = stage_attributes(p);
+    unsigned int base = 0;
+    if (count == 0) return;
+    *staged = 0;
+    if (lane == 0) base = atomicAdd(&p->counters->child_count, count);
+    base = __shfl_sync(FULL_MASK, base, 0);
+    if ((size_t)base + count > p->children.capacity) { /* the reservations make this impossible */
+        if (lane == 0) atomicExch(&p->counters->overflow, 1u);
+        __syncwarp();
+        return;
+    }
+    for (uint32_t t = lane; t < count * ow; t += 32)
+        p->children.extent[(size_t)base * ow + t] = entries[(size_t)(t / ow) * entry_words + t % ow];
+    for (uint32_t t = lane; t < count * words; t += 32)
+        p->children.intent[(size_t)base * words + t] = entries[(size_t)(t / words) * entry_words + ow + t % words];
+    for (uint32_t e = 0; e < count; e++) {
+        uint32_t j = attribute[e];
+        warp_copy(p->children.failed + ((size_t)base + e) * n * words + (size_t)(j + 1) * words,
+                  entries + (size_t)e * entry_words + ow + words, (size_t)(n - j - 1) * words, lane);
+    }
+    if (lane < count) p->children.next[base + lane] = attribute[lane] + 1;
+    __syncwarp(); /* every lane done reading the slot before it is refilled */
+}
+
+/* LOCAL_STAGED's push: child `index` of level goes to the warp's slot; a full slot is flushed. */
+__device__ __noinline__ static void stage_child(const local_params *p, const local_level *level, uint32_t index, uint32_t j,
+                                   uint32_t *staged, uint32_t lane)
+{
+    const task_shape *shape = &p->shape;
+    uint32_t words = shape->attribute_words, n = shape->attributes;
+    word_t *entry = stage_entries(p) + (size_t)*staged * p->stage_entry_words;
+    warp_intersect(shape, level->extent, p->columns + (size_t)j * shape->object_words, entry, lane);
+    warp_copy(entry + shape->object_words, level->child_intents + (size_t)index * words, words, lane);
+    warp_copy(entry + shape->object_words + words, level->failed + (size_t)(j + 1) * words,
+              (size_t)(n - j - 1) * words, lane);
+    if (lane == 0) stage_attributes(p)[*staged] = j;
+    __syncwarp();
+    if (++*staged == p->stage_capacity) flush_stage(p, staged, lane);
+}
+
 /* Expands pool task `task` and, depth-first, as much of its subtree as the stack and the
  * reservations allow. Lane d keeps level d's child count and cursor in registers.
  * Units: every task of the batch owns one push unit (to be deferred); the batch's first
  * task owns `attributes` push and output units instead, so every round makes progress;
  * the others reserve theirs and are deferred to the next round when that fails. */
+template <bool Staged>
 __device__ static void expand_subtree(const local_params *p, size_t task, int first_of_batch, uint32_t warp,
-                                      uint32_t lane, unsigned long long *concepts)
+                                      uint32_t lane, unsigned long long *concepts, uint32_t *staged)
 {
     const task_shape *shape = &p->shape;
     uint32_t n = shape->attributes, words = shape->attribute_words, y = p->pool.next[task], depth = 0;
@@ -495,7 +571,9 @@ __device__ static void expand_subtree(const local_params *p, size_t task, int fi
             continue;
         }
         if (depth + 1 >= p->levels || warp_is_hungry(p, lane) || !reserve_children(p, rest, lane)) {
-            push_local_child(p, &level, cursor, j, lane); /* uses the unit its parent reserved */
+            /* uses the unit its parent reserved */
+            if (Staged) stage_child(p, &level, cursor, j, staged, lane);
+            else push_local_child(p, &level, cursor, j, lane);
             continue;
         }
         release_push_unit(p, lane); /* expanded here: its own reservation replaces its unit */
@@ -556,12 +634,15 @@ __device__ static unsigned int warp_next_task(block_queue *queue, const local_pa
     return __shfl_sync(FULL_MASK, index, 0);
 }
 
-__global__ static void expand_local_kernel(local_params p)
+/* Staged: LOCAL_STAGED, pushed children pass through the warp's slot of dynamic shared memory
+ * (p.stage_warp_words words per warp) and reach the child buffer in bursts. */
+template <bool Staged>
+__device__ __forceinline__ static void local_kernel_body(const local_params &p, block_queue &queue)
 {
-    __shared__ block_queue queue;
     uint32_t lane = threadIdx.x & 31;
     uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     unsigned long long concepts = 0;
+    uint32_t staged = 0; /* LOCAL_STAGED: children in the warp's slot */
     if (threadIdx.x == 0) {
         queue.range = 0;
         queue.lock = 0;
@@ -571,12 +652,26 @@ __global__ static void expand_local_kernel(local_params p)
     for (;;) {
         unsigned int index = warp_next_task(&queue, &p, lane);
         if (index >= p.batch) break;
-        expand_subtree(&p, p.batch_first + index, index == 0, warp, lane, &concepts);
+        expand_subtree<Staged>(&p, p.batch_first + index, index == 0, warp, lane, &concepts, &staged);
     }
+    if (Staged) flush_stage(&p, &staged, lane);
     if (lane == 0) {
         atomicAdd(&p.counters->idle, 1u); /* from now on, busy warps hand their pending children to the pool */
         if (concepts) atomicAdd(&p.counters->concepts, concepts);
     }
+}
+
+__global__ static void expand_local_kernel(local_params p)
+{
+    __shared__ block_queue queue;
+    local_kernel_body<false>(p, queue);
+}
+
+/* LOCAL_STAGED, held to 64 registers like expand_local_kernel so 4 blocks stay resident per SM */
+__global__ static void __launch_bounds__(THREADS_PER_BLOCK, 4) expand_staged_kernel(const __grid_constant__ local_params p)
+{
+    __shared__ block_queue queue;
+    local_kernel_body<true>(p, queue);
 }
 
 /* ---- host side ------------------------------------------------------------------ */
@@ -625,28 +720,54 @@ typedef struct gpu_search {
     size_t budget_cap; /* what growth may reach: half the free memory, at most MAX_POOL_BYTES */
     int can_grow;
     host_tasks spill;
+    /* max_device_bytes (plan_device_cap): every device allocation is counted, the peak checked */
+    size_t device_cap;     /* 0: no cap */
+    size_t stack_cap;      /* bytes the warp stacks may take under the cap */
+    size_t output_cap;     /* intents per output buffer under the cap */
+    size_t pool_limit;     /* children + pool bytes under the cap, growth's transient included */
+    size_t device_bytes, device_peak;
+    /* LOCAL_STAGED: the warps' shared-memory staging slots (see plan_stage) */
+    uint32_t stage_capacity, stage_entry_words;
+    size_t stage_warp_words, stage_shared_bytes;
 } gpu_search;
 
+/* Every device buffer of the search goes through here, so a cap can be checked against the peak. */
+static parac_status gpu_alloc(gpu_search *g, void **pointer, size_t bytes, parac_error *error)
+{
+    parac_status status = parac_cuda_alloc(&g->context, pointer, bytes, error);
+    if (status != PARAC_OK) return status;
+    g->device_bytes += bytes;
+    if (g->device_bytes > g->device_peak) g->device_peak = g->device_bytes;
+    return PARAC_OK;
+}
+
+static void gpu_free(gpu_search *g, void *pointer, size_t bytes)
+{
+    if (!pointer) return;
+    parac_cuda_free(&g->context, pointer);
+    g->device_bytes -= bytes;
+}
+
+/* capacity is set before the first allocation, so free_tasks can account a partial failure. */
 static parac_status alloc_tasks(gpu_search *g, task_arrays *tasks, size_t capacity, parac_error *error)
 {
-    parac_cuda_context *context = &g->context;
     parac_status status;
     memset(tasks, 0, sizeof *tasks);
-    if ((status = parac_cuda_alloc(context, (void **)&tasks->extent, capacity * g->shape.object_words * 8, error)) ||
-        (status = parac_cuda_alloc(context, (void **)&tasks->intent, capacity * g->shape.attribute_words * 8, error)) ||
-        (status = parac_cuda_alloc(context, (void **)&tasks->failed, capacity * g->failed_words * 8, error)) ||
-        (status = parac_cuda_alloc(context, (void **)&tasks->next, capacity * 4, error)))
-        return status;
     tasks->capacity = capacity;
+    if ((status = gpu_alloc(g, (void **)&tasks->extent, capacity * g->shape.object_words * 8, error)) ||
+        (status = gpu_alloc(g, (void **)&tasks->intent, capacity * g->shape.attribute_words * 8, error)) ||
+        (status = gpu_alloc(g, (void **)&tasks->failed, capacity * g->failed_words * 8, error)) ||
+        (status = gpu_alloc(g, (void **)&tasks->next, capacity * 4, error)))
+        return status;
     return PARAC_OK;
 }
 
 static void free_tasks(gpu_search *g, task_arrays *tasks)
 {
-    parac_cuda_free(&g->context, tasks->extent);
-    parac_cuda_free(&g->context, tasks->intent);
-    parac_cuda_free(&g->context, tasks->failed);
-    parac_cuda_free(&g->context, tasks->next);
+    gpu_free(g, tasks->extent, tasks->capacity * g->shape.object_words * 8);
+    gpu_free(g, tasks->intent, tasks->capacity * g->shape.attribute_words * 8);
+    gpu_free(g, tasks->failed, tasks->capacity * g->failed_words * 8);
+    gpu_free(g, tasks->next, tasks->capacity * 4);
     memset(tasks, 0, sizeof *tasks);
 }
 
@@ -803,10 +924,13 @@ static parac_status maybe_grow(gpu_search *g, parac_error *error)
     gpu_search grown;
     size_t budget = g->budget * GROWTH_FACTOR < g->budget_cap ? g->budget * GROWTH_FACTOR : g->budget_cap;
     size_t batch_limit = g->children.capacity / g->shape.attributes;
-    size_t child_capacity = children_for_budget(g, budget);
+    size_t child_capacity;
     parac_status status;
     parac_error ignored;
     if (!g->can_grow || g->pool_count < 2 * batch_limit) return PARAC_OK;
+    /* under max_device_bytes the old and the new buffers must fit together while the pool is copied */
+    if (g->pool_limit && budget > g->pool_limit - g->budget) budget = g->pool_limit - g->budget;
+    child_capacity = children_for_budget(g, budget);
     if (budget <= g->budget || child_capacity <= g->children.capacity) {
         g->can_grow = 0;
         return PARAC_OK;
@@ -816,13 +940,15 @@ static parac_status maybe_grow(gpu_search *g, parac_error *error)
     if (status == PARAC_OK) status = alloc_tasks(&grown, &grown.pool, 2 * child_capacity, &ignored);
     if (status == PARAC_OK) status = copy_tasks(g, &grown.pool, 0, &g->pool, 0, g->pool_count, error);
     if (status != PARAC_OK) {
-        free_tasks(g, &grown.children);
-        free_tasks(g, &grown.pool);
+        free_tasks(&grown, &grown.children); /* counted in grown only */
+        free_tasks(&grown, &grown.pool);
         if (status != PARAC_ERR_NO_MEMORY) return status;
         (void)cudaGetLastError();
         g->can_grow = 0;
         return PARAC_OK;
     }
+    g->device_bytes = grown.device_bytes; /* the new buffers, counted on the copy */
+    g->device_peak = grown.device_peak;
     free_tasks(g, &g->children);
     free_tasks(g, &g->pool);
     g->children = grown.children;
@@ -839,7 +965,7 @@ static parac_status setup_output_stream(gpu_search *g, parac_error *error)
     size_t bytes = g->output_capacity * g->shape.attribute_words * 8;
     parac_status status = PARAC_OK;
     s->device[0] = g->output;
-    RETURN_IF_FAILED(parac_cuda_alloc(&g->context, (void **)&s->device[1], bytes, error));
+    RETURN_IF_FAILED(gpu_alloc(g, (void **)&s->device[1], bytes, error));
     for (int k = 0; k < 2; k++) PARAC_CUDA_TRY(cudaMallocHost((void **)&s->pinned[k], bytes));
     PARAC_CUDA_TRY(cudaStreamCreateWithFlags(&s->copy, cudaStreamNonBlocking));
     s->ready = 1;
@@ -859,13 +985,15 @@ static parac_status setup_local(gpu_search *g, const fca_search *search, int sto
     size_t n = search->attributes, aw = search->attribute_words;
     size_t level_words = search->object_words + aw + 2 * n * aw + (n + 1) / 2;
     size_t cap = free_bytes / 4 < MAX_STACK_BYTES ? free_bytes / 4 : MAX_STACK_BYTES;
-    size_t levels = cap / ((size_t)g->warps * level_words * 8);
+    size_t levels;
     parac_error ignored;
+    if (g->device_cap && g->stack_cap < cap) cap = g->stack_cap;
+    levels = cap / ((size_t)g->warps * level_words * 8);
     if (levels > LOCAL_MAX_LEVELS) levels = LOCAL_MAX_LEVELS;
     if (levels > n) levels = n;
     /* too wide for private stacks, or the device said no: the ROUNDS strategy needs no stacks */
     if (levels < 2 ||
-        parac_cuda_alloc(&g->context, (void **)&g->stack, (size_t)g->warps * levels * level_words * 8, &ignored)) {
+        gpu_alloc(g, (void **)&g->stack, (size_t)g->warps * levels * level_words * 8, &ignored)) {
         (void)cudaGetLastError();
         g->stack = NULL;
         g->strategy = PARAC_FCA_GPU_ROUNDS;
@@ -873,29 +1001,94 @@ static parac_status setup_local(gpu_search *g, const fca_search *search, int sto
     }
     g->levels = (uint32_t)levels;
     g->level_words = level_words;
-    RETURN_IF_FAILED(parac_cuda_alloc(&g->context, (void **)&g->local, sizeof(local_counters), error));
-    if (g->strategy == PARAC_FCA_GPU_LOCAL_ROWS || g->strategy == PARAC_FCA_GPU_LOCAL_STREAM) {
-        RETURN_IF_FAILED(parac_cuda_alloc(&g->context, (void **)&g->rows, search->objects * aw * 8 + 8, error));
+    RETURN_IF_FAILED(gpu_alloc(g, (void **)&g->local, sizeof(local_counters), error));
+    if (g->strategy == PARAC_FCA_GPU_LOCAL_ROWS || g->strategy == PARAC_FCA_GPU_LOCAL_STREAM ||
+        g->strategy == PARAC_FCA_GPU_LOCAL_STAGED) {
+        RETURN_IF_FAILED(gpu_alloc(g, (void **)&g->rows, search->objects * aw * 8 + 8, error));
         RETURN_IF_FAILED(parac_cuda_upload(&g->context, g->rows, search->rows, search->objects * aw * 8, error));
     }
     if (store) {
         /* intents only (attribute_words each): cheap, so room for many rounds' worth of children */
         g->output_capacity = (size_t)1 << 22;
         if (g->output_capacity * aw * 8 > free_bytes / 8) g->output_capacity = free_bytes / 8 / (aw * 8);
+        if (g->device_cap && g->output_capacity > g->output_cap) g->output_capacity = g->output_cap;
         if (g->output_capacity < 4 * (n + 1)) g->output_capacity = 4 * (n + 1);
-        RETURN_IF_FAILED(parac_cuda_alloc(&g->context, (void **)&g->output, g->output_capacity * aw * 8, error));
+        RETURN_IF_FAILED(gpu_alloc(g, (void **)&g->output, g->output_capacity * aw * 8, error));
         /* no room for a second buffer or pinned memory: store without streaming (search_local) */
         if (g->strategy == PARAC_FCA_GPU_LOCAL_STREAM && setup_output_stream(g, &ignored) != PARAC_OK) {
             (void)cudaGetLastError();
-            parac_cuda_free(&g->context, g->stream.device[1]);
+            gpu_free(g, g->stream.device[1], g->output_capacity * aw * 8);
             release_output_stream(&g->stream);
         }
     }
     return PARAC_OK;
 }
 
+/* max_device_bytes: shares the cap out before anything is allocated. After the fixed buffers
+ * (context copies, counters) it gives the output buffers up to an eighth, the grid's per-warp
+ * scratch and the warp stacks up to half (fewer blocks when even two stack levels per warp do not
+ * fit; fewer levels otherwise), and the rest to the task pool and child buffers, whose growth then
+ * keeps old + new buffers under that rest. PARAC_ERR_NO_MEMORY only when the cap is below what
+ * one block and the smallest workable pool need. */
+static parac_status plan_device_cap(gpu_search *g, const fca_search *search, int store, size_t cap,
+                                    parac_error *error)
+{
+    size_t n = search->attributes, ow = search->object_words, aw = search->attribute_words;
+    size_t warps_per_block = THREADS_PER_BLOCK / 32, rest, share, fit;
+    size_t fixed = n * ow * 8 + 4 * sizeof(unsigned int) + sizeof(local_counters) + search->objects * aw * 8 + 8;
+    size_t per_warp = (ow + aw) * 8 + n * 4;       /* scratch + child list */
+    size_t level_bytes = (ow + aw + 2 * n * aw + (n + 1) / 2) * 8;
+    size_t buffers = store && g->strategy != PARAC_FCA_GPU_ROUNDS ? (g->strategy == PARAC_FCA_GPU_LOCAL_STREAM ? 2 : 1) : 0;
+    size_t least_output = 4 * (n + 1), least_pool = 3 * bytes_per_task(g) * (n + 1) * 2;
+    size_t least = fixed + buffers * least_output * aw * 8 + least_pool + warps_per_block * per_warp;
+    if (cap < least)
+        return parac_fail(error, PARAC_ERR_NO_MEMORY,
+                          "fca cuda: max_device_bytes %zu is below the %zu bytes this context needs at least", cap, least);
+    g->device_cap = cap;
+    rest = cap - fixed;
+    if (buffers) {
+        g->output_cap = rest / 8 / buffers / (aw * 8);
+        if (g->output_cap < least_output) g->output_cap = least_output;
+        rest -= buffers * g->output_cap * aw * 8;
+    }
+    share = rest / 2;
+    fit = share / (per_warp + (g->strategy == PARAC_FCA_GPU_ROUNDS ? 0 : 2 * level_bytes));
+    if (fit < g->warps) {
+        g->blocks = fit / warps_per_block ? (unsigned int)(fit / warps_per_block) : 1;
+        g->warps = g->blocks * (unsigned int)warps_per_block;
+    }
+    if (rest < g->warps * per_warp + least_pool)
+        return parac_fail(error, PARAC_ERR_NO_MEMORY,
+                          "fca cuda: max_device_bytes %zu is too small for this context (need about %zu)", cap,
+                          cap + least_pool + g->warps * per_warp - rest);
+    rest -= g->warps * per_warp;
+    /* stacks take what is left of their share, never the pool's minimum (fewer than 2 levels: ROUNDS) */
+    g->stack_cap = share > g->warps * per_warp ? share - g->warps * per_warp : 0;
+    if (g->stack_cap > rest - least_pool) g->stack_cap = rest - least_pool;
+    g->pool_limit = rest - (g->strategy == PARAC_FCA_GPU_ROUNDS ? 0 : g->stack_cap);
+    return PARAC_OK;
+}
+
+/* LOCAL_STAGED: as many children per warp slot as fit STAGE_BYTES_PER_WARP (at most
+ * STAGE_MAX_ENTRIES); a context whose child does not fit twice runs as LOCAL_ROWS instead. */
+static void plan_stage(gpu_search *g, const fca_search *search)
+{
+    size_t entry_words = search->object_words + search->attribute_words + search->attributes * search->attribute_words;
+    size_t capacity = (STAGE_BYTES_PER_WARP - 8) / (entry_words * 8 + 4);
+    if (capacity > STAGE_MAX_ENTRIES) capacity = STAGE_MAX_ENTRIES;
+    if (capacity < 2) {
+        g->strategy = PARAC_FCA_GPU_LOCAL_ROWS;
+        return;
+    }
+    g->stage_capacity = (uint32_t)capacity;
+    g->stage_entry_words = (uint32_t)entry_words;
+    g->stage_warp_words = capacity * entry_words + (capacity * 4 + 7) / 8;
+    g->stage_shared_bytes = (THREADS_PER_BLOCK / 32) * g->stage_warp_words * 8; /* <= 8 x 6000 B */
+}
+
 static parac_status setup_gpu(gpu_search *g, const fca_search *search, int cuda_device,
-                              parac_cuda_context *shared_context, int store, uint64_t pool_cap, parac_error *error)
+                              parac_cuda_context *shared_context, int store, uint64_t pool_cap,
+                              uint64_t device_cap, parac_error *error)
 {
     parac_status status;
     size_t free_bytes = 0, total_bytes = 0, warps;
@@ -917,18 +1110,25 @@ static parac_status setup_gpu(gpu_search *g, const fca_search *search, int cuda_
         /* only resident blocks: a block waiting for a slot would find the batch gone, and its
          * warps' stacks would be memory for nothing (64 registers: 4 blocks of 256 per SM) */
         int resident = 0;
-        PARAC_CUDA_RETURN(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, expand_local_kernel,
-                                                                        THREADS_PER_BLOCK, 0));
+        if (g->strategy == PARAC_FCA_GPU_LOCAL_STAGED) plan_stage(g, search);
+        if (g->strategy == PARAC_FCA_GPU_LOCAL_STAGED)
+            PARAC_CUDA_RETURN(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &resident, expand_staged_kernel, THREADS_PER_BLOCK, g->stage_shared_bytes));
+        else
+            PARAC_CUDA_RETURN(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, expand_local_kernel,
+                                                                            THREADS_PER_BLOCK, 0));
         if (resident < 1) resident = 1;
         if (resident < BLOCKS_PER_SM) g->blocks = (unsigned int)(g->context.multiprocessors * resident);
     }
     g->warps = g->blocks * (THREADS_PER_BLOCK / 32);
+    if (device_cap && (status = plan_device_cap(g, search, store, (size_t)device_cap, error)) != PARAC_OK)
+        return status;
     warps = g->warps;
-    if ((status = parac_cuda_alloc(&g->context, (void **)&g->columns, search->attributes * search->object_words * 8, error)) ||
+    if ((status = gpu_alloc(g, (void **)&g->columns, search->attributes * search->object_words * 8, error)) ||
         (status = parac_cuda_upload(&g->context, g->columns, search->columns, search->attributes * search->object_words * 8, error)) ||
-        (status = parac_cuda_alloc(&g->context, (void **)&g->counters, 4 * sizeof(unsigned int), error)) ||
-        (status = parac_cuda_alloc(&g->context, (void **)&g->scratch, warps * (search->object_words + search->attribute_words) * 8, error)) ||
-        (status = parac_cuda_alloc(&g->context, (void **)&g->child_lists, warps * search->attributes * 4, error)) ||
+        (status = gpu_alloc(g, (void **)&g->counters, 4 * sizeof(unsigned int), error)) ||
+        (status = gpu_alloc(g, (void **)&g->scratch, warps * (search->object_words + search->attribute_words) * 8, error)) ||
+        (status = gpu_alloc(g, (void **)&g->child_lists, warps * search->attributes * 4, error)) ||
         (status = parac_cuda_memory_info(&g->context, &free_bytes, &total_bytes, error)))
         return status;
     if (g->strategy != PARAC_FCA_GPU_ROUNDS) {
@@ -947,6 +1147,7 @@ static parac_status setup_gpu(gpu_search *g, const fca_search *search, int cuda_
             size_t cap = pool_cap > smallest ? (size_t)pool_cap : smallest;
             if (cap < g->budget_cap) g->budget_cap = cap;
         }
+        if (g->pool_limit && g->pool_limit < g->budget_cap) g->budget_cap = g->pool_limit; /* >= smallest */
         return allocate_buffers(g, first < g->budget_cap ? first : g->budget_cap, error);
     }
 }
@@ -1008,6 +1209,10 @@ static parac_status launch_local_round(gpu_search *g, size_t batch, word_t *outp
     p.rows = g->rows;
     p.close_by_rows = g->strategy == PARAC_FCA_GPU_LOCAL_ROWS || g->strategy == PARAC_FCA_GPU_LOCAL_STREAM;
     p.block_queue = g->strategy == PARAC_FCA_GPU_LOCAL_STREAM;
+    p.close_by_rows = p.close_by_rows || g->strategy == PARAC_FCA_GPU_LOCAL_STAGED;
+    p.stage_capacity = g->stage_capacity;
+    p.stage_entry_words = g->stage_entry_words;
+    p.stage_warp_words = g->stage_warp_words;
     p.pool = g->pool;
     p.children = g->children;
     p.batch_first = g->pool_count - batch;
@@ -1023,7 +1228,11 @@ static parac_status launch_local_round(gpu_search *g, size_t batch, word_t *outp
     p.levels = g->levels;
     p.hungry_idle = g->warps / 32 ? g->warps / 32 : 1;
     PARAC_TRY(parac_cuda_memset(&g->context, g->local, 0, sizeof(local_counters), error));
-    expand_local_kernel<<<g->blocks, THREADS_PER_BLOCK, 0, (cudaStream_t)g->context.stream>>>(p);
+    if (g->strategy == PARAC_FCA_GPU_LOCAL_STAGED)
+        expand_staged_kernel<<<g->blocks, THREADS_PER_BLOCK, g->stage_shared_bytes,
+                               (cudaStream_t)g->context.stream>>>(p);
+    else
+        expand_local_kernel<<<g->blocks, THREADS_PER_BLOCK, 0, (cudaStream_t)g->context.stream>>>(p);
     PARAC_CUDA_TRY_LAUNCH();
 fail:
     return status;
@@ -1217,7 +1426,8 @@ static parac_status search_rounds(gpu_search *g, const fca_search *search, parac
 
 extern "C" parac_status fca_fcbo_cuda(const fca_search *search, int cuda_device, parac_cuda_context *shared_context,
                                       parac_fca_gpu_strategy strategy, uint64_t pool_bytes,
-                                      parac_fca_concepts *concepts, uint64_t *count, parac_error *error)
+                                      uint64_t max_device_bytes, parac_fca_concepts *concepts, uint64_t *count,
+                                      parac_error *error)
 {
     gpu_search g;
     parac_word *extent = (parac_word *)calloc(search->object_words, 8);
@@ -1237,11 +1447,15 @@ extern "C" parac_status fca_fcbo_cuda(const fca_search *search, int cuda_device,
     }
     if (status != PARAC_OK || search->attributes == 0 || parac_bitset_popcount(intent, search->attribute_words) == search->attributes)
         goto done;
-    if ((status = setup_gpu(&g, search, cuda_device, shared_context, concepts != NULL, pool_bytes, error)) == PARAC_OK &&
+    if ((status = setup_gpu(&g, search, cuda_device, shared_context, concepts != NULL, pool_bytes, max_device_bytes,
+                            error)) == PARAC_OK &&
         (status = push_root(&g, search, extent, intent, error)) == PARAC_OK)
         status = g.strategy == PARAC_FCA_GPU_ROUNDS ? search_rounds(&g, search, concepts, count, error)
                  : concepts && g.stream.ready   ? search_local_streamed(&g, search, concepts, count, error)
                                                 : search_local(&g, search, concepts, count, error);
+    if (status == PARAC_OK && g.device_cap && g.device_peak > g.device_cap)
+        status = parac_fail(error, PARAC_ERR_INTERNAL, "fca cuda: used %zu device bytes, over max_device_bytes %zu",
+                            g.device_peak, g.device_cap);
 done:
     release_gpu(&g);
     free(extent);

@@ -96,7 +96,7 @@ static void fail_no_memory(fcbo_worker *worker, const char *what)
     if (worker->status == PARAC_OK) worker->status = parac_fail_no_memory(&worker->error, what, 0);
 }
 
-static void emit(fcbo_worker *worker, const parac_word *intent)
+void fcbo_emit(fcbo_worker *worker, const parac_word *intent)
 {
     worker->count++;
     if (!worker->concepts || worker->status != PARAC_OK) return;
@@ -167,8 +167,7 @@ static fcbo_node *new_child(fcbo_worker *worker)
     return child;
 }
 
-/* Tries every attribute j >= y; keeps canonical children in children[], records failures in failed. */
-static size_t generate_children(fcbo_worker *worker, const fcbo_node *node, parac_word *failed, fcbo_node **children)
+size_t fcbo_generate_children(fcbo_worker *worker, const fcbo_node *node, parac_word *failed, fcbo_node **children)
 {
     const fca_search *search = worker->search;
     size_t words = search->attribute_words, count = 0;
@@ -207,13 +206,13 @@ void fcbo_expand(fcbo_worker *worker, const fcbo_node *node)
     fcbo_stack_mark mark = fcbo_stack_save(&worker->stack);
     parac_word *failed;
     fcbo_node **children;
-    emit(worker, node->intent);
+    fcbo_emit(worker, node->intent);
     if (y >= n || worker->status != PARAC_OK || parac_bitset_popcount(node->intent, words) == n) return;
     failed = fcbo_stack_alloc(&worker->stack, n * words);
     children = (fcbo_node **)fcbo_stack_alloc(&worker->stack, fcbo_words_for(n - y, sizeof(fcbo_node *)));
     if (!failed || !children) { fail_no_memory(worker, "FCbO search stack"); return; }
     memcpy(failed + y * words, node->failed + y * words, (n - y) * words * sizeof *failed);
-    count = generate_children(worker, node, failed, children);
+    count = fcbo_generate_children(worker, node, failed, children);
     for (size_t i = 0; i < count; i++) {
         children[i]->failed = failed;
         if (worker->spawn && worker->spawn(worker, children[i])) continue;

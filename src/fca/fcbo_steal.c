@@ -23,6 +23,16 @@
  * worker is shared. Termination: `outstanding` counts tasks pushed and not yet
  * finished (the root included); a thread with nothing to pop or steal leaves
  * when it reaches zero.
+ *
+ * PARAC_FCA_CPU_ON_DEMAND (round 5) uses the same deques and thieves but copies
+ * a node only when some thread is idle: every thread recurses in place and
+ * keeps, per level of its current task, the children it has not started yet
+ * (frames[]); while the idle counter is nonzero and its deque is empty, it
+ * copies the pending child nearest the root (the largest subtree it holds)
+ * into its deque and skips it. With every thread busy a node costs the serial
+ * path plus a relaxed load of `idle` and a few stores to thread-own memory:
+ * no copies, no malloc, no lock (work_stealing keeps ALWAYS_KEEP copies queued
+ * all the time, and each of them may be a small subtree).
  */
 #include <omp.h>
 #include <sched.h>
@@ -46,8 +56,16 @@ typedef struct steal_deque {
     atomic_size_t count;                /* read without the lock to skip empty victims */
 } steal_deque;
 
+/* One level of an ON_DEMAND task: its node's children, children[next..count) not started yet. */
+typedef struct steal_frame {
+    fcbo_node **children;
+    size_t count, next;
+} steal_frame;
+
 typedef struct steal_thread {
     _Alignas(CACHE_LINE) fcbo_worker worker;
+    steal_frame *frames; /* ON_DEMAND: levels of the current task, own cache lines (attributes + 1) */
+    size_t depth;        /* live frames; written per node, so kept off the deque's lines thieves read */
     steal_deque deque;
     uint64_t random;  /* victim choice */
     int index;
@@ -59,6 +77,7 @@ typedef struct steal_state {
     const fca_search *search;
     steal_thread *threads;
     int thread_count;
+    int on_demand;                                /* PARAC_FCA_CPU_ON_DEMAND */
     _Alignas(CACHE_LINE) atomic_long outstanding; /* tasks pushed and not finished */
     _Alignas(CACHE_LINE) atomic_int idle;         /* threads looking for work */
 } steal_state;
@@ -127,9 +146,76 @@ static int steal_spawn(fcbo_worker *worker, const fcbo_node *child)
     return 0;
 }
 
+/* ON_DEMAND, some thread idle: unless the own deque already holds a task, copy the pending child
+ * nearest the root (longest tail, largest subtree) into it; the frame then skips that child. */
+static void share_shallowest(steal_thread *self)
+{
+    const fca_search *search = self->state->search;
+    if (atomic_load_explicit(&self->deque.count, memory_order_relaxed) != 0) return;
+    for (size_t d = 0; d < self->depth; d++) {
+        steal_frame *frame = &self->frames[d];
+        task_bundle *bundle;
+        /* later siblings have shorter tails; a deeper frame may still hold a longer one */
+        if (frame->next >= frame->count ||
+            frame->children[frame->next]->next_attribute + SMALLEST_SPAWNED_TAIL > search->attributes)
+            continue;
+        bundle = fcbo_copy_node(search, frame->children[frame->next]);
+        if (!bundle) return; /* no memory for a copy: the owner expands it */
+        atomic_fetch_add_explicit(&self->state->outstanding, 1, memory_order_relaxed);
+        if (!deque_push(&self->deque, bundle)) {
+            atomic_fetch_sub_explicit(&self->state->outstanding, 1, memory_order_relaxed);
+            free(bundle);
+            return;
+        }
+        frame->next++;
+        return;
+    }
+}
+
+static void fail_stack(fcbo_worker *worker)
+{
+    if (worker->status == PARAC_OK) worker->status = parac_fail_no_memory(&worker->error, "FCbO search stack", 0);
+}
+
+/* fcbo_expand in place, the children of each level kept in a frame that share_shallowest can take from. */
+static void expand_on_demand(steal_thread *self, const fcbo_node *node)
+{
+    fcbo_worker *worker = &self->worker;
+    const fca_search *search = worker->search;
+    size_t n = search->attributes, words = search->attribute_words, y = node->next_attribute;
+    fcbo_stack_mark mark = fcbo_stack_save(&worker->stack);
+    steal_frame *frame;
+    parac_word *failed;
+    fcbo_node **children;
+    fcbo_emit(worker, node->intent);
+    if (y >= n || worker->status != PARAC_OK || parac_bitset_popcount(node->intent, words) == n) return;
+    failed = fcbo_stack_alloc(&worker->stack, n * words);
+    children = (fcbo_node **)fcbo_stack_alloc(&worker->stack, fcbo_words_for(n - y, sizeof(fcbo_node *)));
+    if (!failed || !children) { fail_stack(worker); return; }
+    memcpy(failed + y * words, node->failed + y * words, (n - y) * words * sizeof *failed);
+    frame = &self->frames[self->depth++]; /* depth <= attributes: next_attribute grows along a path */
+    frame->children = children;
+    frame->count = fcbo_generate_children(worker, node, failed, children);
+    frame->next = 0;
+    for (size_t i = 0; i < frame->count; i++) children[i]->failed = failed;
+    while (frame->next < frame->count) {
+        const fcbo_node *child = children[frame->next++];
+        if (atomic_load_explicit(&self->state->idle, memory_order_relaxed) != 0) share_shallowest(self);
+        expand_on_demand(self, child);
+    }
+    self->depth--;
+    fcbo_stack_restore(&worker->stack, mark);
+}
+
+static void expand_task(steal_thread *self, const fcbo_node *node)
+{
+    if (self->state->on_demand) expand_on_demand(self, node);
+    else fcbo_expand(&self->worker, node);
+}
+
 static void run_bundle(steal_thread *self, task_bundle *bundle)
 {
-    fcbo_expand(&self->worker, &bundle->node);
+    expand_task(self, &bundle->node);
     free(bundle);
     atomic_fetch_sub_explicit(&self->state->outstanding, 1, memory_order_release);
 }
@@ -191,7 +277,7 @@ static void run_thread(steal_state *state, int index)
     steal_thread *self = &state->threads[index];
     if (index == 0) {
         fcbo_node root;
-        if (self->worker_ready && fcbo_make_root(&self->worker, &root)) fcbo_expand(&self->worker, &root);
+        if (self->worker_ready && fcbo_make_root(&self->worker, &root)) expand_task(self, &root);
         atomic_fetch_sub_explicit(&state->outstanding, 1, memory_order_release);
     }
     thread_loop(self);
@@ -202,14 +288,20 @@ static parac_status init_threads(steal_state *state, int store, parac_error *err
     parac_status status = PARAC_OK;
     for (int t = 0; t < state->thread_count; t++) {
         steal_thread *self = &state->threads[t];
+        size_t frame_bytes = (state->search->attributes + 1) * sizeof(steal_frame);
         parac_status made = fcbo_worker_init(&self->worker, state->search, store, error);
+        if (made == PARAC_OK && state->on_demand) {
+            /* own cache lines: written at every node */
+            self->frames = aligned_alloc(CACHE_LINE, (frame_bytes + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE);
+            if (!self->frames) made = parac_fail_no_memory(error, "FCbO frames", frame_bytes);
+        }
         omp_init_lock(&self->deque.lock);
         atomic_init(&self->deque.count, 0);
         self->random = 0x9e3779b97f4a7c15ULL * (uint64_t)(t + 1);
         self->index = t;
         self->state = state;
         self->worker_ready = made == PARAC_OK;
-        self->worker.spawn = steal_spawn;
+        self->worker.spawn = state->on_demand ? NULL : steal_spawn;
         self->worker.spawn_data = self;
         if (made != PARAC_OK && status == PARAC_OK) status = made;
     }
@@ -230,14 +322,15 @@ static parac_status finish_threads(steal_state *state, parac_status status, para
         }
         if (status == PARAC_OK && concepts) status = fca_concepts_take(concepts, self->worker.concepts, error);
         fcbo_worker_destroy(&self->worker);
+        free(self->frames);
         omp_destroy_lock(&self->deque.lock);
     }
     *count = total;
     return status;
 }
 
-parac_status fca_fcbo_steal(const fca_search *search, int threads, parac_fca_concepts *concepts, uint64_t *count,
-                            parac_error *error)
+parac_status fca_fcbo_steal(const fca_search *search, int threads, int on_demand, parac_fca_concepts *concepts,
+                            uint64_t *count, parac_error *error)
 {
     steal_state state;
     parac_status status;
@@ -245,6 +338,7 @@ parac_status fca_fcbo_steal(const fca_search *search, int threads, parac_fca_con
     memset(&state, 0, sizeof state);
     state.search = search;
     state.thread_count = threads;
+    state.on_demand = on_demand;
     state.threads = aligned_alloc(CACHE_LINE, (bytes + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE);
     if (!state.threads) return parac_fail_no_memory(error, "FCbO work-stealing threads", bytes);
     memset(state.threads, 0, bytes);

@@ -57,6 +57,12 @@ parac_word *fcbo_stack_alloc(fcbo_stack *stack, size_t words);
 fcbo_stack_mark fcbo_stack_save(const fcbo_stack *stack);
 void fcbo_stack_restore(fcbo_stack *stack, fcbo_stack_mark mark);
 
+/* Counts the concept (and stores its intent, mapped to original ids, when the worker stores). */
+void fcbo_emit(fcbo_worker *worker, const parac_word *intent);
+/* Tries every attribute j >= node's next attribute: canonical children go to children[] (their scratch
+ * on the worker's stack, their failed pointer not set), failures are recorded in failed. Returns how many. */
+size_t fcbo_generate_children(fcbo_worker *worker, const fcbo_node *node, parac_word *failed, fcbo_node **children);
+
 /* Emits the node's concept and searches its subtree (children may be spawned). */
 void fcbo_expand(fcbo_worker *worker, const fcbo_node *node);
 

@@ -22,6 +22,12 @@ for shape in "40 20 0.4" "130 65 0.2" "333 97 0.15" "64 128 0.1" "1000 33 0.3"; 
     fi
   done
 done
+# output (~1.2 MB of intents, ~150k concepts) several times a 256 KiB device cap: same bytes as the CPU
+"$PARAC" gen context --objects 120 --attributes 40 --density 0.45 --seed $seed -o "$dir/capped.dat" || exit 1
+"$PARAC" fca "$dir/capped.dat" --device cpu -o "$dir/cpu.txt"
+"$PARAC" fca "$dir/capped.dat" --device cuda --max-device-memory 256K -o "$dir/gpu.txt" ||
+  { echo "FAIL: cuda run with --max-device-memory 256K"; failures=$((failures + 1)); }
+cmp -s "$dir/cpu.txt" "$dir/gpu.txt" || { echo "FAIL: capped GPU output differs (seed $seed)"; failures=$((failures + 1)); }
 for data in mushroom:238710 vote:227033 primary-tumor:87232; do
   got=$("$PARAC" fca "$PARAC_DATA/fca/${data%%:*}.dat" --device cuda --count)
   [[ "$got" == "${data##*:}" ]] || { echo "FAIL: ${data%%:*} on GPU: $got"; failures=$((failures + 1)); }

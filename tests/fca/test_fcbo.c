@@ -86,7 +86,7 @@ static void test_serial_vs_parallel(void)
             options.min_support = min_support;
             CHECK(fca_test_same_concepts(serial, parallel), "shape %zux%zu density %.2f: serial != parallel",
                   shapes[s][0], shapes[s][1], density);
-            for (int strategy = PARAC_FCA_CPU_AUTO; strategy <= PARAC_FCA_CPU_WORK_STEALING; strategy++) {
+            for (int strategy = PARAC_FCA_CPU_AUTO; strategy <= PARAC_FCA_CPU_ON_DEMAND; strategy++) {
                 parac_fca_concepts *other = NULL;
                 options.cpu_strategy = (parac_fca_cpu_strategy)strategy;
                 CHECK_OK(parac_fca_count(context, &options, &count, &error), &error);
@@ -122,10 +122,12 @@ static void check_known_count(const char *name, uint64_t expected)
         CHECK_OK(parac_fca_count(context, &options, &count, &error), &error);
         CHECK(count == expected, "%s with %d threads: %llu concepts, expected %llu", name, threads,
               (unsigned long long)count, (unsigned long long)expected);
-        options.cpu_strategy = PARAC_FCA_CPU_WORK_STEALING;
-        CHECK_OK(parac_fca_count(context, &options, &count, &error), &error);
-        CHECK(count == expected, "%s with %d threads: %llu concepts, expected %llu", name, threads,
-              (unsigned long long)count, (unsigned long long)expected);
+        for (int strategy = PARAC_FCA_CPU_WORK_STEALING; strategy <= PARAC_FCA_CPU_ON_DEMAND; strategy++) {
+            options.cpu_strategy = (parac_fca_cpu_strategy)strategy;
+            CHECK_OK(parac_fca_count(context, &options, &count, &error), &error);
+            CHECK(count == expected, "%s with %d threads, strategy %d: %llu concepts, expected %llu", name, threads,
+                  strategy, (unsigned long long)count, (unsigned long long)expected);
+        }
     }
     parac_fca_engine_destroy(options.engine);
     parac_fca_context_destroy(context);

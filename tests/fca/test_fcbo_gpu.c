@@ -11,7 +11,8 @@
 #include "test_util.h"
 
 static const parac_fca_gpu_strategy strategies[] = {PARAC_FCA_GPU_AUTO, PARAC_FCA_GPU_ROUNDS, PARAC_FCA_GPU_LOCAL,
-                                                     PARAC_FCA_GPU_LOCAL_ROWS, PARAC_FCA_GPU_LOCAL_STREAM};
+                                                     PARAC_FCA_GPU_LOCAL_ROWS, PARAC_FCA_GPU_LOCAL_STREAM,
+                                                     PARAC_FCA_GPU_LOCAL_STAGED};
 #define STRATEGY_COUNT (sizeof strategies / sizeof strategies[0])
 
 /* GPU concepts with one strategy (through engine when not NULL); NULL on failure. */
@@ -130,6 +131,52 @@ static void check_tiny_pool_spills(uint64_t seed)
     parac_fca_context_destroy(context);
 }
 
+/* max_device_bytes: stored output several times the cap (and the pool, stacks, grid shrunk to fit
+ * it) still gives the CPU's concepts on every strategy, with and without an engine (the search
+ * itself fails with PARAC_ERR_INTERNAL if its allocations ever exceeded the cap); a cap below
+ * the context's minimum is PARAC_ERR_NO_MEMORY naming the option, not a crash. */
+static void check_device_cap(uint64_t seed, parac_fca_engine *engine)
+{
+    static const struct { size_t objects, attributes; double density; uint64_t cap; } cases[] = {
+        {150, 40, 0.50, 512 << 10}, /* 270k-290k concepts x 8 B (seeds 11-13): output ~4x the cap */
+        {200, 70, 0.35, 1 << 20}};  /* 290k-310k concepts x 16 B: output ~4.5x the cap */
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        parac_fca_context *context = fca_test_random_context(cases[c].objects, cases[c].attributes, cases[c].density,
+                                                             seed + 7 * c);
+        parac_fca_concepts *cpu = fca_test_compute(context, PARAC_DEVICE_CPU, 0, 0);
+        size_t output_bytes = parac_fca_concepts_size(cpu) * ((cases[c].attributes + 63) / 64) * 8;
+        for (size_t v = 0; v < STRATEGY_COUNT; v++) {
+            parac_fca_concepts *gpu = NULL;
+            parac_fca_options options;
+            uint64_t count = 0;
+            parac_error error;
+            /* ROUNDS expands a handful of nodes per round under such a cap: the small case covers it */
+            if (c > 0 && strategies[v] == PARAC_FCA_GPU_ROUNDS) continue;
+            memset(&options, 0, sizeof options);
+            options.exec.device = PARAC_DEVICE_CUDA;
+            options.gpu_strategy = strategies[v];
+            options.max_device_bytes = cases[c].cap;
+            options.engine = (v + c) % 2 ? engine : NULL;
+            CHECK_OK(parac_fca_compute(context, &options, &gpu, &error), &error);
+            CHECK(fca_test_same_concepts(cpu, gpu), "cap %llu, %zux%zu, strategy %d: GPU concepts != CPU",
+                  (unsigned long long)cases[c].cap, cases[c].objects, cases[c].attributes, (int)strategies[v]);
+            parac_fca_concepts_destroy(gpu);
+            CHECK_OK(parac_fca_count(context, &options, &count, &error), &error);
+            CHECK(count == parac_fca_concepts_size(cpu), "cap, strategy %d: GPU count %llu vs CPU %zu",
+                  (int)strategies[v], (unsigned long long)count, parac_fca_concepts_size(cpu));
+            options.max_device_bytes = 1000; /* below any context's minimum */
+            CHECK(parac_fca_count(context, &options, &count, &error) == PARAC_ERR_NO_MEMORY &&
+                      strstr(error.message, "max_device_bytes") != NULL,
+                  "cap 1000 bytes, strategy %d: expected a no-memory error naming max_device_bytes", (int)strategies[v]);
+        }
+        CHECK(output_bytes > 3 * cases[c].cap, "case %zu: output %zu bytes is not several times the cap", c, output_bytes);
+        printf("device cap %llu bytes: %zu concepts (%zu bytes of intents) on every strategy\n",
+               (unsigned long long)cases[c].cap, parac_fca_concepts_size(cpu), output_bytes);
+        parac_fca_concepts_destroy(cpu);
+        parac_fca_context_destroy(context);
+    }
+}
+
 int main(void)
 {
     uint64_t seed = (uint64_t)time(NULL);
@@ -145,6 +192,7 @@ int main(void)
     compare_on_random(12345, engine);
     check_mushroom_concepts();
     check_tiny_pool_spills(seed);
+    check_device_cap(seed, engine);
     parac_fca_engine_destroy(engine);
     check_known_count("mushroom.dat", 238710);
     check_known_count("vote.dat", 227033);

@@ -25,6 +25,10 @@ int main(void)
         options.exec.threads = 3;
         CHECK_OK(parac_fca_count(context, &options, &count, &error), &error);
         CHECK_EQ_INT(count, 238710);
+        options.cpu_strategy = PARAC_FCA_CPU_ON_DEMAND; /* copies only while a thread is idle */
+        CHECK_OK(parac_fca_count(context, &options, &count, &error), &error);
+        CHECK_EQ_INT(count, 238710);
+        options.cpu_strategy = PARAC_FCA_CPU_WORK_STEALING;
         options.min_support = 812; /* 10% */
         CHECK_OK(parac_fca_count(context, &options, &count, &error), &error);
         CHECK(count > 0 && count < 238710, "iceberg count %llu", (unsigned long long)count);
