@@ -3,8 +3,11 @@
  * (batched, all cores) and GPU (batched); then a streamed run generated and
  * inserted chunk by chunk (100 M points on the GPU, never all in memory).
  *   bench_birch [--device cpu|cuda|all] [--quick]
- * Batched cases run once per variant (speculative = exactly serial, segmented,
- * hybrid), side by side; PARAC_BIRCH_VARIANT=NAME times that variant only.
+ * Batched cases run once per variant (speculative and speculative-parallel =
+ * exactly serial, segmented, hybrid), side by side; PARAC_BIRCH_VARIANT=NAME
+ * times that variant only. Speculative rows add the fit's speculate/commit
+ * split, windows, serial points and (parallel commit) phases, stop points and
+ * redone subtree commits.
  * Figures: points/s of fit + global step + labels; quality against serial
  * (SSE ratio, ARI) in the extra fields. scikit-learn: bench_birch_sklearn.py. */
 #include <math.h>
@@ -56,7 +59,7 @@ static double sse(const double *points, size_t n, const int32_t *labels, int clu
 
 /* Fit + global step + labels; returns seconds (negative on failure). */
 static double run_once(const parac_birch_options *options, const double *points, size_t n, int32_t *labels,
-                       size_t *subclusters)
+                       size_t *subclusters, parac_birch_insert_stats *stats)
 {
     parac_birch *model = NULL;
     parac_error error;
@@ -71,6 +74,7 @@ static double run_once(const parac_birch_options *options, const double *points,
     }
     seconds = parac_now_seconds() - started;
     *subclusters = parac_birch_subcluster_count(model);
+    if (stats) parac_birch_get_insert_stats(model, stats);
     parac_birch_destroy(model);
     return seconds;
 }
@@ -80,11 +84,12 @@ static void measure(bench_report *report, const char *case_name, const parac_bir
                     int32_t *labels)
 {
     double times[16], seconds;
-    size_t subclusters = 0;
+    size_t subclusters = 0, used;
+    parac_birch_insert_stats stats;
     bench_result result;
     int threads = options->exec.device == PARAC_DEVICE_CUDA ? 0 : parac_threads_resolve(options->exec.threads);
     for (int r = 0; r < repeats; r++)
-        if ((times[r] = run_once(options, points, n, labels, &subclusters)) < 0) return;
+        if ((times[r] = run_once(options, points, n, labels, &subclusters, &stats)) < 0) return;
     seconds = bench_median(times, repeats);
     memset(&result, 0, sizeof result);
     snprintf(result.module, sizeof result.module, "birch");
@@ -94,9 +99,16 @@ static void measure(bench_report *report, const char *case_name, const parac_bir
     snprintf(result.metric, sizeof result.metric, "points_per_s");
     result.value = (double)n / seconds;
     snprintf(result.unit, sizeof result.unit, "points/s");
-    snprintf(result.extra, sizeof result.extra, "\"points\":%zu,\"subclusters\":%zu,\"sse_vs_serial\":%.5f,\"ari_vs_serial\":%.5f",
-             n, subclusters, serial_labels ? sse(points, n, labels, 20) / serial_sse : 1.0,
-             serial_labels ? ari(serial_labels, labels, n, 20) : 1.0);
+    used = (size_t)snprintf(result.extra, sizeof result.extra,
+                            "\"points\":%zu,\"subclusters\":%zu,\"sse_vs_serial\":%.5f,\"ari_vs_serial\":%.5f", n,
+                            subclusters, serial_labels ? sse(points, n, labels, 20) / serial_sse : 1.0,
+                            serial_labels ? ari(serial_labels, labels, n, 20) : 1.0);
+    if (stats.windows > 0 && used < sizeof result.extra) /* the last repeat's split of the fit */
+        snprintf(result.extra + used, sizeof result.extra - used,
+                 ",\"speculate_s\":%.4f,\"commit_s\":%.4f,\"windows\":%zu,\"serial_points\":%zu,\"phases\":%zu,"
+                 "\"stop_points\":%zu,\"redone\":%zu",
+                 stats.speculate_seconds, stats.commit_seconds, stats.windows, stats.serial, stats.phases,
+                 stats.stop_points, stats.redone);
     bench_emit(report, &result);
 }
 
@@ -202,10 +214,12 @@ int main(int argc, char **argv)
         return 1;
     }
     /* The serial run is the reference for the quality columns (always measured). */
-    if (run_once(&serial, points, n, serial_labels, &subclusters) < 0) return 1;
+    if (run_once(&serial, points, n, serial_labels, &subclusters, NULL) < 0) return 1;
     serial_sse = sse(points, n, serial_labels, 20);
-    for (int v = 0; v < 3; v++) {
-        parac_birch_variant variant = (parac_birch_variant)v;
+    for (int v = 0; v < 4; v++) { /* the parallel commit right beside the default it may replace */
+        const parac_birch_variant order[] = {PARAC_BIRCH_SPECULATIVE, PARAC_BIRCH_SPECULATIVE_PARALLEL,
+                                             PARAC_BIRCH_SEGMENTED, PARAC_BIRCH_HYBRID};
+        parac_birch_variant variant = order[v];
         char name[96];
         if (only && strcmp(only, parac_birch_variant_name(variant)) != 0) continue;
         parallel.variant = gpu.variant = variant;

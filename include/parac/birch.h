@@ -42,6 +42,11 @@
  *       HYBRID: speculative for the first PARAC_BIRCH_WARMUP_BATCHES × B
  *         points ever inserted (where the tree takes its shape), segmented
  *         afterwards.
+ *       SPECULATIVE_PARALLEL: SPECULATIVE with its in-order commit split
+ *         over the root's subtrees (points through different root entries
+ *         touch disjoint subtrees; the root entries' CFs are computed ahead,
+ *         and a point whose root choice cannot be proven or that would split
+ *         a node commits alone). Same bytes as batch_size 0.
  *       Every variant's result depends on neither device nor thread count.
  *
  * Streaming: call parac_birch_partial_fit once per chunk (scikit-learn's
@@ -71,13 +76,15 @@ extern "C" {
 typedef enum parac_birch_variant {
     PARAC_BIRCH_SPECULATIVE = 0, /* validated speculation: exactly the serial tree (default) */
     PARAC_BIRCH_SEGMENTED = 1,   /* stale-tree absorption per entry: approximate, fewer serial steps */
-    PARAC_BIRCH_HYBRID = 2       /* speculative for the first PARAC_BIRCH_WARMUP_BATCHES × B points
+    PARAC_BIRCH_HYBRID = 2,      /* speculative for the first PARAC_BIRCH_WARMUP_BATCHES × B points
                                     (the young tree), segmented afterwards */
+    PARAC_BIRCH_SPECULATIVE_PARALLEL = 3 /* speculative with the commit parallel over the root's
+                                            subtrees: exactly the serial tree as well */
 } parac_birch_variant;
 
 #define PARAC_BIRCH_WARMUP_BATCHES 4
 
-/* "speculative" / "segmented" / "hybrid"; NULL for an unknown value. */
+/* "speculative" / "segmented" / "hybrid" / "speculative-parallel"; NULL for an unknown value. */
 const char *parac_birch_variant_name(parac_birch_variant variant);
 /* The variant named `name`; INVALID_ARGUMENT (naming the choices) otherwise. */
 parac_status parac_birch_variant_parse(const char *name, parac_birch_variant *variant, parac_error *error);
@@ -113,6 +120,24 @@ parac_status parac_birch_partial_fit(parac_birch *model, const double *points, s
  * the cluster queries and predict; cheap to call again. NO_MEMORY/UNSUPPORTED
  * when the subclusters are too many for the Ward distance matrix. */
 parac_status parac_birch_global_step(parac_birch *model, parac_error *error);
+
+/* What batched insertion did so far (all partial_fit calls; zeros for the
+ * serial mode and the segmented variant, whose work is not split this way). */
+typedef struct parac_birch_insert_stats {
+    size_t windows;           /* speculation windows */
+    size_t speculated;        /* parallel descents (>= points: a split wastes the rest of its window) */
+    size_t direct;            /* points committed from their speculation */
+    size_t serial;            /* points committed by the serial insertion */
+    size_t phases;            /* SPECULATIVE_PARALLEL: parallel commit phases */
+    size_t stop_points;       /* SPECULATIVE_PARALLEL: points committed alone between phases */
+    size_t redone;            /* SPECULATIVE_PARALLEL: subtree commits redone past an earlier stop */
+    size_t critical_points;   /* SPECULATIVE_PARALLEL: sum over phases of the largest subtree's points */
+    double commit_parallel_seconds; /* SPECULATIVE_PARALLEL: of commit_seconds, in the parallel loops */
+    double speculate_seconds; /* wall time of the descents (GPU transfers included) */
+    double commit_seconds;    /* wall time of the commits */
+} parac_birch_insert_stats;
+
+void parac_birch_get_insert_stats(const parac_birch *model, parac_birch_insert_stats *stats);
 
 size_t parac_birch_dims(const parac_birch *model);
 size_t parac_birch_points_seen(const parac_birch *model);

@@ -39,6 +39,7 @@ struct parac_birch {
     int64_t *counts;
     int32_t *cluster_of;     /* subcluster → cluster */
     birch_kdtree index;
+    birch_speculative_stats stats;
 #ifdef PARAC_HAVE_CUDA
     birch_cuda *gpu;
 #endif
@@ -50,6 +51,7 @@ const char *parac_birch_variant_name(parac_birch_variant variant)
     case PARAC_BIRCH_SPECULATIVE: return "speculative";
     case PARAC_BIRCH_SEGMENTED: return "segmented";
     case PARAC_BIRCH_HYBRID: return "hybrid";
+    case PARAC_BIRCH_SPECULATIVE_PARALLEL: return "speculative-parallel";
     }
     return NULL;
 }
@@ -59,9 +61,10 @@ parac_status parac_birch_variant_parse(const char *name, parac_birch_variant *va
     if (strcmp(name, "speculative") == 0) *variant = PARAC_BIRCH_SPECULATIVE;
     else if (strcmp(name, "segmented") == 0) *variant = PARAC_BIRCH_SEGMENTED;
     else if (strcmp(name, "hybrid") == 0) *variant = PARAC_BIRCH_HYBRID;
+    else if (strcmp(name, "speculative-parallel") == 0) *variant = PARAC_BIRCH_SPECULATIVE_PARALLEL;
     else
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
-                          "birch: unknown variant '%s' (speculative, segmented or hybrid)", name);
+                          "birch: unknown variant '%s' (speculative, speculative-parallel, segmented or hybrid)", name);
     return PARAC_OK;
 }
 
@@ -167,15 +170,17 @@ static parac_status speculate_gpu(void *context, const birch_tree *tree, const d
 static parac_status insert_speculative(parac_birch *model, const double *points, size_t count, parac_error *error)
 {
     int threads = model->options.exec.threads;
+    birch_commit_mode commit = {model->options.variant == PARAC_BIRCH_SPECULATIVE_PARALLEL,
+                                parac_threads_resolve(threads)};
 #ifdef PARAC_HAVE_CUDA
     if (model->gpu) {
         gpu_speculator speculator = {model->gpu, threads};
         return birch_insert_speculative(&model->tree, points, count, model->options.batch_size, speculate_gpu,
-                                        &speculator, NULL, error);
+                                        &speculator, commit, &model->stats, error);
     }
 #endif
     return birch_insert_speculative(&model->tree, points, count, model->options.batch_size, birch_speculate_cpu,
-                                    &threads, NULL, error);
+                                    &threads, commit, &model->stats, error);
 }
 
 static parac_status insert_serial(birch_tree *tree, const double *points, size_t count, parac_error *error)
@@ -216,7 +221,8 @@ parac_status parac_birch_partial_fit(parac_birch *model, const double *points, s
     if (status != PARAC_OK) return status;
     drop_global(model);
     if (model->options.batch_size == 0) status = insert_serial(&model->tree, points, count, error);
-    else if (model->options.variant == PARAC_BIRCH_SPECULATIVE) status = insert_speculative(model, points, count, error);
+    else if (model->options.variant == PARAC_BIRCH_SPECULATIVE || model->options.variant == PARAC_BIRCH_SPECULATIVE_PARALLEL)
+        status = insert_speculative(model, points, count, error);
     else if (model->options.variant == PARAC_BIRCH_HYBRID) status = insert_hybrid(model, points, count, error);
     else status = insert_segmented(model, points, count, error);
     if (status == PARAC_OK) model->points_seen += count;
@@ -277,6 +283,16 @@ parac_status parac_birch_global_step(parac_birch *model, parac_error *error)
     }
     model->global_done = 1;
     return PARAC_OK;
+}
+
+void parac_birch_get_insert_stats(const parac_birch *model, parac_birch_insert_stats *stats)
+{
+    const birch_speculative_stats *own = &model->stats;
+    stats->windows = own->windows, stats->speculated = own->speculated;
+    stats->direct = own->direct, stats->serial = own->serial;
+    stats->phases = own->phases, stats->stop_points = own->stops, stats->redone = own->redone;
+    stats->critical_points = own->critical, stats->commit_parallel_seconds = own->parallel_seconds;
+    stats->speculate_seconds = own->speculate_seconds, stats->commit_seconds = own->commit_seconds;
 }
 
 size_t parac_birch_dims(const parac_birch *model) { return model->tree.dims; }

@@ -284,6 +284,38 @@ size_t birch_tree_descend_path(const birch_tree *tree, const double *x, size_t s
     }
 }
 
+int birch_tree_insert_below(birch_tree *tree, int32_t top, const double *x, int32_t *path, size_t *levels,
+                            int *new_entry)
+{
+    size_t depth = 0, dims = tree->dims, slot;
+    int32_t node = top;
+    double new_ssd;
+    for (;;) {
+        slot = slot_of(tree, node, closest_entry(tree, node, x, 1));
+        path[depth++] = (int32_t)slot;
+        if (tree->child[slot] < 0) break;
+        node = tree->child[slot];
+    }
+    *levels = depth;
+    *new_entry = 0;
+    new_ssd = birch_ssd_with_point(tree->count[slot], tree->mean + slot * dims, tree->ssd[slot], x, 1, dims);
+    if (birch_radius_fits(new_ssd, tree->count[slot] + 1, tree->threshold_squared)) absorb_point(tree, slot, x, 1, new_ssd);
+    else if (tree->entry_count[node] >= tree->branching) return 0; /* the leaf would overflow and split */
+    else {
+        size_t fresh = slot_of(tree, node, tree->entry_count[node]++);
+        memcpy(tree->mean + fresh * dims, x, dims * sizeof(double));
+        tree->count[fresh] = 1, tree->ssd[fresh] = 0.0, tree->child[fresh] = -1;
+        *new_entry = 1;
+    }
+    /* the entries above the leaf absorb x bottom-up, as insert_into's returns do */
+    for (size_t l = depth - 1; l-- > 0;) {
+        size_t up = (size_t)path[l];
+        absorb_point(tree, up, x, 1,
+                     birch_ssd_with_point(tree->count[up], tree->mean + up * dims, tree->ssd[up], x, 1, dims));
+    }
+    return 1;
+}
+
 void birch_tree_add_to_ancestors(birch_tree *tree, int32_t leaf, int64_t n, const double *mean, double ssd)
 {
     int32_t node = leaf;

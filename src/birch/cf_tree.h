@@ -54,6 +54,15 @@ int32_t birch_tree_descend(const birch_tree *tree, const double *x, size_t strid
  * path[0..levels-1] (root first); returns levels (0 for an empty tree). */
 size_t birch_tree_descend_path(const birch_tree *tree, const double *x, size_t stride, int32_t *path);
 
+/* The serial insertion of x below `top` (a node the serial descent brings x
+ * to), for a parallel commit: entries from `top` down change as
+ * birch_tree_insert would change them; the entry above `top` and the leaf
+ * entry count are left to the caller. Writes the slots chosen from `top` down
+ * to path[0..*levels-1] and *new_entry = 1 when x became a new leaf entry.
+ * Returns 0, changing nothing, when the insertion would split a node. */
+int birch_tree_insert_below(birch_tree *tree, int32_t top, const double *x, int32_t *path, size_t *levels,
+                            int *new_entry);
+
 /* Merges a CF into every ancestor entry above leaf node `leaf`. */
 void birch_tree_add_to_ancestors(birch_tree *tree, int32_t leaf, int64_t n, const double *mean, double ssd);
 

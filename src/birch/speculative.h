@@ -18,6 +18,19 @@
  * serial tree, bit for bit, whatever the window size, device or threads.
  * Cost: the parallel descents plus an O(depth × dims) commit per point, plus
  * a serial insertion for the few invalid points.
+ *
+ * Parallel commit (variant speculative-parallel): points that pass through
+ * different entries of the root change disjoint subtrees, so a window's
+ * points are grouped by their speculated root entry and each group commits in
+ * input order inside its own subtree, the groups in parallel. What they share
+ * is decided up front: a root entry absorbs every point that passes through
+ * it, so its CF sequence over the window is fixed once the root choices are;
+ * a pre-pass computes it, checks each point's root choice against the other
+ * entries' largest drift over the window (conservative), and marks the first
+ * failure. A group stops before a point that would split a node. Everything
+ * before the earliest stop commits in parallel (groups that ran past it are
+ * restored and redone), the stop point commits alone as in the serial
+ * commit, and the next phase starts after it. The tree stays the serial one.
  */
 #ifndef PARAC_BIRCH_SPECULATIVE_H
 #define PARAC_BIRCH_SPECULATIVE_H
@@ -50,13 +63,27 @@ typedef struct birch_speculative_stats {
     size_t direct;    /* points committed from their speculation */
     size_t serial;    /* points inserted by the serial algorithm */
     size_t speculated;/* descents done in step 1 (>= points: a split wastes the window's rest) */
+    size_t phases;    /* parallel commit phases (parallel commit only) */
+    size_t stops;     /* stop points committed alone between phases (parallel commit only) */
+    size_t redone;    /* subtree commits redone because another subtree stopped earlier */
+    size_t critical;  /* sum over phases of the largest subtree's points (the commit's critical path) */
+    double parallel_seconds; /* of commit_seconds: in the parallel loops (pre-pass and subtree commits) */
+    double speculate_seconds, commit_seconds;
 } birch_speculative_stats;
+
+/* How the commit runs: commit_threads 0 = in input order on one thread (the
+ * original scheme); >= 1 = the parallel commit over the root's subtrees on
+ * that many threads (1 runs the same phases on one thread). */
+typedef struct birch_commit_mode {
+    int parallel;
+    int threads;
+} birch_commit_mode;
 
 /* Inserts count row-major points with windows of at most max_window points.
  * stats (may be NULL) is added to. */
 parac_status birch_insert_speculative(birch_tree *tree, const double *points, size_t count, size_t max_window,
-                                      birch_speculate_fn speculate, void *context, birch_speculative_stats *stats,
-                                      parac_error *error);
+                                      birch_speculate_fn speculate, void *context, birch_commit_mode commit,
+                                      birch_speculative_stats *stats, parac_error *error);
 
 #ifdef __cplusplus
 }

@@ -176,7 +176,8 @@ int cli_birch(int argc, char **argv)
         {"--chunk", 0, CLI_INT64, &args.chunk, "N", "stream: read and insert N points at a time (default: whole input)"},
         {"--batch-size", 0, CLI_INT64, &args.batch, "B", "points per parallel batch; 0 = serial, scikit-learn's order (default 8192)"},
         {"--variant", 0, CLI_STRING, &args.variant, "NAME",
-         "batched scheme: speculative (exactly the serial tree, default), segmented or hybrid (approximate)"},
+         "batched scheme: speculative (exactly the serial tree, default), speculative-parallel (same tree, "
+         "parallel commit), segmented or hybrid (approximate)"},
     };
     const cli_command command = {"birch", "INPUT [--threshold T] [--branching-factor B] [--n-clusters K] [-o LABELS] [options]",
                                  "BIRCH clustering of the points of INPUT (.npy or CSV, - for standard input): a CF tree "
@@ -205,7 +206,7 @@ int cli_birch(int argc, char **argv)
     options.batch_size = (size_t)args.batch;
     options.exec = common.exec;
     if (parac_birch_variant_parse(args.variant, &options.variant, &error) != PARAC_OK)
-        return cli_usage_error("birch", "--variant must be speculative, segmented or hybrid");
+        return cli_usage_error("birch", "--variant must be speculative, speculative-parallel, segmented or hybrid");
     started = parac_now_seconds();
     if (args.chunk > 0) {
         if (run_streamed(positionals[0], &options, (size_t)args.chunk, args.labels_path != NULL, &model, &labels, &error) != PARAC_OK)

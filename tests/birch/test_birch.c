@@ -144,9 +144,11 @@ static void check_quality(const char *name, const double *points, size_t n, size
         CHECK(fabs(sse_batch / sse_serial - 1.0) <= bounds.sse_tolerance, "%s %s: SSE %g vs serial %g", name,
               parac_birch_variant_name(variant), sse_batch, sse_serial);
         CHECK(ari >= bounds.min_ari, "%s %s: ARI %g against serial", name, parac_birch_variant_name(variant), ari);
-        if (variant == PARAC_BIRCH_SPECULATIVE) {
-            CHECK(same_subclusters(a, b), "%s: speculative subclusters differ from the serial ones", name);
-            CHECK(memcmp(serial_labels, batch_labels, n * sizeof(int32_t)) == 0, "%s: speculative labels differ", name);
+        if (variant == PARAC_BIRCH_SPECULATIVE || variant == PARAC_BIRCH_SPECULATIVE_PARALLEL) {
+            CHECK(same_subclusters(a, b), "%s: %s subclusters differ from the serial ones", name,
+                  parac_birch_variant_name(variant));
+            CHECK(memcmp(serial_labels, batch_labels, n * sizeof(int32_t)) == 0, "%s: %s labels differ", name,
+                  parac_birch_variant_name(variant));
         }
     }
     parac_birch_destroy(a), parac_birch_destroy(b);
@@ -159,10 +161,11 @@ static void test_batched_quality(void)
     size_t n = 60000, chameleon_n = 0;
     double *separated = support_grid_blobs(n, 2, 20, 0.5, 8.0, 14);
     double *blobs = support_blobs(n, 2, 20, 0.5, 14), *chameleon = support_chameleon(&chameleon_n);
-    const parac_birch_variant variants[] = {PARAC_BIRCH_SPECULATIVE, PARAC_BIRCH_HYBRID, PARAC_BIRCH_SEGMENTED};
+    const parac_birch_variant variants[] = {PARAC_BIRCH_SPECULATIVE, PARAC_BIRCH_SPECULATIVE_PARALLEL,
+                                            PARAC_BIRCH_HYBRID, PARAC_BIRCH_SEGMENTED};
     CHECK(chameleon != NULL, "shared chameleon set missing");
-    for (size_t v = 0; v < 3; v++) {
-        int exact = variants[v] == PARAC_BIRCH_SPECULATIVE; /* hybrid measured: as segmented */
+    for (size_t v = 0; v < 4; v++) {
+        int exact = variants[v] == PARAC_BIRCH_SPECULATIVE || variants[v] == PARAC_BIRCH_SPECULATIVE_PARALLEL;
         check_quality("separated blobs 60k", separated, n, 2, 0.3, 20, 4096, variants[v], issue);
         check_quality("separated blobs 60k", separated, n, 2, 0.3, 20, 16384, variants[v], issue);
         check_quality("overlapping blobs 60k", blobs, n, 2, 0.3, 20, 4096, variants[v], exact ? issue : overlapping);
@@ -176,11 +179,12 @@ static void test_batched_quality(void)
 /* The speculative variant is the serial algorithm: same bytes on shapes that
  * stress it (deep trees from a small branching factor, 7-D, tiny windows,
  * a translated copy far from the origin, chunked calls). */
-static void speculative_equals_serial(const char *name, const double *points, size_t n, size_t dims, double threshold,
-                                      int branching, size_t batch, size_t chunk, int threads)
+static void exact_equals_serial(const char *name, const double *points, size_t n, size_t dims, double threshold,
+                                int branching, size_t batch, size_t chunk, int threads, parac_birch_variant variant)
 {
     parac_birch_options serial = make_options(threshold, branching, 0, 0, 1);
     parac_birch_options speculative = make_options(threshold, branching, 0, batch, threads);
+    speculative.variant = variant;
     parac_birch *a = support_fit(&serial, points, n, dims, 0, NULL);
     parac_birch *b = support_fit(&speculative, points, n, dims, chunk, NULL);
     if (a && b) {
@@ -191,8 +195,20 @@ static void speculative_equals_serial(const char *name, const double *points, si
         CHECK_OK(parac_birch_subclusters(a, NULL, na, NULL, &error), &error);
         CHECK_OK(parac_birch_subclusters(b, NULL, nb, NULL, &error), &error);
         CHECK(ma == mb && memcmp(ca, cb, ma * dims * sizeof(double)) == 0 && memcmp(na, nb, ma * sizeof(int64_t)) == 0,
-              "%s: speculative (batch %zu, chunk %zu, %d threads) differs from serial: %zu vs %zu subclusters", name,
-              batch, chunk, threads, mb, ma);
+              "%s: %s (batch %zu, chunk %zu, %d threads) differs from serial: %zu vs %zu subclusters", name,
+              parac_birch_variant_name(variant), batch, chunk, threads, mb, ma);
+        if (variant == PARAC_BIRCH_SPECULATIVE_PARALLEL) {
+            parac_birch_insert_stats stats;
+            parac_birch_get_insert_stats(b, &stats);
+            printf("%s, %s %d threads: %zu windows, %zu phases, %zu stop points, %zu redone, %zu direct, %zu serial\n",
+                   name, parac_birch_variant_name(variant), threads, stats.windows, stats.phases, stats.stop_points,
+                   stats.redone, stats.direct, stats.serial);
+            CHECK(stats.direct + stats.serial == n, "%s: %zu + %zu points committed of %zu", name, stats.direct,
+                  stats.serial, n);
+            /* windows of >= 512 points on a tree of >= 2 levels go through the parallel phases
+               (the sets whose splits keep every window short never get there) */
+            CHECK(n < 20000 || stats.phases > 0, "%s: the parallel commit never ran", name);
+        }
         free(ca), free(cb), free(na), free(nb);
     }
     parac_birch_destroy(a), parac_birch_destroy(b);
@@ -201,15 +217,25 @@ static void speculative_equals_serial(const char *name, const double *points, si
 static void test_speculative_is_serial(void)
 {
     double *points = support_blobs(30000, 2, 12, 0.6, 21), *far = malloc(30000 * 2 * sizeof(double));
-    double *wide = support_blobs(8000, 7, 5, 1.0, 22);
+    double *wide = support_blobs(8000, 7, 5, 1.0, 22), *wide3 = support_blobs(20000, 3, 9, 0.8, 23);
     for (size_t i = 0; i < 60000; i++) far[i] = points[i] + 1e6;
-    speculative_equals_serial("blobs, branching 3 (deep tree)", points, 30000, 2, 0.2, 3, 2048, 0, 2);
-    speculative_equals_serial("blobs, windows of 7", points, 5000, 2, 0.3, 50, 7, 0, 2);
-    speculative_equals_serial("blobs, chunks of 999", points, 30000, 2, 0.3, 10, 4096, 999, 1);
-    speculative_equals_serial("blobs at 1e6", far, 30000, 2, 0.3, 50, 8192, 0, 2);
-    speculative_equals_serial("7-D, branching 5", wide, 8000, 7, 1.2, 5, 1000, 0, 2);
-    speculative_equals_serial("threshold 0.01 (a subcluster per point)", points, 4000, 2, 0.01, 50, 8192, 0, 2);
-    free(points), free(far), free(wide);
+    /* the original commit, then the parallel commit on 1, 2 and 3 threads */
+    for (int run = 0; run < 4; run++) {
+        parac_birch_variant variant = run == 0 ? PARAC_BIRCH_SPECULATIVE : PARAC_BIRCH_SPECULATIVE_PARALLEL;
+        int threads = run == 0 ? 2 : run;
+        exact_equals_serial("blobs, branching 3 (deep tree)", points, 30000, 2, 0.2, 3, 2048, 0, threads, variant);
+        exact_equals_serial("blobs, windows of 7", points, 5000, 2, 0.3, 50, 7, 0, threads, variant);
+        exact_equals_serial("blobs, chunks of 999", points, 30000, 2, 0.3, 10, 4096, 999, run == 0 ? 1 : run, variant);
+        exact_equals_serial("blobs at 1e6", far, 30000, 2, 0.3, 50, 8192, 0, threads, variant);
+        exact_equals_serial("7-D, branching 5", wide, 8000, 7, 1.2, 5, 1000, 0, threads, variant);
+        exact_equals_serial("threshold 0.01 (a subcluster per point)", points, 4000, 2, 0.01, 50, 8192, 0, threads,
+                            variant);
+        exact_equals_serial("blobs, branching 4, windows of 600", points, 30000, 2, 0.15, 4, 600, 0, threads, variant);
+        exact_equals_serial("blobs, branching 6, threshold 0.5 (3 levels)", points, 30000, 2, 0.5, 6, 4096, 0, threads,
+                            variant);
+        exact_equals_serial("blobs 3-D, branching 8", wide3, 20000, 3, 0.6, 8, 2048, 0, threads, variant);
+    }
+    free(points), free(far), free(wide), free(wide3);
 }
 
 static void test_nearest_is_exact(void)

@@ -1,8 +1,8 @@
 /* tests/birch/test_birch_gpu.c — the CUDA path gives the same bytes as the CPU's
  * batched path (subclusters, cluster of each subcluster, labels) on fresh random
  * inputs of several shapes, for every variant, including one with enough
- * subclusters for the GPU Ward step; the speculative variant on the GPU equals
- * the serial CPU path; quality against the serial path stays within bounds. */
+ * subclusters for the GPU Ward step; the speculative variants on the GPU (with
+ * the in-order and the parallel commit) equal the serial CPU path; quality against the serial path stays within bounds. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,13 +54,15 @@ static void compare_one(const char *name, const double *points, size_t n, size_t
     free(cpu_labels), free(gpu_labels);
 }
 
-/* Every variant against the CPU with the same batch; the speculative GPU run
- * also against the serial CPU run (batch 0): it must be the serial tree. */
+/* Every variant against the CPU with the same batch; the speculative GPU runs
+ * (original and parallel commit) also against the serial CPU run (batch 0):
+ * they must be the serial tree. */
 static void compare_devices(const char *name, const double *points, size_t n, size_t dims, double threshold,
                             int branching, int clusters, size_t batch, size_t chunk)
 {
     compare_one(name, points, n, dims, threshold, branching, clusters, batch, chunk, PARAC_BIRCH_SPECULATIVE, batch);
     compare_one(name, points, n, dims, threshold, branching, clusters, batch, chunk, PARAC_BIRCH_SPECULATIVE, 0);
+    compare_one(name, points, n, dims, threshold, branching, clusters, batch, chunk, PARAC_BIRCH_SPECULATIVE_PARALLEL, 0);
     compare_one(name, points, n, dims, threshold, branching, clusters, batch, chunk, PARAC_BIRCH_SEGMENTED, batch);
     compare_one(name, points, n, dims, threshold, branching, clusters, batch, chunk, PARAC_BIRCH_HYBRID, batch);
 }

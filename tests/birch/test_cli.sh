@@ -32,6 +32,11 @@ cmp -s "$work/t1.npy" "$work/t2.npy" || fail "--threads 1 and 2 differ"
 # the default (speculative) batched run is the serial run; segmented and hybrid run, threads agree
 "$PARAC" birch "$work/p.npy" --threshold 0.3 --device cpu --batch-size 700 --chunk 1234 -o "$work/sp.npy" > /dev/null || fail "speculative"
 cmp -s "$work/sp.npy" "$work/o0.npy" || fail "speculative labels differ from the serial ones"
+for threads in 1 3; do
+    "$PARAC" birch "$work/p.npy" --threshold 0.3 --device cpu --variant speculative-parallel --batch-size 2000 \
+        --threads $threads -o "$work/spp.npy" > /dev/null || fail "speculative-parallel"
+    cmp -s "$work/spp.npy" "$work/o0.npy" || fail "speculative-parallel ($threads threads) labels differ from the serial ones"
+done
 for variant in segmented hybrid; do
     "$PARAC" birch "$work/p.npy" --threshold 0.3 --device cpu --variant $variant --threads 1 -o "$work/v1.npy" > /dev/null || fail "$variant"
     "$PARAC" birch "$work/p.npy" --threshold 0.3 --device cpu --variant $variant --threads 2 -o "$work/v2.npy" > /dev/null || fail "$variant"
