@@ -8,6 +8,7 @@
  *         n = 8192, A block-sparse (12.5 % of 64x64 tiles) and banded: parac vs dense
  *         cublasSgemm on the same matrices and cuSPARSE BSR SpMM
  *         n = 8192, power-law block rows: static vs dynamic schedule
+ *         the packing pass alone, n = 4096, 8192: fast pack vs the first (reference) pack, GB/s
  * GPU times are device times (CUDA events), parac's including its packing pass.
  * "tflops" is dense-equivalent (2 n^3 / t) so sparse rows compare with cuBLAS directly.
  */
@@ -22,6 +23,9 @@
 #include "bench_util.h"
 #include "core/threads.h"
 #include "core/timer.h"
+#ifdef PARAC_HAVE_CUDA
+#include "gemm/gemm_pack.h"
+#endif
 
 #ifdef PARAC_BENCH_OPENBLAS
 #include <cblas.h>
@@ -150,14 +154,16 @@ static void problem_free(gpu_problem *p)
 }
 
 /* Median device seconds of `repeats` runs of a parac plan (after one warm-up). */
-/* Kernel variants to time: PARAC_GEMM_VARIANT=base|wide|wgmma|wgmma_tma|persistent picks one, else every
- * one for the dtype. */
-static const char *const VARIANT_NAMES[] = {"auto", "base", "wide", "wgmma", "wgmma_tma", "persistent"};
+/* Kernel variants to time: PARAC_GEMM_VARIANT=base|wide|wgmma|wgmma_tma|persistent|n256|wgmma_ws|bk32|wgmma_ws_a picks
+ * one, else every one for the dtype. Indexed by parac_gemm_variant. */
+static const char *const VARIANT_NAMES[] = {"auto",     "base", "wide", "wgmma", "wgmma_tma", "persistent", "n256",
+                                            "wgmma_ws", "bk32", "wgmma_ws_a"};
 
 /* The fp32 (FFMA) kernel families. */
 static int fp32_variant(int v)
 {
-    return v == PARAC_GEMM_VARIANT_BASE || v == PARAC_GEMM_VARIANT_WIDE || v == PARAC_GEMM_VARIANT_PERSISTENT;
+    return v == PARAC_GEMM_VARIANT_BASE || v == PARAC_GEMM_VARIANT_WIDE || v == PARAC_GEMM_VARIANT_PERSISTENT ||
+           v == PARAC_GEMM_VARIANT_N256 || v == PARAC_GEMM_VARIANT_BK32;
 }
 
 static int variant_selected(parac_gemm_variant v, parac_gemm_dtype dtype)
@@ -165,8 +171,10 @@ static int variant_selected(parac_gemm_variant v, parac_gemm_dtype dtype)
     const char *only = getenv("PARAC_GEMM_VARIANT");
     if (only && *only) return strcmp(only, VARIANT_NAMES[v]) == 0;
     if (v == PARAC_GEMM_VARIANT_BASE) return 1;
-    return dtype == PARAC_GEMM_TF32 ? v == PARAC_GEMM_VARIANT_WGMMA || v == PARAC_GEMM_VARIANT_WGMMA_TMA
-                                    : v == PARAC_GEMM_VARIANT_WIDE || v == PARAC_GEMM_VARIANT_PERSISTENT;
+    return dtype == PARAC_GEMM_TF32 ? v == PARAC_GEMM_VARIANT_WGMMA || v == PARAC_GEMM_VARIANT_WGMMA_TMA ||
+                                          v == PARAC_GEMM_VARIANT_WGMMA_WS || v == PARAC_GEMM_VARIANT_WGMMA_WS_A
+                                    : v == PARAC_GEMM_VARIANT_WIDE || v == PARAC_GEMM_VARIANT_PERSISTENT ||
+                                          v == PARAC_GEMM_VARIANT_N256 || v == PARAC_GEMM_VARIANT_BK32;
 }
 
 /* PARAC_GEMM_STAGES (4 or 6) sets the wgmma_tma pipeline depth for every case that does not pick one. */
@@ -351,8 +359,10 @@ static void bench_gpu_dense(bench_setup *s, cublasHandle_t handle, int64_t n, in
     theirs = time_cublas(handle, &p, tf32, repeats);
     snprintf(name, sizeof name, "cublas %s dense n=%lld", tf32 ? "tf32" : "sgemm", (long long)n);
     emit(s, name, "cuda", 0, theirs, flops / theirs / 1e12, NULL);
-    for (int v = PARAC_GEMM_VARIANT_BASE; v <= PARAC_GEMM_VARIANT_PERSISTENT; v++) {
-        if (!variant_selected((parac_gemm_variant)v, dtype) || (tf32 && v == PARAC_GEMM_VARIANT_PERSISTENT)) continue;
+    for (int v = PARAC_GEMM_VARIANT_BASE; v <= PARAC_GEMM_VARIANT_WGMMA_WS_A; v++) {
+        if (!variant_selected((parac_gemm_variant)v, dtype) || (tf32 && fp32_variant(v) && v != PARAC_GEMM_VARIANT_BASE) ||
+            (!tf32 && (v == PARAC_GEMM_VARIANT_WGMMA_WS || v == PARAC_GEMM_VARIANT_WGMMA_WS_A)))
+            continue;
         /* wgmma_tma: both pipeline depths side by side (unless PARAC_GEMM_STAGES picks one) */
         for (int depth = 0; depth < (v == PARAC_GEMM_VARIANT_WGMMA_TMA && !default_stages() ? 2 : 1); depth++) {
             char variant_label[32];
@@ -387,7 +397,7 @@ static void bench_gpu_sparse(bench_setup *s, cublasHandle_t handle, int64_t n, c
     char name[96], extra[256];
     problem_upload(&p);
     if (power_law) {
-        for (int v = PARAC_GEMM_VARIANT_BASE; v <= PARAC_GEMM_VARIANT_PERSISTENT; v++) {
+        for (int v = PARAC_GEMM_VARIANT_BASE; v <= PARAC_GEMM_VARIANT_BK32; v++) {
             if (!fp32_variant(v) || !variant_selected((parac_gemm_variant)v, PARAC_GEMM_FP32)) continue;
             double stat = time_parac(&p, PARAC_GEMM_FP32, PARAC_GEMM_SCHEDULE_STATIC, (parac_gemm_variant)v, 1, repeats, &info);
             double dyn = time_parac(&p, PARAC_GEMM_FP32, PARAC_GEMM_SCHEDULE_DYNAMIC, (parac_gemm_variant)v, 1, repeats, &info);
@@ -412,7 +422,7 @@ static void bench_gpu_sparse(bench_setup *s, cublasHandle_t handle, int64_t n, c
         emit(s, name, "cuda", 0, sparse_lib, flops / sparse_lib / 1e12, NULL);
     }
     time_cublas(handle, &p, 0, 1); /* dref = dense answer again (cuSPARSE wrote into it) */
-    for (int v = PARAC_GEMM_VARIANT_BASE; v <= PARAC_GEMM_VARIANT_PERSISTENT; v++) {
+    for (int v = PARAC_GEMM_VARIANT_BASE; v <= PARAC_GEMM_VARIANT_BK32; v++) {
         if (!fp32_variant(v) || !variant_selected((parac_gemm_variant)v, PARAC_GEMM_FP32)) continue;
         ours = time_parac(&p, PARAC_GEMM_FP32, PARAC_GEMM_SCHEDULE_AUTO, (parac_gemm_variant)v, 1, repeats, &info);
         double error_vs_dense = compare_with_reference(&p);
@@ -425,19 +435,95 @@ static void bench_gpu_sparse(bench_setup *s, cublasHandle_t handle, int64_t n, c
         snprintf(name, sizeof name, "parac fp32 %s %s n=%lld", VARIANT_NAMES[v], pattern, (long long)n);
         emit(s, name, "cuda", 0, ours, flops / ours / 1e12, extra);
     }
-    /* tf32 side by side: one block per C tile (wgmma) vs the persistent stream of (C tile, k tile) stages */
-    for (int v = PARAC_GEMM_VARIANT_WGMMA; v <= PARAC_GEMM_VARIANT_WGMMA_TMA; v++) {
-        if (!variant_selected((parac_gemm_variant)v, PARAC_GEMM_TF32)) continue;
+    /* tf32 side by side: one block per C tile (wgmma) vs the persistent stream of (C tile, k tile) stages,
+     * at 64/128 tiles (wgmma_tma) and 256-wide tiles (wgmma_ws; wgmma_ws_a: A by tensor map, not packed) */
+    for (int v = PARAC_GEMM_VARIANT_WGMMA; v <= PARAC_GEMM_VARIANT_WGMMA_WS_A; v++) {
+        if (!variant_selected((parac_gemm_variant)v, PARAC_GEMM_TF32) ||
+            (v != PARAC_GEMM_VARIANT_WGMMA && v != PARAC_GEMM_VARIANT_WGMMA_TMA && v != PARAC_GEMM_VARIANT_WGMMA_WS &&
+             v != PARAC_GEMM_VARIANT_WGMMA_WS_A))
+            continue;
         ours = time_parac(&p, PARAC_GEMM_TF32, PARAC_GEMM_SCHEDULE_AUTO, (parac_gemm_variant)v, 1, repeats, &info);
         snprintf(extra, sizeof extra,
                  "\"vs_cusparse_bsr_fp32\":%.3f,\"useful_tflops\":%.3f,\"max_rel_err_vs_cublas\":%.3g,\"variant_run\":\"%s\","
-                 "\"stages_run\":%d",
+                 "\"stages_run\":%d,\"tile\":\"%dx%d\"",
                  sparse_lib > 0 ? sparse_lib / ours : 0.0, info.flops / ours / 1e12, compare_with_reference(&p),
-                 VARIANT_NAMES[info.variant], info.pipeline_stages);
+                 VARIANT_NAMES[info.variant], info.pipeline_stages, info.tile_m, info.tile_n);
         snprintf(name, sizeof name, "parac tf32 %s %s n=%lld", VARIANT_NAMES[v], pattern, (long long)n);
         emit(s, name, "cuda", 0, ours, flops / ours / 1e12, extra);
     }
     problem_free(&p);
+}
+
+/* --- the packing pass alone (gemm_pack.h): fast pack (one launch, A and B) vs the first,
+ * scalar pack (kept as the reference), on the layouts the kernels use at n: wgmma_ws
+ * (tf32, swizzled, 128 x 256 tiles) and the fp32 panels (128 x 128). GB/s counts the
+ * bytes moved: both operands read once and written once (2 x 2 x n^2 x 4). */
+static double time_pack(const gemm_pack_operand *a, const gemm_pack_operand *b, int fast, int repeats)
+{
+    double times[64];
+    parac_error error;
+    cudaEvent_t start, stop;
+    gpu_check(cudaEventCreate(&start), "cudaEventCreate");
+    gpu_check(cudaEventCreate(&stop), "cudaEventCreate");
+    for (int r = -1; r < repeats; r++) { /* r = -1: warm-up */
+        float ms = 0.0f;
+        gpu_check(cudaEventRecord(start, 0), "cudaEventRecord");
+        parac_status status = fast ? gemm_pack_launch(a, b, NULL, &error) : gemm_pack_reference_launch(a, NULL, &error);
+        if (status == PARAC_OK && !fast) status = gemm_pack_reference_launch(b, NULL, &error);
+        if (status != PARAC_OK) {
+            fprintf(stderr, "bench_gemm: pack: %s\n", error.message);
+            exit(1);
+        }
+        gpu_check(cudaEventRecord(stop, 0), "cudaEventRecord");
+        gpu_check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+        gpu_check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+        if (r >= 0) times[r] = ms * 1e-3;
+    }
+    cudaEventDestroy(start), cudaEventDestroy(stop);
+    return bench_median(times, repeats);
+}
+
+static void emit_pack(bench_setup *s, const char *name, double seconds, double bytes, const char *extra)
+{
+    bench_result r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.module, sizeof r.module, "gemm");
+    snprintf(r.case_name, sizeof r.case_name, "%s", name);
+    snprintf(r.device, sizeof r.device, "cuda");
+    r.seconds = seconds;
+    snprintf(r.metric, sizeof r.metric, "bandwidth");
+    r.value = bytes / seconds / 1e9;
+    snprintf(r.unit, sizeof r.unit, "GB/s");
+    snprintf(r.extra, sizeof r.extra, "%s", extra ? extra : "");
+    bench_emit(&s->report, &r);
+}
+
+static void bench_gpu_pack(bench_setup *s, int64_t n)
+{
+    size_t bytes = (size_t)(n * n) * sizeof(float);
+    float *da, *db, *pa, *pb;
+    int repeats = bench_repeats(s->quick ? 5 : 15);
+    if (repeats > 64) repeats = 64;
+    gpu_check(cudaMalloc((void **)&da, bytes), "cudaMalloc");
+    gpu_check(cudaMalloc((void **)&db, bytes), "cudaMalloc");
+    gpu_check(cudaMalloc((void **)&pa, bytes), "cudaMalloc");
+    gpu_check(cudaMalloc((void **)&pb, bytes), "cudaMalloc");
+    gpu_check(cudaMemset(da, 0x3F, bytes), "cudaMemset");
+    gpu_check(cudaMemset(db, 0x3E, bytes), "cudaMemset");
+    for (int tf32 = 1; tf32 >= 0; tf32--) {
+        /* row-major A: k-contiguous; row-major B: n-contiguous */
+        gemm_pack_operand a = {da, n, n, n, n, n, 1, 128, tf32, tf32, pa};
+        gemm_pack_operand b = {db, n, n, n, n, n, 0, tf32 ? 256 : 128, tf32, tf32, pb};
+        double fast = time_pack(&a, &b, 1, repeats), reference = time_pack(&a, &b, 0, repeats);
+        char name[96], extra[128];
+        const char *layout = tf32 ? "tf32 wgmma-swizzled" : "fp32 panels";
+        snprintf(extra, sizeof extra, "\"vs_reference_pack\":%.3f,\"launches\":1", reference / fast);
+        snprintf(name, sizeof name, "pack fast %s n=%lld", layout, (long long)n);
+        emit_pack(s, name, fast, 4.0 * (double)bytes, extra);
+        snprintf(name, sizeof name, "pack reference %s n=%lld", layout, (long long)n);
+        emit_pack(s, name, reference, 4.0 * (double)bytes, "\"launches\":2");
+    }
+    cudaFree(da), cudaFree(db), cudaFree(pa), cudaFree(pb);
 }
 
 static void bench_gpu(bench_setup *s)
@@ -451,6 +537,8 @@ static void bench_gpu(bench_setup *s)
         bench_gpu_dense(s, handle, 4096, tf32);
         if (!s->quick) bench_gpu_dense(s, handle, 8192, tf32);
     }
+    bench_gpu_pack(s, 4096);
+    if (!s->quick) bench_gpu_pack(s, 8192);
     bench_gpu_sparse(s, handle, 8192, "block-sparse");
     bench_gpu_sparse(s, handle, 8192, "banded");
     bench_gpu_sparse(s, handle, 8192, "power-law");

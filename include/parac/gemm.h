@@ -68,11 +68,31 @@ typedef enum parac_gemm_variant {
     PARAC_GEMM_VARIANT_WGMMA,    /* tf32: Hopper wgmma.m64nNk8 from swizzled shared memory (sm_90a) */
     PARAC_GEMM_VARIANT_WGMMA_TMA, /* tf32: wgmma fed by bulk copies (TMA) on mbarriers, one producer and
                                     BM/64 consumer warpgroups, persistent blocks (sm_90a) */
-    PARAC_GEMM_VARIANT_PERSISTENT /* fp32: base's FFMA tile math in resident blocks streaming work items
+    PARAC_GEMM_VARIANT_PERSISTENT, /* fp32: base's FFMA tile math in resident blocks streaming work items
                                      through one cp.async ring kept full across C tiles; base's bits */
+    PARAC_GEMM_VARIANT_N256 /* fp32: base's FFMA (8x8 per thread, 256 threads) on 64x256 C tiles (the plan's
+                               tiles become 64x256: tile_m 0 or 64, tile_n 0 or 256), B copied straight from
+                               the caller's matrix when it is row-major with n, ldb multiples of 4 and a
+                               16-byte aligned base (else packed); base's bits */,
+    PARAC_GEMM_VARIANT_WGMMA_WS /* tf32: wgmma_tma's pipeline on 128x256 (or 64x256) C tiles: one producer
+                                   warpgroup (setmaxnreg down to 40), consumers of 64x256 with
+                                   wgmma.m64n256k8 (setmaxnreg up to 232), 4 stages (sm_90a). The plan
+                                   takes tile_n 256 when tile_n is 0 and n >= 256; else (or without
+                                   sm_90a) it runs as WGMMA_TMA */,
+    PARAC_GEMM_VARIANT_BK32 /* fp32: base's 8x8-per-thread FFMA on the plan's tiles with BK 32 x 3 cp.async
+                               stages (one barrier per 32 k), register double-buffered fragments, float4
+                               epilogue, B copied in place when row-major and 16-byte aligned (as N256);
+                               needs tile_k % 32 == 0 (else BASE); base's bits */,
+    PARAC_GEMM_VARIANT_WGMMA_WS_A /* tf32: WGMMA_WS with A not packed: its 128x32 stages are loaded by TMA
+                                     tensor copies from the caller's row-major A (lda % 4 == 0, 16-byte
+                                     aligned base, m >= tile_m, k >= 32; else A is packed as for WGMMA_WS).
+                                     A then enters the tensor core by its truncation to tf32, not by
+                                     round-to-nearest: results differ in the last bits from WGMMA_WS, within
+                                     the same tf32 error; reported as WGMMA_WS_A whenever WGMMA_WS would run */
 } parac_gemm_variant;
 
-/* "auto", "base", "wide", "wgmma", "wgmma_tma", "persistent" (CLI --variant spelling); "unknown" otherwise. */
+/* "auto", "base", "wide", "wgmma", "wgmma_tma", "persistent", "n256", "wgmma_ws", "bk32", "wgmma_ws_a" (CLI --variant
+ * spelling); "unknown" otherwise. */
 const char *parac_gemm_variant_name(parac_gemm_variant variant);
 
 typedef struct parac_gemm_options {
@@ -82,7 +102,7 @@ typedef struct parac_gemm_options {
     int64_t lda, ldb, ldc;            /* leading dimensions; 0 = packed (the minor extent) */
     parac_gemm_dtype dtype;
     parac_gemm_schedule schedule;
-    int tile_m, tile_n;               /* C tile: 64 or 128 each (0 = chosen) */
+    int tile_m, tile_n;               /* C tile: 64 or 128 each (0 = chosen); N256: 64 x 256 */
     int tile_k;                       /* k step of a tile kernel: 16..256, a multiple of 16 (0 = 64) */
     int split_k;                      /* segments per C tile: 1..64 (0 = chosen from the shape) */
     /* Sparsity, both optional. Masks are in tile units, row-major, 1 = tile may be non-zero:

@@ -34,14 +34,13 @@ static parac_status parse_names(const gemm_args *args, parac_gemm_options *o, pa
     else
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: --schedule must be static, dynamic or auto, not '%s'",
                           args->schedule);
-    if (strcmp(args->variant, "auto") == 0) o->variant = PARAC_GEMM_VARIANT_AUTO;
-    else if (strcmp(args->variant, "base") == 0) o->variant = PARAC_GEMM_VARIANT_BASE;
-    else if (strcmp(args->variant, "wide") == 0) o->variant = PARAC_GEMM_VARIANT_WIDE;
-    else if (strcmp(args->variant, "wgmma") == 0) o->variant = PARAC_GEMM_VARIANT_WGMMA;
-    else if (strcmp(args->variant, "wgmma_tma") == 0) o->variant = PARAC_GEMM_VARIANT_WGMMA_TMA;
-    else if (strcmp(args->variant, "persistent") == 0) o->variant = PARAC_GEMM_VARIANT_PERSISTENT;
-    else
-        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: --variant must be auto, base, wide, wgmma, wgmma_tma or persistent, not '%s'",
+    /* the library's names are the CLI spelling (one table, so a new variant needs no edit here) */
+    o->variant = (parac_gemm_variant)-1;
+    for (int v = PARAC_GEMM_VARIANT_AUTO; v <= PARAC_GEMM_VARIANT_WGMMA_WS_A; v++)
+        if (strcmp(args->variant, parac_gemm_variant_name((parac_gemm_variant)v)) == 0) o->variant = (parac_gemm_variant)v;
+    if ((int)o->variant < 0)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
+                          "gemm: --variant must be auto, base, wide, wgmma, wgmma_tma, persistent, n256, wgmma_ws, bk32 or wgmma_ws_a, not '%s'",
                           args->variant);
     o->tile_m = (int)args->tile_m;
     o->tile_n = (int)args->tile_n;
@@ -266,7 +265,8 @@ int cli_gemm(int argc, char **argv)
         {"--k", 0, CLI_INT64, &args.k, "K", "columns of A, rows of B (generated input)"},
         {"--dtype", 0, CLI_STRING, &args.dtype, "fp32|tf32", "arithmetic (default fp32)"},
         {"--schedule", 0, CLI_STRING, &args.schedule, "static|dynamic|auto", "tile scheduling (default auto)"},
-        {"--variant", 0, CLI_STRING, &args.variant, "auto|base|wide|wgmma|wgmma_tma|persistent", "GPU kernel family (default auto)"},
+        {"--variant", 0, CLI_STRING, &args.variant, "NAME",
+         "GPU kernel family: auto (default), base, wide, wgmma, wgmma_tma, persistent, n256, wgmma_ws, bk32, wgmma_ws_a"},
         {"--band", 0, CLI_INT64, &args.band, "W", "A is banded: A(i,j) = 0 when |i-j| > W"},
         {"--block-density", 0, CLI_DOUBLE, &args.density, "P", "A is block-sparse with a fraction P of non-zero blocks"},
         {"--block", 0, CLI_INT64, &args.block, "B", "block edge for --block-density (default 64)"},

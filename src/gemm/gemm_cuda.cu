@@ -1,9 +1,8 @@
 /* gemm/gemm_cuda.cu — the GPU path of the gemm plan.
  *
  * Kernels (each checked against the CPU path by tests/gemm/test_gemm_gpu.c):
- *   pack_panels      transposes A and B into the plan's k-major tile panels
- *                    through a 32x32 shared tile (coalesced on both sides),
- *                    zero-pads, rounds to TF32 for the tf32 dtype.
+ *   (gemm_pack.cu)   packs A and B (one launch) into the plan's k-major tile panels
+ *                    or the swizzled wgmma layout, zero-padded, TF32-rounded for tf32.
  *   ffma_tiles       fp32 FFMA: BMxBN block tile (64/128), 8x8 register tile per
  *                    thread in a 64x32 warp tile, 128-bit cp.async loads of
  *                    contiguous panel chunks into a 4-stage pipeline (BK = 16),
@@ -11,6 +10,13 @@
  *                    is fmaf-chained in ascending k: the CPU path's exact bits.
  *   ffma_wide        fp32 FFMA variant WIDE: 8x16 per thread, 64x64 warp tiles,
  *                    BK 32, 3 stages; same fmaf chains, same bits.
+ *   n256_static/_dynamic  fp32 FFMA variant N256: base's tile math (ffma_work_item,
+ *                    8x8 per thread) on 64x256 C tiles, 256 threads, 2 blocks/SM;
+ *                    B cp.async'ed straight from the caller's row-major matrix
+ *                    (zero-filled past k and n) instead of packed, when aligned.
+ *   bk32_static/_dynamic (gemm_ffma_bk32.cuh) fp32 FFMA variant BK32: base's 8x8 thread
+ *                    tile with BK 32 x 3 stages, register double-buffered fragments, B in
+ *                    place when aligned, float4 epilogue; same fmaf chains, same bits.
  *   ffma_persistent  fp32 FFMA variant PERSISTENT: base's tile math in resident
  *                    blocks that stream work items through one cp.async ring kept
  *                    full across C tiles (next tile's loads overlap the epilogue).
@@ -40,12 +46,13 @@
 #include "cuda/context.h"
 #include "cuda/cuda_check.h"
 #include "gemm/gemm_internal.h"
+#include "gemm/gemm_ffma_bk32.cuh"
 #include "gemm/gemm_kernels.cuh"
+#include "gemm/gemm_pack.h"
 
 #define GEMM_BK 16
 #define GEMM_STAGES 4
 #define MMA_PAD 8
-#define PACK_TILE 32
 
 typedef struct gemm_cuda_state {
     parac_cuda_context context;
@@ -81,6 +88,37 @@ __device__ __forceinline__ void load_stage(const gemm_args &g, const gemm_work_i
 #pragma unroll 4
     for (int i = threadIdx.x; i < BK * BN / 4; i += THREADS)
         cp_async16(b_stage + (i / (BN / 4)) * B_STRIDE + (i % (BN / 4)) * 4, b_src + i * 4);
+}
+
+/* N256 stage `step` (64x256 C tile, 256 threads): A's BK x 64 panel chunk is one 16-byte
+ * copy per thread; B's BK x 256 block is four per thread, from its panel or (DIRECT_B) in
+ * place from the caller's row-major B (g.b_direct; the host checked n, ldb multiples of 4 and
+ * a 16-byte aligned base, so a float4 chunk is wholly inside or wholly past n). Rows past k
+ * and columns past n are zero-filled: exactly the zeros the pack writes, so the FMA chains
+ * see the same operands and give the same bits, without the pack pass over B. */
+template <bool DIRECT_B>
+__device__ __forceinline__ void n256_load(const gemm_args &g, const gemm_work_item &w, int step, float *a_stage,
+                                          float *b_stage)
+{
+    static_assert(GEMM_BK * 64 / 4 == 256 && GEMM_BK * 256 / 4 == 4 * 256, "N256 loader: 256 threads, BK 16");
+    int sub_steps = g.tile_k / GEMM_BK, t = threadIdx.x;
+    int64_t k_offset = (int64_t)g.k_list[w.list_begin + step / sub_steps] * g.tile_k + (step % sub_steps) * GEMM_BK;
+    cp_async16(a_stage + t * 4, g.packed_a + ((int64_t)w.tile_row * g.padded_k + k_offset) * 64 + t * 4);
+    if (!DIRECT_B) {
+        const float *b_src = g.packed_b + ((int64_t)w.tile_col * g.padded_k + k_offset) * 256;
+#pragma unroll
+        for (int q = 0; q < 4; q++) cp_async16(b_stage + (q * 256 + t) * 4, b_src + (q * 256 + t) * 4);
+    } else {
+        int64_t col = (int64_t)w.tile_col * 256 + (t % 64) * 4;
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            int kk = q * 4 + t / 64; /* chunk q * 256 + t: row kk, columns (t % 64) * 4 .. + 3 */
+            int64_t row = k_offset + kk;
+            int inside = row < g.k && col < g.n;
+            cp_async16_zfill(b_stage + kk * 256 + (t % 64) * 4, inside ? g.b_direct + row * g.ldb + col : g.b_direct,
+                             inside ? 16 : 0);
+        }
+    }
 }
 
 /* --- fp32 FFMA tile kernel ------------------------------------------------------------ */
@@ -125,7 +163,15 @@ __device__ __forceinline__ void ffma_store(const gemm_args &g, const gemm_work_i
     }
 }
 
-template <int BM, int BN>
+/* One pipeline stage of ffma_work_item: base's loader, or N256's (B packed or in place). */
+template <int BM, int BN, bool DIRECT_B>
+__device__ __forceinline__ void ffma_load(const gemm_args &g, const gemm_work_item &w, int step, float *a_stage, float *b_stage)
+{
+    if (BM == 64 && BN == 256) n256_load<DIRECT_B>(g, w, step, a_stage, b_stage);
+    else load_stage<BM, BN, ffma_shape<BM, BN>::THREADS, BM, BN>(g, w, step, a_stage, b_stage);
+}
+
+template <int BM, int BN, bool DIRECT_B = false>
 __device__ void ffma_work_item(const gemm_args &g, const gemm_work_item &w, float *shared)
 {
     typedef ffma_shape<BM, BN> S;
@@ -140,8 +186,7 @@ __device__ void ffma_work_item(const gemm_args &g, const gemm_work_item &w, floa
         for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;
 #pragma unroll
     for (int s = 0; s < GEMM_STAGES - 1; s++) {
-        if (s < steps)
-            load_stage<BM, BN, S::THREADS, BM, BN>(g, w, s, a_shared + s * S::A_STAGE, b_shared + s * S::B_STAGE);
+        if (s < steps) ffma_load<BM, BN, DIRECT_B>(g, w, s, a_shared + s * S::A_STAGE, b_shared + s * S::B_STAGE);
         cp_async_commit();
     }
     for (int step = 0; step < steps; step++) {
@@ -149,8 +194,8 @@ __device__ void ffma_work_item(const gemm_args &g, const gemm_work_item &w, floa
         __syncthreads(); /* stage `step` landed for all; stage step-1 is free to refill */
         int next = step + GEMM_STAGES - 1;
         if (next < steps)
-            load_stage<BM, BN, S::THREADS, BM, BN>(g, w, next, a_shared + (next % GEMM_STAGES) * S::A_STAGE,
-                                                  b_shared + (next % GEMM_STAGES) * S::B_STAGE);
+            ffma_load<BM, BN, DIRECT_B>(g, w, next, a_shared + (next % GEMM_STAGES) * S::A_STAGE,
+                                        b_shared + (next % GEMM_STAGES) * S::B_STAGE);
         cp_async_commit();
         ffma_stage<BM, BN>(a_shared + (step % GEMM_STAGES) * S::A_STAGE, b_shared + (step % GEMM_STAGES) * S::B_STAGE,
                            row0, col0, acc);
@@ -464,6 +509,36 @@ __global__ void dynamic_tiles(gemm_args g)
     }
 }
 
+/* N256: 64x256 C tiles (ffma_shape<64, 256>: one warp row of 8 warps, each 64x32,
+ * 8x8 per thread; 4 stages of 5 KiB floats = 80 KiB). Every k step moves 64 + 256
+ * floats into shared memory per 16384 FMAs, and A's 64x64 zero blocks are still
+ * skipped exactly. __launch_bounds__(256, 2): at most 128 registers, 2 blocks/SM. */
+#define N256_THREADS 256
+
+template <bool DIRECT_B>
+__global__ void __launch_bounds__(N256_THREADS, 2) n256_static(gemm_args g)
+{
+    extern __shared__ __align__(16) float shared[];
+    gemm_work_item w = g.items[blockIdx.x];
+    ffma_work_item<64, 256, DIRECT_B>(g, w, shared);
+}
+
+template <bool DIRECT_B>
+__global__ void __launch_bounds__(N256_THREADS, 2) n256_dynamic(gemm_args g)
+{
+    extern __shared__ __align__(16) float shared[];
+    __shared__ int next_item;
+    for (;;) {
+        __syncthreads(); /* everyone has read next_item */
+        if (threadIdx.x == 0) next_item = (int)atomicAdd(g.counter, 1u);
+        __syncthreads();
+        int position = next_item;
+        if (position >= g.item_count) return;
+        gemm_work_item w = g.items[g.order[position]];
+        ffma_work_item<64, 256, DIRECT_B>(g, w, shared);
+    }
+}
+
 __global__ void reduce_split(gemm_args g, const gemm_reduce_item *reductions, int tile_m, int tile_n)
 {
     gemm_reduce_item r = reductions[blockIdx.x];
@@ -475,72 +550,22 @@ __global__ void reduce_split(gemm_args g, const gemm_reduce_item *reductions, in
     }
 }
 
-/* --- packing ---------------------------------------------------------------------------- */
+/* --- packing (gemm_pack.cu) ----------------------------------------------------------- */
 
-struct pack_args {
-    const float *x;
-    int64_t ld, extent_k, extent_r, padded_k, padded_r;
-    int k_contiguous; /* source element (kk, r) at x[r * ld + kk], else x[kk * ld + r] */
-    int tile_r, tf32;
-    int swizzled; /* wgmma layout: k-major 32-wide blocks, 128B-swizzled (gemm_kernels.cuh) */
-    float *dst;
-};
-
-/* Where packed element (kk, r) goes: the panel layout, or the wgmma layout. */
-__device__ __forceinline__ int64_t packed_index(const pack_args &p, int64_t kk, int64_t r)
-{
-    int64_t panel = r / p.tile_r, rr = r % p.tile_r;
-    if (!p.swizzled) return (panel * p.padded_k + kk) * p.tile_r + rr;
-    int kw = (int)(kk % 32), chunk = (kw / 4) ^ (int)(rr % 8);
-    return (panel * p.padded_k + (kk - kw)) * p.tile_r + rr * 32 + chunk * 4 + kw % 4;
-}
-
-/* One 32x32 (k, r) block: read along the source's contiguous side, write along r. */
-__global__ void pack_panels(pack_args p)
-{
-    __shared__ float block[PACK_TILE][PACK_TILE + 1];
-    int64_t k0 = (int64_t)blockIdx.y * PACK_TILE, r0 = (int64_t)blockIdx.x * PACK_TILE;
-    for (int i = threadIdx.y; i < PACK_TILE; i += blockDim.y) {
-        int64_t kk, r;
-        if (p.k_contiguous) kk = k0 + threadIdx.x, r = r0 + i;
-        else kk = k0 + i, r = r0 + threadIdx.x;
-        float v = 0.0f;
-        if (kk < p.extent_k && r < p.extent_r) v = p.k_contiguous ? p.x[r * p.ld + kk] : p.x[kk * p.ld + r];
-        if (p.tf32) v = round_tf32(v);
-        if (p.k_contiguous) block[threadIdx.x][i] = v;
-        else block[i][threadIdx.x] = v;
-    }
-    __syncthreads();
-    for (int i = threadIdx.y; i < PACK_TILE; i += blockDim.y) {
-        /* write along r for panels, along k for the k-major wgmma layout (coalesced either way) */
-        int64_t kk = p.swizzled ? k0 + threadIdx.x : k0 + i, r = p.swizzled ? r0 + i : r0 + threadIdx.x;
-        float v = p.swizzled ? block[threadIdx.x][i] : block[i][threadIdx.x];
-        if (kk < p.padded_k && r < p.padded_r) p.dst[packed_index(p, kk, r)] = v;
-    }
-}
-
-static parac_status launch_pack(parac_gemm_plan *plan, const pack_args &p, parac_error *error)
-{
-    parac_status status = PARAC_OK;
-    dim3 grid((unsigned)gemm_ceil_div(p.padded_r, PACK_TILE), (unsigned)gemm_ceil_div(p.padded_k, PACK_TILE));
-    pack_panels<<<grid, dim3(PACK_TILE, 8), 0, (cudaStream_t)state_of(plan)->context.stream>>>(p);
-    PARAC_CUDA_TRY_LAUNCH();
-fail:
-    return status;
-}
-
-static parac_status pack_operands(parac_gemm_plan *plan, const float *a, const float *b, parac_error *error)
+/* A packed unless its tensor map feeds the kernel (a_direct), B unless the kernel reads it in place (b_direct). */
+static parac_status pack_operands(parac_gemm_plan *plan, const float *a, const float *b, int a_direct, int b_direct,
+                                  parac_error *error)
 {
     const parac_gemm_options *o = &plan->options;
     gemm_cuda_state *st = state_of(plan);
     int tf32 = o->dtype == PARAC_GEMM_TF32;
     int swizzled = plan->variant == PARAC_GEMM_VARIANT_WGMMA || plan->variant == PARAC_GEMM_VARIANT_WGMMA_TMA;
-    pack_args pa = {a, plan->lda, o->k, o->m, plan->padded_k, plan->padded_m, o->layout_a == PARAC_GEMM_ROW_MAJOR,
-                    plan->tile_m, tf32, swizzled, st->packed_a};
-    pack_args pb = {b, plan->ldb, o->k, o->n, plan->padded_k, plan->padded_n, o->layout_b == PARAC_GEMM_COL_MAJOR,
-                    plan->tile_n, tf32, swizzled, st->packed_b};
-    parac_status status = launch_pack(plan, pa, error);
-    return status == PARAC_OK ? launch_pack(plan, pb, error) : status;
+    gemm_pack_operand pa = {a, plan->lda, o->k, o->m, plan->padded_k, plan->padded_m, o->layout_a == PARAC_GEMM_ROW_MAJOR,
+                            plan->tile_m, tf32, swizzled, st->packed_a};
+    gemm_pack_operand pb = {b, plan->ldb, o->k, o->n, plan->padded_k, plan->padded_n, o->layout_b == PARAC_GEMM_COL_MAJOR,
+                            plan->tile_n, tf32, swizzled, st->packed_b};
+    if (a_direct) return b_direct ? PARAC_OK : gemm_pack_launch(&pb, NULL, st->context.stream, error);
+    return gemm_pack_launch(&pa, b_direct ? NULL : &pb, st->context.stream, error);
 }
 
 /* --- launching ------------------------------------------------------------------------ */
@@ -588,6 +613,88 @@ template <int KIND> static parac_status launch_for_tiles(parac_gemm_plan *plan, 
     if (plan->tile_m == 128) return launch_tiles<128, 64, KIND>(plan, g, error);
     if (plan->tile_n == 128) return launch_tiles<64, 128, KIND>(plan, g, error);
     return launch_tiles<64, 64, KIND>(plan, g, error);
+}
+
+template <bool DIRECT_B>
+static parac_status launch_n256_kernel(parac_gemm_plan *plan, const gemm_args &g, parac_error *error)
+{
+    typedef ffma_shape<64, 256> S;
+    gemm_cuda_state *st = state_of(plan);
+    cudaStream_t stream = (cudaStream_t)st->context.stream;
+    int per_sm = 0;
+    parac_status status = PARAC_OK;
+    long long blocks;
+    static_assert(S::THREADS == N256_THREADS, "N256 block size");
+    if (g.item_count == 0) return PARAC_OK;
+    if (plan->schedule == PARAC_GEMM_SCHEDULE_STATIC) {
+        PARAC_CUDA_TRY(cudaFuncSetAttribute(n256_static<DIRECT_B>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::SMEM));
+        n256_static<DIRECT_B><<<g.item_count, N256_THREADS, S::SMEM, stream>>>(g);
+        PARAC_CUDA_TRY_LAUNCH();
+    } else {
+        PARAC_CUDA_TRY(cudaFuncSetAttribute(n256_dynamic<DIRECT_B>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::SMEM));
+        PARAC_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, n256_dynamic<DIRECT_B>, N256_THREADS, S::SMEM));
+        if (per_sm < 1) per_sm = 1;
+        blocks = (long long)per_sm * st->context.multiprocessors;
+        if (blocks > g.item_count) blocks = g.item_count;
+        PARAC_CUDA_TRY(cudaMemsetAsync(g.counter, 0, sizeof(unsigned int), stream));
+        n256_dynamic<DIRECT_B><<<(unsigned)blocks, N256_THREADS, S::SMEM, stream>>>(g);
+        PARAC_CUDA_TRY_LAUNCH();
+    }
+fail:
+    return status;
+}
+
+/* N256 reads B in place when make_args found it usable (g.b_direct), else from its panels. */
+static parac_status launch_n256(parac_gemm_plan *plan, const gemm_args &g, parac_error *error)
+{
+    return g.b_direct ? launch_n256_kernel<true>(plan, g, error) : launch_n256_kernel<false>(plan, g, error);
+}
+
+template <int BM, int BN, bool DIRECT_B>
+static parac_status launch_bk32_kernel(parac_gemm_plan *plan, const gemm_args &g, parac_error *error)
+{
+    typedef bk32_shape<BM, BN> S;
+    gemm_cuda_state *st = state_of(plan);
+    cudaStream_t stream = (cudaStream_t)st->context.stream;
+    int per_sm = 0;
+    parac_status status = PARAC_OK;
+    long long blocks;
+    if (g.item_count == 0) return PARAC_OK;
+    /* all of the unified L1/shared array as shared memory: 2 blocks of 96 KiB must fit (cp.async.cg skips L1) */
+    if (plan->schedule == PARAC_GEMM_SCHEDULE_STATIC) {
+        PARAC_CUDA_TRY(cudaFuncSetAttribute(bk32_static<BM, BN, DIRECT_B>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::SMEM));
+        PARAC_CUDA_TRY(cudaFuncSetAttribute(bk32_static<BM, BN, DIRECT_B>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                            (int)cudaSharedmemCarveoutMaxShared));
+        bk32_static<BM, BN, DIRECT_B><<<g.item_count, S::THREADS, S::SMEM, stream>>>(g);
+        PARAC_CUDA_TRY_LAUNCH();
+    } else {
+        PARAC_CUDA_TRY(cudaFuncSetAttribute(bk32_dynamic<BM, BN, DIRECT_B>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::SMEM));
+        PARAC_CUDA_TRY(cudaFuncSetAttribute(bk32_dynamic<BM, BN, DIRECT_B>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                            (int)cudaSharedmemCarveoutMaxShared));
+        PARAC_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, bk32_dynamic<BM, BN, DIRECT_B>, S::THREADS, S::SMEM));
+        if (per_sm < 1) per_sm = 1;
+        blocks = (long long)per_sm * st->context.multiprocessors;
+        if (blocks > g.item_count) blocks = g.item_count;
+        PARAC_CUDA_TRY(cudaMemsetAsync(g.counter, 0, sizeof(unsigned int), stream));
+        bk32_dynamic<BM, BN, DIRECT_B><<<(unsigned)blocks, S::THREADS, S::SMEM, stream>>>(g);
+        PARAC_CUDA_TRY_LAUNCH();
+    }
+fail:
+    return status;
+}
+
+template <bool DIRECT_B> static parac_status launch_bk32_for_tiles(parac_gemm_plan *plan, const gemm_args &g, parac_error *error)
+{
+    if (plan->tile_m == 128 && plan->tile_n == 128) return launch_bk32_kernel<128, 128, DIRECT_B>(plan, g, error);
+    if (plan->tile_m == 128) return launch_bk32_kernel<128, 64, DIRECT_B>(plan, g, error);
+    if (plan->tile_n == 128) return launch_bk32_kernel<64, 128, DIRECT_B>(plan, g, error);
+    return launch_bk32_kernel<64, 64, DIRECT_B>(plan, g, error);
+}
+
+/* BK32 reads B in place when make_args found it usable (g.b_direct), else from its panels. */
+static parac_status launch_bk32(parac_gemm_plan *plan, const gemm_args &g, parac_error *error)
+{
+    return g.b_direct ? launch_bk32_for_tiles<true>(plan, g, error) : launch_bk32_for_tiles<false>(plan, g, error);
 }
 
 /* Persistent FFMA: as many blocks as fit at once (capped by the item count); g.order
@@ -641,6 +748,8 @@ static parac_status launch_variant(parac_gemm_plan *plan, const gemm_args &g, pa
     if (plan->options.dtype == PARAC_GEMM_TF32) return launch_for_tiles<KIND_MMA>(plan, g, error);
     if (plan->variant == PARAC_GEMM_VARIANT_WIDE) return launch_for_tiles<KIND_WIDE>(plan, g, error);
     if (plan->variant == PARAC_GEMM_VARIANT_PERSISTENT) return launch_persistent_for_tiles(plan, g, error);
+    if (plan->variant == PARAC_GEMM_VARIANT_N256) return launch_n256(plan, g, error);
+    if (plan->variant == PARAC_GEMM_VARIANT_BK32) return launch_bk32(plan, g, error);
     return launch_for_tiles<KIND_FFMA>(plan, g, error);
 }
 
@@ -754,7 +863,27 @@ extern "C" const char *gemm_cuda_device_name(const parac_gemm_plan *plan) { retu
 
 /* --- execution ---------------------------------------------------------------------------- */
 
-static gemm_args make_args(parac_gemm_plan *plan, float alpha, float beta, float *c)
+/* Whether the N256 or BK32 kernel may cp.async B's rows in place: fp32, row-major, every row
+ * start 16-byte aligned (base aligned, ldb % 4 == 0) and whole float4 chunks (n % 4 == 0). */
+static int b_direct_usable(const parac_gemm_plan *plan, const float *b)
+{
+    const parac_gemm_options *o = &plan->options;
+    return (plan->variant == PARAC_GEMM_VARIANT_N256 || plan->variant == PARAC_GEMM_VARIANT_BK32) && o->dtype == PARAC_GEMM_FP32 && o->layout_b == PARAC_GEMM_ROW_MAJOR &&
+           o->n % 4 == 0 && plan->ldb % 4 == 0 && (uintptr_t)b % 16 == 0;
+}
+
+/* Whether WGMMA_WS_A may load A through a TMA tensor map instead of packing it: the 256-wide wgmma_ws
+ * kernel runs, A is row-major with 16-byte aligned rows (base, lda % 4 == 0), and A covers at least one
+ * box (m >= tile_m, k >= 32; smaller A is packed). */
+static int a_direct_usable(const parac_gemm_plan *plan, const float *a)
+{
+    const parac_gemm_options *o = &plan->options;
+    return o->variant == PARAC_GEMM_VARIANT_WGMMA_WS_A && plan->variant == PARAC_GEMM_VARIANT_WGMMA_TMA && plan->tile_n == 256 &&
+           o->layout_a == PARAC_GEMM_ROW_MAJOR && plan->lda % 4 == 0 && (uintptr_t)a % 16 == 0 && o->m >= plan->tile_m &&
+           o->k >= 32 && o->k < INT32_MAX && o->m < INT32_MAX;
+}
+
+static gemm_args make_args(parac_gemm_plan *plan, float alpha, float beta, const float *b, float *c)
 {
     gemm_cuda_state *st = state_of(plan);
     gemm_args g;
@@ -775,6 +904,11 @@ static gemm_args make_args(parac_gemm_plan *plan, float alpha, float beta, float
     g.c_row_major = plan->options.layout_c == PARAC_GEMM_ROW_MAJOR;
     g.alpha = alpha;
     g.beta = beta;
+    g.b_direct = b_direct_usable(plan, b) ? b : NULL;
+    g.ldb = plan->ldb;
+    g.k = plan->options.k;
+    g.a_direct = NULL; /* set by the caller when a_direct_usable */
+    g.lda = plan->lda;
     return g;
 }
 
@@ -788,9 +922,10 @@ extern "C" parac_status gemm_cuda_execute_device(parac_gemm_plan *plan, float al
     gemm_args g;
     PARAC_CUDA_TRY(cudaSetDevice(st->context.ordinal));
     PARAC_TRY(prepare_tables(plan, error));
-    g = make_args(plan, alpha, beta, c);
+    g = make_args(plan, alpha, beta, b, c);
     PARAC_CUDA_TRY(cudaEventRecord(st->start, stream));
-    PARAC_TRY(pack_operands(plan, a, b, error));
+    if (a_direct_usable(plan, a)) g.a_direct = a;
+    PARAC_TRY(pack_operands(plan, a, b, g.a_direct != NULL, g.b_direct != NULL, error));
     PARAC_TRY(launch_variant(plan, g, error));
     if (plan->reduction_count > 0) {
         reduce_split<<<(unsigned)plan->reduction_count, 256, 0, stream>>>(g, st->reductions, plan->tile_m, plan->tile_n);

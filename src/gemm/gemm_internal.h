@@ -42,7 +42,7 @@ struct parac_gemm_plan {
     parac_gemm_options options; /* masks and scan pointers cleared */
     parac_device device;
     parac_gemm_schedule schedule;
-    parac_gemm_variant variant; /* resolved: never AUTO */
+    parac_gemm_variant variant; /* resolved: never AUTO; WGMMA_WS runs as WGMMA_TMA with tile_n 256 */
     int stages;                 /* WGMMA_TMA pipeline stages (4 or 6); 0 for other variants */
     int64_t lda, ldb, ldc;
     int tile_m, tile_n, tile_k, split_k;

@@ -16,6 +16,12 @@ static __device__ __forceinline__ void cp_async16(void *shared, const void *glob
     unsigned address = (unsigned)__cvta_generic_to_shared(shared);
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(address), "l"(global));
 }
+/* cp.async of 16 bytes that reads only src_bytes (0 or 16) and zero-fills the rest. */
+static __device__ __forceinline__ void cp_async16_zfill(void *shared, const void *global, int src_bytes)
+{
+    unsigned address = (unsigned)__cvta_generic_to_shared(shared);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(global), "r"(src_bytes));
+}
 static __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N> static __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
 
@@ -46,6 +52,14 @@ struct gemm_args {
     int64_t m, n, ldc;
     int c_row_major;
     float alpha, beta;
+    /* fp32 N256 and BK32 only: B read in place (row-major, n and ldb multiples of 4, 16-byte aligned),
+     * NULL = B comes packed; k bounds its rows (zero-filled past it, as the pack pads). */
+    const float *b_direct;
+    int64_t ldb, k;
+    /* tf32 WGMMA_WS_A only: A loaded through a TMA tensor map from the caller's row-major matrix
+     * (lda % 4 == 0, 16-byte aligned base), NULL = A comes packed. */
+    const float *a_direct;
+    int64_t lda;
 };
 
 static __device__ __forceinline__ void store_value(const gemm_args &g, int64_t row, int64_t col, float acc)

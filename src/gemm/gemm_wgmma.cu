@@ -5,7 +5,7 @@
  * wgmma.mma_async.m64nBNk8.f32.tf32.tf32 with both operands in shared memory.
  * tf32 wgmma only reads K-major operands, so the plan packs A and B for this
  * variant as 32-wide k blocks with one 128-byte row per M (N) index, 16-byte
- * chunks XOR-swizzled by row % 8 (gemm_cuda.cu packed_index): a stage is one
+ * chunks XOR-swizzled by row % 8 (gemm_pack.cu packed_index): a stage is one
  * contiguous chunk of the panel, copied verbatim by 16-byte cp.async into a
  * 1024-byte-aligned buffer, where it is exactly the 128B-swizzle layout the
  * descriptors name (SBO = 1024 bytes between 8-row groups, LBO unused; the k8

@@ -6,7 +6,7 @@
  * one block per work item):
  *   - loads: one elected producer thread issues cp.async.bulk (the TMA unit)
  *     of each stage. The plan already packs every stage of A and B as one
- *     contiguous chunk in the 128B-swizzle layout (gemm_cuda.cu packed_index),
+ *     contiguous chunk in the 128B-swizzle layout (gemm_pack.cu packed_index),
  *     so a 1-D bulk copy lands it in shared memory exactly as wgmma reads it:
  *     no tensor map (and no driver entry point) is needed for that layout.
  *   - completion: per stage a "full" mbarrier (1 arrival + the stage's bytes
@@ -23,12 +23,25 @@
  *     its epilogue. Per-stage metadata (item, step, steps) tells consumers
  *     where a C tile starts and ends; item -1 ends the kernel.
  *   - STAGES is a template parameter (4 or 6: the plan's pipeline_stages).
+ *   - BN 256 is the WGMMA_WS variant (the plan's tile_n 256): consumers issue
+ *     m64n256k8 (128 accumulators per thread), 4 stages of 48 KiB, and at
+ *     128 x 256 the producer warpgroup hands registers to the consumers
+ *     (setmaxnreg 40 / 232).
+ *   - A_MAP (variant WGMMA_WS_A, BN 256 only): A is not packed; the producer
+ *     loads each 32 x BM stage of the caller's row-major A with a TMA tensor
+ *     copy (cp.async.bulk.tensor.2d, box 32 x BM, 128B swizzle: the same smem
+ *     image as the packed stage; rows past m and k past K are zero-filled by
+ *     the TMA unit). The map is encoded per launch by cuTensorMapEncodeTiled,
+ *     reached through cudaGetDriverEntryPointByVersion (no -lcuda). A then
+ *     enters the tensor core unrounded (its tf32 truncation, not cvt.rna).
  * Each C tile is still one k chain in the plan's order; the tensor core's
  * internal order is the hardware's, as for every tf32 path.
  */
+#include <cudaTypedefs.h> /* CUtensorMap, PFN_cuTensorMapEncodeTiled (types only: no -lcuda) */
 #include <cuda_runtime.h>
 
 #include <stdint.h>
+#include <string.h>
 
 #include "core/error.h"
 #include "cuda/context.h"
@@ -42,6 +55,11 @@ template <int BM, int BN, int STAGES> struct tma_shape {
     static constexpr int A_STAGE = WG_BK * BM, B_STAGE = WG_BK * BN; /* floats; multiples of 256 (1 KiB) */
     static constexpr unsigned STAGE_BYTES = (unsigned)((A_STAGE + B_STAGE) * sizeof(float));
     static constexpr size_t SMEM = (size_t)STAGES * STAGE_BYTES + 1024; /* + alignment */
+    /* 128 x 256 (WGMMA_WS): 384 threads at one block per SM get 168 registers each, too few for
+     * 128 accumulators plus addresses; the producer warpgroup gives registers back (40) so the two
+     * consumers can hold 232: 128*40 + 256*232 = 64512 <= 168*384. */
+    static constexpr bool REALLOCATE = BN == 256 && CONSUMERS == 2;
+    static constexpr int PRODUCER_REGISTERS = 40, CONSUMER_REGISTERS = 232;
 };
 
 /* What the producer tells consumers about a stage. */
@@ -78,12 +96,31 @@ static __device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity)
                  "r"(parity)
                  : "memory");
 }
+/* Register reallocation between warpgroups (every thread of the warpgroup executes it). */
+template <int REGISTERS> static __device__ __forceinline__ void setmaxnreg_dec()
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGISTERS));
+}
+template <int REGISTERS> static __device__ __forceinline__ void setmaxnreg_inc()
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGISTERS));
+}
+
 /* Bulk copy global -> shared through the TMA unit; completion counted in bytes on `bar`. */
 static __device__ __forceinline__ void bulk_copy(void *shared, const void *global, unsigned bytes, uint64_t *bar)
 {
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
                      shared_address(shared)),
                  "l"(global), "r"(bytes), "r"(shared_address(bar))
+                 : "memory");
+}
+
+/* TMA tensor copy of the box at (x = k, y = row) of a 2-D map; completion counted in bytes on `bar`. */
+static __device__ __forceinline__ void tensor_copy_2d(void *shared, const CUtensorMap *map, int x, int y, uint64_t *bar)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(
+                     shared_address(shared)),
+                 "l"((uint64_t)map), "r"(x), "r"(y), "r"(shared_address(bar))
                  : "memory");
 }
 
@@ -96,8 +133,9 @@ static __device__ __forceinline__ int next_item(const gemm_args &g, int *positio
     return g.order ? g.order[p] : p;
 }
 
-template <int BM, int BN, int STAGES>
-static __device__ __forceinline__ void tma_producer(const gemm_args &g, float *shared, uint64_t *full, uint64_t *empty, tma_stage_meta *meta)
+template <int BM, int BN, int STAGES, bool A_MAP>
+static __device__ __forceinline__ void tma_producer(const gemm_args &g, const CUtensorMap *a_map, float *shared, uint64_t *full,
+                                                   uint64_t *empty, tma_stage_meta *meta)
 {
     typedef tma_shape<BM, BN, STAGES> S;
     int sub_steps = g.tile_k / WG_BK, position = blockIdx.x;
@@ -121,7 +159,8 @@ static __device__ __forceinline__ void tma_producer(const gemm_args &g, float *s
             int64_t k_offset = (int64_t)g.k_list[w.list_begin + step / sub_steps] * g.tile_k + (step % sub_steps) * WG_BK;
             float *a_stage = shared + stage * (S::A_STAGE + S::B_STAGE), *b_stage = a_stage + S::A_STAGE;
             mbar_arrive_expect_tx(&full[stage], S::STAGE_BYTES);
-            bulk_copy(a_stage, g.packed_a + ((int64_t)w.tile_row * g.padded_k + k_offset) * BM, S::A_STAGE * 4, &full[stage]);
+            if (A_MAP) tensor_copy_2d(a_stage, a_map, (int)k_offset, w.tile_row * BM, &full[stage]); /* 32 x BM box = A_STAGE */
+            else bulk_copy(a_stage, g.packed_a + ((int64_t)w.tile_row * g.padded_k + k_offset) * BM, S::A_STAGE * 4, &full[stage]);
             bulk_copy(b_stage, g.packed_b + ((int64_t)w.tile_col * g.padded_k + k_offset) * BN, S::B_STAGE * 4, &full[stage]);
         }
         if (item < 0) return;
@@ -180,8 +219,10 @@ static __device__ __forceinline__ void tma_consumer(const gemm_args &g, const fl
 }
 #endif
 
-template <int BM, int BN, int STAGES>
-__global__ void __launch_bounds__(tma_shape<BM, BN, STAGES>::THREADS, 1) wgmma_tma_persistent(gemm_args g)
+/* a_map: A's tensor map when A_MAP, else unused (a grid constant: the TMA unit reads it in place). */
+template <int BM, int BN, int STAGES, bool A_MAP>
+__global__ void __launch_bounds__(tma_shape<BM, BN, STAGES>::THREADS, 1)
+    wgmma_tma_persistent(gemm_args g, const __grid_constant__ CUtensorMap a_map)
 {
 #ifdef GEMM_WGMMA_ENABLED
     typedef tma_shape<BM, BN, STAGES> S;
@@ -199,49 +240,92 @@ __global__ void __launch_bounds__(tma_shape<BM, BN, STAGES>::THREADS, 1) wgmma_t
     __syncthreads();
     int warpgroup = threadIdx.x / 128;
     if (warpgroup == 0) {
-        if (threadIdx.x == 0) tma_producer<BM, BN, STAGES>(g, shared, full, empty, meta);
+        if (S::REALLOCATE) setmaxnreg_dec<S::PRODUCER_REGISTERS>();
+        if (threadIdx.x == 0) tma_producer<BM, BN, STAGES, A_MAP>(g, &a_map, shared, full, empty, meta);
         return;
     }
+    if (S::REALLOCATE) setmaxnreg_inc<S::CONSUMER_REGISTERS>();
     tma_consumer<BM, BN, STAGES>(g, shared, full, empty, meta, warpgroup - 1);
 #endif
 }
 
-template <int BM, int BN, int STAGES>
-static parac_status tma_launch_shape(const gemm_args &g, int multiprocessors, cudaStream_t stream, parac_error *error)
+template <int BM, int BN, int STAGES, bool A_MAP = false>
+static parac_status tma_launch_shape(const gemm_args &g, const CUtensorMap &a_map, int multiprocessors, cudaStream_t stream,
+                                     parac_error *error)
 {
     typedef tma_shape<BM, BN, STAGES> S;
     parac_status status = PARAC_OK;
     int per_sm = 0;
-    PARAC_CUDA_TRY(cudaFuncSetAttribute(wgmma_tma_persistent<BM, BN, STAGES>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    PARAC_CUDA_TRY(cudaFuncSetAttribute(wgmma_tma_persistent<BM, BN, STAGES, A_MAP>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         (int)S::SMEM));
-    PARAC_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, wgmma_tma_persistent<BM, BN, STAGES>, S::THREADS,
+    PARAC_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, wgmma_tma_persistent<BM, BN, STAGES, A_MAP>, S::THREADS,
                                                                  S::SMEM));
     {
         long long blocks = (long long)(per_sm < 1 ? 1 : per_sm) * multiprocessors;
         if (blocks > g.item_count) blocks = g.item_count;
         if (g.order) PARAC_CUDA_TRY(cudaMemsetAsync(g.counter, 0, sizeof(unsigned int), stream));
-        wgmma_tma_persistent<BM, BN, STAGES><<<(unsigned)blocks, S::THREADS, S::SMEM, stream>>>(g);
+        wgmma_tma_persistent<BM, BN, STAGES, A_MAP><<<(unsigned)blocks, S::THREADS, S::SMEM, stream>>>(g, a_map);
         PARAC_CUDA_TRY_LAUNCH();
     }
 fail:
     return status;
 }
 
+/* A's tensor map: the caller's row-major m x k matrix (row stride lda floats), box 32 (k) x box_rows,
+ * 128B swizzle (the packed stage's layout), out-of-bounds elements read as zero. */
+static parac_status encode_a_map(const gemm_args &g, int box_rows, CUtensorMap *map, parac_error *error)
+{
+    void *entry = NULL;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    PARAC_CUDA_RETURN(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || !entry)
+        return parac_fail(error, PARAC_ERR_UNSUPPORTED, "gemm: the CUDA driver has no cuTensorMapEncodeTiled (wgmma_ws_a)");
+    cuuint64_t dims[2] = {(cuuint64_t)g.k, (cuuint64_t)g.m};
+    cuuint64_t strides[1] = {(cuuint64_t)g.lda * sizeof(float)};
+    cuuint32_t box[2] = {WG_BK, (cuuint32_t)box_rows};
+    cuuint32_t element_strides[2] = {1, 1};
+    CUresult result = ((PFN_cuTensorMapEncodeTiled_v12000)entry)(
+        map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)g.a_direct, dims, strides, box, element_strides,
+        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (result != CUDA_SUCCESS)
+        return parac_fail(error, PARAC_ERR_UNSUPPORTED, "gemm: cuTensorMapEncodeTiled failed (%d) for A %lld x %lld, lda %lld",
+                          (int)result, (long long)g.m, (long long)g.k, (long long)g.lda);
+    return PARAC_OK;
+}
+
+/* BN 256 (WGMMA_WS / WGMMA_WS_A): A packed, or read through its tensor map when g.a_direct is set. */
+template <int BM>
+static parac_status ws_launch(const gemm_args &g, int multiprocessors, cudaStream_t stream, parac_error *error)
+{
+    CUtensorMap map;
+    memset(&map, 0, sizeof map);
+    if (!g.a_direct) return tma_launch_shape<BM, 256, 4>(g, map, multiprocessors, stream, error);
+    parac_status status = encode_a_map(g, BM, &map, error);
+    return status != PARAC_OK ? status : tma_launch_shape<BM, 256, 4, true>(g, map, multiprocessors, stream, error);
+}
+
 template <int STAGES>
 static parac_status tma_launch_stages(const gemm_args &g, int tile_m, int tile_n, int multiprocessors, cudaStream_t stream,
                                       parac_error *error)
 {
-    if (tile_m == 128 && tile_n == 128) return tma_launch_shape<128, 128, STAGES>(g, multiprocessors, stream, error);
-    if (tile_m == 128) return tma_launch_shape<128, 64, STAGES>(g, multiprocessors, stream, error);
-    if (tile_n == 128) return tma_launch_shape<64, 128, STAGES>(g, multiprocessors, stream, error);
-    return tma_launch_shape<64, 64, STAGES>(g, multiprocessors, stream, error);
+    CUtensorMap unused;
+    memset(&unused, 0, sizeof unused);
+    if (tile_m == 128 && tile_n == 128) return tma_launch_shape<128, 128, STAGES>(g, unused, multiprocessors, stream, error);
+    if (tile_m == 128) return tma_launch_shape<128, 64, STAGES>(g, unused, multiprocessors, stream, error);
+    if (tile_n == 128) return tma_launch_shape<64, 128, STAGES>(g, unused, multiprocessors, stream, error);
+    return tma_launch_shape<64, 64, STAGES>(g, unused, multiprocessors, stream, error);
 }
 
-/* g.order non-NULL selects the dynamic queue. stages: 4 or 6 (anything else runs 4). */
+/* g.order non-NULL selects the dynamic queue. stages: 4 or 6 (anything else runs 4). tile_n 256 is the
+ * WGMMA_WS variant: 4 stages always (48 KiB each for 128 x 256: 6 would not fit in 227 KiB); with
+ * g.a_direct (WGMMA_WS_A) A comes through a tensor map instead of the pack. */
 parac_status gemm_wgmma_tma_launch(const gemm_args &g, int tile_m, int tile_n, int stages, int multiprocessors,
                                    cudaStream_t stream, parac_error *error)
 {
     if (g.item_count == 0) return PARAC_OK;
+    if (tile_n == 256)
+        return tile_m == 128 ? ws_launch<128>(g, multiprocessors, stream, error) : ws_launch<64>(g, multiprocessors, stream, error);
     if (stages == 6) return tma_launch_stages<6>(g, tile_m, tile_n, multiprocessors, stream, error);
     return tma_launch_stages<4>(g, tile_m, tile_n, multiprocessors, stream, error);
 }

@@ -22,6 +22,8 @@ float gemm_round_tf32(float x)
 }
 
 static int valid_tile_edge(int edge) { return edge == 64 || edge == 128; }
+/* WGMMA_WS and WGMMA_WS_A (A through a tensor map): the 256-wide wgmma_tma kernel. */
+static int ws_variant(parac_gemm_variant v) { return v == PARAC_GEMM_VARIANT_WGMMA_WS || v == PARAC_GEMM_VARIANT_WGMMA_WS_A; }
 
 static parac_status check_options(const parac_gemm_options *o, parac_error *error)
 {
@@ -30,7 +32,13 @@ static parac_status check_options(const parac_gemm_options *o, parac_error *erro
                           (long long)o->m, (long long)o->n, (long long)o->k);
     if (o->m > (1LL << 30) || o->n > (1LL << 30) || o->k > (1LL << 30))
         return parac_fail(error, PARAC_ERR_UNSUPPORTED, "gemm: a dimension exceeds 2^30");
-    if ((o->tile_m && !valid_tile_edge(o->tile_m)) || (o->tile_n && !valid_tile_edge(o->tile_n)))
+    if (o->variant == PARAC_GEMM_VARIANT_N256 && o->dtype == PARAC_GEMM_FP32) {
+        if ((o->tile_m && o->tile_m != 64) || (o->tile_n && o->tile_n != 256))
+            return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
+                              "gemm: the n256 variant runs 64x256 C tiles: tile_m must be 0 or 64, tile_n 0 or 256 (got %d, %d)",
+                              o->tile_m, o->tile_n);
+    } else if ((o->tile_m && !valid_tile_edge(o->tile_m)) ||
+               (o->tile_n && !valid_tile_edge(o->tile_n) && !(o->tile_n == 256 && ws_variant(o->variant))))
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: tile_m and tile_n must be 64 or 128 (got %d, %d)",
                           o->tile_m, o->tile_n);
     if (o->tile_k && (o->tile_k < 16 || o->tile_k > 256 || o->tile_k % 16))
@@ -40,7 +48,7 @@ static parac_status check_options(const parac_gemm_options *o, parac_error *erro
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: split_k must be in 0..64 (got %d)", o->split_k);
     if ((o->a_tile_mask || o->b_tile_mask) && (!o->tile_m || !o->tile_n || !o->tile_k))
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: tile masks need explicit tile_m, tile_n, tile_k");
-    if ((int)o->variant < PARAC_GEMM_VARIANT_AUTO || (int)o->variant > PARAC_GEMM_VARIANT_PERSISTENT)
+    if ((int)o->variant < PARAC_GEMM_VARIANT_AUTO || (int)o->variant > PARAC_GEMM_VARIANT_WGMMA_WS_A)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: unknown kernel variant %d", (int)o->variant);
     if (o->pipeline_stages != 0 && o->pipeline_stages != 4 && o->pipeline_stages != 6)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: pipeline_stages must be 0, 4 or 6 (got %d)",
@@ -61,6 +69,18 @@ static parac_status resolve_leading(int64_t given, int64_t rows, int64_t cols, p
     return PARAC_OK;
 }
 
+/* WGMMA_WS's 256-wide C tiles: only where its kernel will run (tf32 on an sm_90a GPU, 32-wide k blocks)
+ * and n fills at least one tile; elsewhere the plan keeps 64/128 tiles and WGMMA_WS runs as WGMMA_TMA. */
+static int ws_tiles_fit(parac_gemm_plan *plan, const parac_gemm_options *o)
+{
+    if (plan->device != PARAC_DEVICE_CUDA || o->dtype != PARAC_GEMM_TF32 || o->n < 256 || plan->tile_k % 32) return 0;
+#ifdef PARAC_HAVE_CUDA
+    return gemm_cuda_variant_supported(plan, PARAC_GEMM_VARIANT_WGMMA_TMA);
+#else
+    return 0;
+#endif
+}
+
 /* Tile shape: explicit, else the tuning cache, else a heuristic: 64 along the
  * sides of a sparse operand (tiles as fine as the 64x64 blocks that are
  * skipped) and for small sides (more C tiles to fill the machine), 128 otherwise. */
@@ -68,6 +88,12 @@ static void choose_tiles(parac_gemm_plan *plan, const parac_gemm_options *o)
 {
     int sparse_a = o->a_tile_mask || o->scan_a, sparse_b = o->b_tile_mask || o->scan_b, sparse = sparse_a || sparse_b;
     plan->tile_k = o->tile_k ? o->tile_k : 64;
+    if (o->variant == PARAC_GEMM_VARIANT_N256 && o->dtype == PARAC_GEMM_FP32) {
+        /* fp32 N256 fixes 64x256 on every device, so the CPU runs the same plan (same bits) */
+        plan->tile_m = 64;
+        plan->tile_n = 256;
+        return;
+    }
     plan->tile_m = o->tile_m ? o->tile_m : (sparse_a || o->m < 2048 ? 64 : 128);
     plan->tile_n = o->tile_n ? o->tile_n : (sparse_b || o->n < 2048 ? 64 : 128);
     if (!o->tile_m && !o->tile_n && !sparse) {
@@ -82,6 +108,7 @@ static void choose_tiles(parac_gemm_plan *plan, const parac_gemm_options *o)
             if (!o->pipeline_stages && stages) plan->stages = stages;
         }
     }
+    if (ws_variant(o->variant) && !o->tile_n && ws_tiles_fit(plan, o)) plan->tile_n = 256;
 }
 
 static float element(const float *x, parac_gemm_layout layout, int64_t ld, int64_t r, int64_t c)
@@ -230,7 +257,10 @@ static void fill_info(parac_gemm_plan *plan)
     info->device = plan->device;
     info->dtype = o->dtype;
     info->schedule = plan->schedule;
-    info->variant = plan->variant;
+    /* WGMMA_WS runs as the wgmma_tma family at tile_n 256 (no other variant takes 256-wide tf32 tiles) */
+    info->variant = plan->variant == PARAC_GEMM_VARIANT_WGMMA_TMA && plan->tile_n == 256 ? PARAC_GEMM_VARIANT_WGMMA_WS
+                                                                                           : plan->variant;
+    if (info->variant == PARAC_GEMM_VARIANT_WGMMA_WS && o->variant == PARAC_GEMM_VARIANT_WGMMA_WS_A) info->variant = o->variant;
     info->pipeline_stages = plan->stages;
     info->tile_m = plan->tile_m;
     info->tile_n = plan->tile_n;
@@ -253,7 +283,7 @@ static void fill_info(parac_gemm_plan *plan)
 }
 
 /* The GPU kernel family: the request when this dtype, tile_k and GPU can run
- * it, else BASE. WIDE and PERSISTENT are fp32 only; WGMMA and WGMMA_TMA are tf32 only, need 32-wide k blocks
+ * it, else BASE. WIDE, PERSISTENT, N256 and BK32 are fp32 only (WIDE, BK32: tile_k % 32 == 0); WGMMA and WGMMA_TMA are tf32 only, need 32-wide k blocks
  * (tile_k % 32 == 0) and an sm_90a image on the GPU. AUTO: see below. */
 static parac_gemm_variant resolve_variant(parac_gemm_plan *plan, const parac_gemm_options *o)
 {
@@ -264,11 +294,14 @@ static parac_gemm_variant resolve_variant(parac_gemm_plan *plan, const parac_gem
      * was no faster, and slower on sparse inputs). Unsupported cases fall back below. */
     if (v == PARAC_GEMM_VARIANT_AUTO)
         v = o->dtype == PARAC_GEMM_TF32 ? PARAC_GEMM_VARIANT_WGMMA_TMA : PARAC_GEMM_VARIANT_BASE;
-    if ((v == PARAC_GEMM_VARIANT_WIDE || v == PARAC_GEMM_VARIANT_PERSISTENT) && o->dtype != PARAC_GEMM_FP32)
+    if (ws_variant(v)) v = PARAC_GEMM_VARIANT_WGMMA_TMA; /* its kernel at tile_n 256, else itself */
+    if ((v == PARAC_GEMM_VARIANT_WIDE || v == PARAC_GEMM_VARIANT_PERSISTENT || v == PARAC_GEMM_VARIANT_N256 ||
+         v == PARAC_GEMM_VARIANT_BK32) &&
+        o->dtype != PARAC_GEMM_FP32)
         return PARAC_GEMM_VARIANT_BASE;
     if ((v == PARAC_GEMM_VARIANT_WGMMA || v == PARAC_GEMM_VARIANT_WGMMA_TMA) && (o->dtype != PARAC_GEMM_TF32 || plan->tile_k % 32))
         return PARAC_GEMM_VARIANT_BASE;
-    if (v == PARAC_GEMM_VARIANT_WIDE && plan->tile_k % 32) return PARAC_GEMM_VARIANT_BASE;
+    if ((v == PARAC_GEMM_VARIANT_WIDE || v == PARAC_GEMM_VARIANT_BK32) && plan->tile_k % 32) return PARAC_GEMM_VARIANT_BASE;
 #ifdef PARAC_HAVE_CUDA
     if (!gemm_cuda_variant_supported(plan, v)) return PARAC_GEMM_VARIANT_BASE;
 #endif
@@ -296,6 +329,11 @@ static parac_status build_plan(parac_gemm_plan *plan, const parac_gemm_options *
     if (plan->variant != PARAC_GEMM_VARIANT_WGMMA_TMA) plan->stages = 0;
     else if (o->pipeline_stages) plan->stages = o->pipeline_stages;
     else if (!plan->stages) plan->stages = 4; /* not from the tuning cache */
+    if (plan->tile_n == 256 && ws_variant(o->variant)) {
+        if (plan->device == PARAC_DEVICE_CUDA && plan->variant != PARAC_GEMM_VARIANT_WGMMA_TMA)
+            return parac_fail(error, PARAC_ERR_UNSUPPORTED, "gemm: tile_n 256 (wgmma_ws) needs tf32, tile_k %% 32 == 0 and an sm_90a GPU");
+        if (plan->variant == PARAC_GEMM_VARIANT_WGMMA_TMA) plan->stages = 4; /* 48 KiB stages: 4 fit */
+    }
     if ((status = gemm_schedule_build(plan, error)) != PARAC_OK) return status;
     if ((status = measure_residency(plan, error)) != PARAC_OK) return status;
     fill_info(plan);

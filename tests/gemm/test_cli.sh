@@ -49,4 +49,9 @@ expect_exit "wgmma_tma on the CPU runs base" 0 "$PARAC" gemm --m 70 --n 50 --k 9
 check "json variant base" "tail -1 '$tmp/out' | grep -q '\"variant\":\"base\"'"
 expect_exit "persistent on the CPU runs base" 0 "$PARAC" gemm --m 70 --n 50 --k 90 --variant persistent --device cpu --json
 check "json variant base (persistent)" "tail -1 '$tmp/out' | grep -q '\"variant\":\"base\"'"
+check "variant message lists bk32 and wgmma_ws_a" "$PARAC gemm --m 4 --n 4 --k 4 --variant nope --device cpu 2>&1 | grep -q 'wgmma_ws, bk32 or wgmma_ws_a'"
+for v in wgmma_ws bk32 n256 wgmma_ws_a; do
+  expect_exit "$v parses (CPU runs base)" 0 "$PARAC" gemm --m 70 --n 50 --k 90 --variant $v --device cpu --json
+  check "json variant base ($v)" "tail -1 '$tmp/out' | grep -q '\"variant\":\"base\"'"
+done
 exit $fail

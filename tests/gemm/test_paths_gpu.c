@@ -1,6 +1,10 @@
 /* tests/gemm/test_paths_gpu.c — the GPU path against the CPU path and the double
  * reference on fresh random inputs: every tile shape, both schedules, split-k,
- * layouts, alpha/beta, sparsity, fp32 (base, wide, persistent: bit-identical to the CPU) and tf32. */
+ * layouts, alpha/beta, sparsity, fp32 (base, wide, persistent, n256, bk32: bit-identical to the CPU) and tf32.
+ * bk32 (BK 32 x 3 stages, B in place when aligned, float4 epilogue) is also checked against base's
+ * bits on the same plan, on every shape below including n256's in-place-B shapes.
+ * n256 (64x256 C tiles, B read in place when row-major with n, ldb % 4 == 0) is also checked
+ * against base's bits on extra shapes: ragged n and k, strided B, empty tile rows, split-k. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,15 +23,29 @@ typedef struct gpu_case {
     int64_t m, n, k;
     int tile_m, tile_n, split_k, variant;
     double keep; /* fraction of non-zero 64x64 A tiles; 1 = dense */
+    int zero_rows; /* > 0: A rows [64, 64 + zero_rows) zeroed and scanned (empty C tile rows) */
+    int ldb_pad;   /* > 0: B stored with leading dimension (minor extent + ldb_pad) */
 } gpu_case;
 
 static const gpu_case CASES[] = {
-    {1, 1, 1, 0, 0, 0, 0, 1.0},        {1, 1, 300, 0, 0, 0, 1, 1.0},      {300, 200, 1, 0, 0, 0, 2, 1.0},
-    {2000, 3, 100, 0, 0, 0, 3, 1.0},   {5, 1500, 70, 0, 0, 0, 4, 1.0},    {129, 130, 131, 128, 128, 0, 5, 1.0},
-    {257, 255, 190, 128, 64, 0, 6, 1.0}, {191, 257, 65, 64, 128, 0, 7, 1.0}, {100, 90, 3000, 64, 64, 6, 0, 1.0},
-    {1000, 1000, 1000, 128, 128, 0, 1, 1.0}, {700, 600, 900, 64, 64, 0, 2, 0.2}, {1030, 515, 777, 64, 64, 0, 4, 0.35},
+    {1, 1, 1, 0, 0, 0, 0, 1.0, 0, 0},        {1, 1, 300, 0, 0, 0, 1, 1.0, 0, 0},      {300, 200, 1, 0, 0, 0, 2, 1.0, 0, 0},
+    {2000, 3, 100, 0, 0, 0, 3, 1.0, 0, 0},   {5, 1500, 70, 0, 0, 0, 4, 1.0, 0, 0},    {129, 130, 131, 128, 128, 0, 5, 1.0, 0, 0},
+    {257, 255, 190, 128, 64, 0, 6, 1.0, 0, 0}, {191, 257, 65, 64, 128, 0, 7, 1.0, 0, 0}, {100, 90, 3000, 64, 64, 6, 0, 1.0, 0, 0},
+    {1000, 1000, 1000, 128, 128, 0, 1, 1.0, 0, 0}, {700, 600, 900, 64, 64, 0, 2, 0.2, 0, 0}, {1030, 515, 777, 64, 64, 0, 4, 0.35, 0, 0},
 };
 #define CASE_COUNT (int)(sizeof CASES / sizeof CASES[0])
+
+/* Shapes aimed at n256's in-place B (row-major B where n % 4 == 0 unless noted): ragged n
+ * (n % 256 != 0) and k (k % 16 != 0), strided B (ldb % 4 == 0: in place; % 4 != 0: packed),
+ * sparse A with empty tile rows, auto split-k (few C tiles), column-major A and C. */
+static const gpu_case N256_CASES[] = {
+    {777, 1028, 515, 0, 0, 0, 0, 0.3, 0, 0},  {640, 512, 1024, 0, 0, 0, 1, 0.125, 0, 0},
+    {300, 2048, 200, 0, 0, 0, 4, 1.0, 0, 0},  {100, 96, 3000, 0, 0, 0, 5, 1.0, 0, 0},
+    {450, 260, 333, 0, 0, 0, 0, 1.0, 0, 8},   {450, 260, 333, 0, 0, 0, 1, 1.0, 0, 3},
+    {500, 700, 640, 0, 0, 0, 0, 1.0, 256, 0}, {500, 700, 640, 0, 0, 0, 5, 0.5, 128, 4},
+    {64, 4, 7, 0, 0, 0, 0, 1.0, 0, 0},        {1, 1024, 1, 0, 0, 0, 1, 1.0, 0, 0},
+};
+#define N256_CASE_COUNT (int)(sizeof N256_CASES / sizeof N256_CASES[0])
 
 /* Whether the GPU is a Hopper (compute 9.x), where every variant must really run. */
 static int gpu_is_hopper(void)
@@ -40,8 +58,9 @@ static int gpu_is_hopper(void)
 #endif
 }
 
-static float *run(parac_gemm_options *o, parac_device device, parac_gemm_schedule schedule, float alpha,
-                  const float *a, const float *b, float beta, const float *c0, int64_t c_count)
+static float *run_info(parac_gemm_options *o, parac_device device, parac_gemm_schedule schedule, float alpha,
+                       const float *a, const float *b, float beta, const float *c0, int64_t c_count,
+                       parac_gemm_plan_info *info_out)
 {
     parac_gemm_plan *plan = NULL;
     parac_gemm_plan_info info;
@@ -52,12 +71,80 @@ static float *run(parac_gemm_options *o, parac_device device, parac_gemm_schedul
     CHECK_OK(parac_gemm_plan_create(o, &plan, &error), &error);
     if (!plan) return c;
     parac_gemm_plan_info_get(plan, &info);
+    if (info_out) *info_out = info;
     if (device == PARAC_DEVICE_CUDA && o->variant != PARAC_GEMM_VARIANT_AUTO && (o->variant != PARAC_GEMM_VARIANT_WGMMA || gpu_is_hopper()))
         CHECK(info.variant == o->variant, "variant %d requested, %d runs (tile_k %d)", (int)o->variant, (int)info.variant,
               info.tile_k);
     CHECK_OK(parac_gemm_execute(plan, alpha, a, b, beta, c, &error), &error);
     parac_gemm_plan_destroy(plan);
     return c;
+}
+
+static float *run(parac_gemm_options *o, parac_device device, parac_gemm_schedule schedule, float alpha,
+                  const float *a, const float *b, float beta, const float *c0, int64_t c_count)
+{
+    return run_info(o, device, schedule, alpha, a, b, beta, c0, c_count, NULL);
+}
+
+/* n256 against base on the GPU: base runs 64x64 tiles with n256's split-k, so both
+ * plans have the same k chains (B dense: a 64x256 tile's k list is its 64x64 tiles'). */
+static void check_n256_against_base(const parac_gemm_options *n256, const parac_gemm_plan_info *info, float alpha,
+                                    const float *a, const float *b, float beta, const float *c0, int64_t c_count,
+                                    const float *n256_c)
+{
+    parac_gemm_options o = *n256;
+    float *base_c;
+    o.variant = PARAC_GEMM_VARIANT_BASE, o.tile_m = 64, o.tile_n = 64, o.split_k = info->split_k;
+    base_c = run(&o, PARAC_DEVICE_CUDA, PARAC_GEMM_SCHEDULE_STATIC, alpha, a, b, beta, c0, c_count);
+    CHECK(info->tile_m == 64 && info->tile_n == 256, "n256 plan has %dx%d tiles", info->tile_m, info->tile_n);
+    CHECK(memcmp(base_c, n256_c, (size_t)c_count * 4) == 0, "n256 %lldx%lldx%lld (split %d): bits differ from base",
+          (long long)o.m, (long long)o.n, (long long)o.k, info->split_k);
+    free(base_c);
+}
+
+/* bk32 against base on the GPU with the same tiles and split-k: the same plan, so the same bits. */
+static void check_bk32_against_base(const parac_gemm_options *bk32, const parac_gemm_plan_info *info, float alpha,
+                                    const float *a, const float *b, float beta, const float *c0, int64_t c_count,
+                                    const float *bk32_c)
+{
+    parac_gemm_options o = *bk32;
+    float *base_c;
+    o.variant = PARAC_GEMM_VARIANT_BASE, o.tile_m = info->tile_m, o.tile_n = info->tile_n, o.split_k = info->split_k;
+    base_c = run(&o, PARAC_DEVICE_CUDA, PARAC_GEMM_SCHEDULE_DYNAMIC, alpha, a, b, beta, c0, c_count);
+    CHECK(memcmp(base_c, bk32_c, (size_t)c_count * 4) == 0, "bk32 %lldx%lldx%lld tiles %dx%d (split %d): bits differ from base",
+          (long long)o.m, (long long)o.n, (long long)o.k, info->tile_m, info->tile_n, info->split_k);
+    free(base_c);
+}
+
+/* bk32 needs 32-wide k steps and fp32: tile_k 48 or tf32 fall back to base (reported in the info). */
+static void check_bk32_fallbacks(void)
+{
+    parac_gemm_options o;
+    parac_gemm_plan *plan = NULL;
+    parac_gemm_plan_info info;
+    parac_error error;
+    memset(&o, 0, sizeof o);
+    o.exec.device = PARAC_DEVICE_CUDA;
+    o.m = o.n = o.k = 300;
+    o.variant = PARAC_GEMM_VARIANT_BK32;
+    for (int round = 0; round < 2; round++) {
+        o.tile_k = round == 0 ? 48 : 0, o.dtype = round == 0 ? PARAC_GEMM_FP32 : PARAC_GEMM_TF32;
+        CHECK_OK(parac_gemm_plan_create(&o, &plan, &error), &error);
+        if (plan) {
+            parac_gemm_plan_info_get(plan, &info);
+            CHECK(info.variant == PARAC_GEMM_VARIANT_BASE, "bk32 (tile_k %d, dtype %d) should fall back to base, runs %s", o.tile_k,
+                  (int)o.dtype, parac_gemm_variant_name(info.variant));
+        }
+        parac_gemm_plan_destroy(plan);
+        plan = NULL;
+    }
+}
+
+/* Zeroes A rows [64, 64 + count) (clipped to m): whole empty tile rows for 64-row tiles. */
+static void zero_a_rows(float *a, parac_gemm_layout layout, int64_t m, int64_t k, int count)
+{
+    for (int64_t r = 64; r < 64 + count && r < m; r++)
+        for (int64_t c = 0; c < k; c++) a[layout == PARAC_GEMM_ROW_MAJOR ? r * k + c : c * m + r] = 0.0f;
 }
 
 static void check_fp32_case(const gpu_case *t, parac_gemm_variant kernel_variant, uint64_t seed)
@@ -68,25 +155,35 @@ static void check_fp32_case(const gpu_case *t, parac_gemm_variant kernel_variant
     int64_t c_count;
     unsigned char *mask = NULL;
     double ratio;
+    parac_gemm_plan_info info;
+    int n256 = kernel_variant == PARAC_GEMM_VARIANT_N256;
     memset(&o, 0, sizeof o);
-    o.m = t->m, o.n = t->n, o.k = t->k, o.tile_m = t->tile_m, o.tile_n = t->tile_n, o.split_k = t->split_k;
+    memset(&info, 0, sizeof info);
+    o.m = t->m, o.n = t->n, o.k = t->k, o.split_k = t->split_k;
+    o.tile_m = n256 ? 0 : t->tile_m, o.tile_n = n256 ? 0 : t->tile_n; /* n256: 64x256 */
     o.variant = kernel_variant;
     o.layout_a = (t->variant & 1) ? PARAC_GEMM_COL_MAJOR : PARAC_GEMM_ROW_MAJOR;
     o.layout_b = (t->variant & 2) ? PARAC_GEMM_COL_MAJOR : PARAC_GEMM_ROW_MAJOR;
     o.layout_c = (t->variant & 4) ? PARAC_GEMM_COL_MAJOR : PARAC_GEMM_ROW_MAJOR;
+    if (t->ldb_pad) o.ldb = (o.layout_b == PARAC_GEMM_ROW_MAJOR ? o.n : o.k) + t->ldb_pad;
     c_count = support_storage(o.layout_c, o.m, o.n, 0);
     a = support_random(seed, o.layout_a, o.m, o.k, 0);
-    b = support_random(seed + 1, o.layout_b, o.k, o.n, 0);
+    b = support_random(seed + 1, o.layout_b, o.k, o.n, o.ldb);
     c0 = support_random(seed + 2, o.layout_c, o.m, o.n, 0);
     if (t->keep < 1.0) {
         mask = support_zero_tiles(a, o.layout_a, o.m, o.k, 0, 64, 64, t->keep, seed + 3);
         o.scan_a = a;
         o.tile_k = 64;
     }
+    if (t->zero_rows) {
+        zero_a_rows(a, o.layout_a, o.m, o.k, t->zero_rows);
+        o.scan_a = a;
+        o.tile_k = 64;
+    }
     ref = support_copy(c0, c_count);
     parac_gemm_reference(&o, alpha, a, b, beta, ref);
     cpu = run(&o, PARAC_DEVICE_CPU, PARAC_GEMM_SCHEDULE_STATIC, alpha, a, b, beta, c0, c_count);
-    gpu_static = run(&o, PARAC_DEVICE_CUDA, PARAC_GEMM_SCHEDULE_STATIC, alpha, a, b, beta, c0, c_count);
+    gpu_static = run_info(&o, PARAC_DEVICE_CUDA, PARAC_GEMM_SCHEDULE_STATIC, alpha, a, b, beta, c0, c_count, &info);
     gpu_dynamic = run(&o, PARAC_DEVICE_CUDA, PARAC_GEMM_SCHEDULE_DYNAMIC, alpha, a, b, beta, c0, c_count);
     ratio = support_error_bound_ratio(&o, alpha, a, b, beta, c0, gpu_static, ref);
     CHECK(ratio < (double)(o.k + 4) * 1.2e-7, "variant %d %lldx%lldx%lld tiles %dx%d: GPU error ratio %.3g",
@@ -95,6 +192,8 @@ static void check_fp32_case(const gpu_case *t, parac_gemm_variant kernel_variant
           (int)kernel_variant, (long long)o.m, (long long)o.n, (long long)o.k);
     CHECK(memcmp(gpu_static, gpu_dynamic, (size_t)c_count * 4) == 0, "variant %d %lldx%lldx%lld: GPU static and dynamic differ",
           (int)kernel_variant, (long long)o.m, (long long)o.n, (long long)o.k);
+    if (n256) check_n256_against_base(&o, &info, alpha, a, b, beta, c0, c_count, gpu_static);
+    if (kernel_variant == PARAC_GEMM_VARIANT_BK32) check_bk32_against_base(&o, &info, alpha, a, b, beta, c0, c_count, gpu_dynamic);
     free(a), free(b), free(c0), free(ref), free(cpu), free(gpu_static), free(gpu_dynamic), free(mask);
 }
 
@@ -124,6 +223,31 @@ static void check_tf32_case(int64_t m, int64_t n, int64_t k, int tile, parac_gem
           (long long)n, (long long)k, tile, worst / scale);
     if (k >= 100) CHECK(worst / scale > 0.0, "tf32 should differ from fp32 a little (rounded inputs)");
     free(a), free(b), free(c0), free(ref), free(gpu);
+}
+
+/* n256 fixes 64x256 tiles: other explicit tiles are refused; tf32 ignores it (falls back to base). */
+static void check_n256_options(void)
+{
+    parac_gemm_options o;
+    parac_gemm_plan *plan = NULL;
+    parac_gemm_plan_info info;
+    parac_error error;
+    memset(&o, 0, sizeof o);
+    o.exec.device = PARAC_DEVICE_CUDA;
+    o.m = o.n = o.k = 300;
+    o.variant = PARAC_GEMM_VARIANT_N256;
+    o.tile_m = 128;
+    CHECK(parac_gemm_plan_create(&o, &plan, &error) == PARAC_ERR_INVALID_ARGUMENT, "n256 with tile_m 128 must fail");
+    parac_gemm_plan_destroy(plan);
+    plan = NULL;
+    o.tile_m = 0, o.dtype = PARAC_GEMM_TF32;
+    CHECK_OK(parac_gemm_plan_create(&o, &plan, &error), &error);
+    if (plan) {
+        parac_gemm_plan_info_get(plan, &info);
+        CHECK(info.variant != PARAC_GEMM_VARIANT_N256 && info.tile_n != 256, "tf32 n256 should fall back (variant %d, tile_n %d)",
+              (int)info.variant, info.tile_n);
+    }
+    parac_gemm_plan_destroy(plan);
 }
 
 #ifdef PARAC_HAVE_CUDA
@@ -172,10 +296,18 @@ int main(void)
 {
     if (test_require_gpu()) return 77;
     /* fp32: every variant must give the CPU's exact bits */
-    static const parac_gemm_variant FP32_VARIANTS[] = {PARAC_GEMM_VARIANT_BASE, PARAC_GEMM_VARIANT_WIDE, PARAC_GEMM_VARIANT_PERSISTENT};
+    static const parac_gemm_variant FP32_VARIANTS[] = {PARAC_GEMM_VARIANT_BASE, PARAC_GEMM_VARIANT_WIDE, PARAC_GEMM_VARIANT_PERSISTENT,
+                                                       PARAC_GEMM_VARIANT_N256, PARAC_GEMM_VARIANT_BK32};
     for (size_t v = 0; v < sizeof FP32_VARIANTS / sizeof FP32_VARIANTS[0]; v++)
         for (int i = 0; i < CASE_COUNT; i++)
             check_fp32_case(&CASES[i], FP32_VARIANTS[v], 1000 + 10 * (uint64_t)i + 500 * (uint64_t)FP32_VARIANTS[v]);
+    for (int i = 0; i < N256_CASE_COUNT; i++) {
+        check_fp32_case(&N256_CASES[i], PARAC_GEMM_VARIANT_N256, 9000 + 10 * (uint64_t)i);
+        check_fp32_case(&N256_CASES[i], PARAC_GEMM_VARIANT_BASE, 9000 + 10 * (uint64_t)i); /* the shapes under base too */
+        check_fp32_case(&N256_CASES[i], PARAC_GEMM_VARIANT_BK32, 9000 + 10 * (uint64_t)i); /* bk32's in-place B, float4 C */
+    }
+    check_n256_options();
+    check_bk32_fallbacks();
     /* tf32: mma.sync and wgmma, every tile shape, both schedules, split-k (100x90x3000) */
     for (int v = PARAC_GEMM_VARIANT_BASE; v <= PARAC_GEMM_VARIANT_WGMMA; v += PARAC_GEMM_VARIANT_WGMMA - PARAC_GEMM_VARIANT_BASE) {
         parac_gemm_variant kv = (parac_gemm_variant)v;
