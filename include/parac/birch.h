@@ -23,9 +23,9 @@
  * Insertion modes (options.batch_size):
  *   0   serial: exactly scikit-learn's insertion order and decisions (on the CPU).
  *   B>0 batched: points go in windows of at most B, each point descending in
- *       parallel (CPU threads or the GPU) to its closest leaf entry. Two
+ *       parallel (CPU threads or the GPU) to its closest leaf entry. Four
  *       schemes (options.variant):
- *       SPECULATIVE (default): every point of a window descends in parallel
+ *       SPECULATIVE: every point of a window descends in parallel
  *         on the tree as the window began, recording at each level how much
  *         closer its chosen entry is than the runner-up; then, in input order,
  *         a point whose path no earlier point of the window could have changed
@@ -42,7 +42,7 @@
  *       HYBRID: speculative for the first PARAC_BIRCH_WARMUP_BATCHES × B
  *         points ever inserted (where the tree takes its shape), segmented
  *         afterwards.
- *       SPECULATIVE_PARALLEL: SPECULATIVE with its in-order commit split
+ *       SPECULATIVE_PARALLEL (default): SPECULATIVE with its in-order commit split
  *         over the root's subtrees (points through different root entries
  *         touch disjoint subtrees; the root entries' CFs are computed ahead,
  *         and a point whose root choice cannot be proven or that would split
@@ -74,12 +74,13 @@ extern "C" {
 
 /* How batched insertion (batch_size > 0) resolves conflicts within a batch. */
 typedef enum parac_birch_variant {
-    PARAC_BIRCH_SPECULATIVE = 0, /* validated speculation: exactly the serial tree (default) */
+    PARAC_BIRCH_SPECULATIVE = 0, /* validated speculation: exactly the serial tree */
     PARAC_BIRCH_SEGMENTED = 1,   /* stale-tree absorption per entry: approximate, fewer serial steps */
     PARAC_BIRCH_HYBRID = 2,      /* speculative for the first PARAC_BIRCH_WARMUP_BATCHES × B points
                                     (the young tree), segmented afterwards */
     PARAC_BIRCH_SPECULATIVE_PARALLEL = 3 /* speculative with the commit parallel over the root's
-                                            subtrees: exactly the serial tree as well */
+                                            subtrees: exactly the serial tree as well (the default
+                                            of parac_birch_options_init) */
 } parac_birch_variant;
 
 #define PARAC_BIRCH_WARMUP_BATCHES 4
@@ -99,7 +100,7 @@ typedef struct parac_birch_options {
 } parac_birch_options;
 
 /* scikit-learn's defaults (threshold 0.5, branching 50, 3 clusters), batched
- * with PARAC_BIRCH_DEFAULT_BATCH and the speculative variant, automatic
+ * with PARAC_BIRCH_DEFAULT_BATCH and the speculative-parallel variant, automatic
  * device, all cores. */
 void parac_birch_options_init(parac_birch_options *options);
 

@@ -165,7 +165,7 @@ static parac_status run_streamed(const char *path, const parac_birch_options *op
 
 int cli_birch(int argc, char **argv)
 {
-    birch_args args = {0.5, 50, 3, 0, PARAC_BIRCH_DEFAULT_BATCH, NULL, NULL, NULL, "speculative"};
+    birch_args args = {0.5, 50, 3, 0, PARAC_BIRCH_DEFAULT_BATCH, NULL, NULL, NULL, "speculative-parallel"};
     const cli_option options_table[] = {
         {"--threshold", 0, CLI_DOUBLE, &args.threshold, "T", "largest subcluster radius (default 0.5)"},
         {"--branching-factor", 0, CLI_INT64, &args.branching, "B", "most entries per CF node (default 50)"},
@@ -176,8 +176,8 @@ int cli_birch(int argc, char **argv)
         {"--chunk", 0, CLI_INT64, &args.chunk, "N", "stream: read and insert N points at a time (default: whole input)"},
         {"--batch-size", 0, CLI_INT64, &args.batch, "B", "points per parallel batch; 0 = serial, scikit-learn's order (default 8192)"},
         {"--variant", 0, CLI_STRING, &args.variant, "NAME",
-         "batched scheme: speculative (exactly the serial tree, default), speculative-parallel (same tree, "
-         "parallel commit), segmented or hybrid (approximate)"},
+         "batched scheme: speculative-parallel (exactly the serial tree, parallel commit; default), "
+         "speculative (same tree, in-order commit), segmented or hybrid (approximate)"},
     };
     const cli_command command = {"birch", "INPUT [--threshold T] [--branching-factor B] [--n-clusters K] [-o LABELS] [options]",
                                  "BIRCH clustering of the points of INPUT (.npy or CSV, - for standard input): a CF tree "

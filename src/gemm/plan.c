@@ -24,6 +24,7 @@ float gemm_round_tf32(float x)
 static int valid_tile_edge(int edge) { return edge == 64 || edge == 128; }
 /* WGMMA_WS and WGMMA_WS_A (A through a tensor map): the 256-wide wgmma_tma kernel. */
 static int ws_variant(parac_gemm_variant v) { return v == PARAC_GEMM_VARIANT_WGMMA_WS || v == PARAC_GEMM_VARIANT_WGMMA_WS_A; }
+static parac_gemm_variant measured_default(parac_gemm_dtype dtype);
 
 static parac_status check_options(const parac_gemm_options *o, parac_error *error)
 {
@@ -289,11 +290,7 @@ static parac_gemm_variant resolve_variant(parac_gemm_plan *plan, const parac_gem
 {
     parac_gemm_variant v = o->variant;
     if (plan->device != PARAC_DEVICE_CUDA) return PARAC_GEMM_VARIANT_BASE;
-    /* AUTO picks what measured fastest on the H200 (docs/gemm.md, 2026-11-29): wgmma_tma for
-     * tf32 (200-242 TFLOP/s vs 149-172 for wgmma, 107-119 for mma.sync), base for fp32 (wide
-     * was no faster, and slower on sparse inputs). Unsupported cases fall back below. */
-    if (v == PARAC_GEMM_VARIANT_AUTO)
-        v = o->dtype == PARAC_GEMM_TF32 ? PARAC_GEMM_VARIANT_WGMMA_TMA : PARAC_GEMM_VARIANT_BASE;
+    if (v == PARAC_GEMM_VARIANT_AUTO) v = measured_default(o->dtype); /* build_plan resolves it first */
     if (ws_variant(v)) v = PARAC_GEMM_VARIANT_WGMMA_TMA; /* its kernel at tile_n 256, else itself */
     if ((v == PARAC_GEMM_VARIANT_WIDE || v == PARAC_GEMM_VARIANT_PERSISTENT || v == PARAC_GEMM_VARIANT_N256 ||
          v == PARAC_GEMM_VARIANT_BK32) &&
@@ -308,10 +305,23 @@ static parac_gemm_variant resolve_variant(parac_gemm_plan *plan, const parac_gem
     return v;
 }
 
-static parac_status build_plan(parac_gemm_plan *plan, const parac_gemm_options *o, parac_error *error)
+/* AUTO on the GPU is the measured best (docs/gemm.md, run G, 2026-11-29): wgmma_ws_a for tf32
+ * (83-89 % of cuBLAS TF32; it packs A itself where a tensor map cannot read it, and falls back to
+ * wgmma_tma / mma.sync where 256-wide tiles or sm_90a are missing), bk32 for fp32 (same bits as base,
+ * the fastest fp32 kernel on dense, block-sparse, banded and power-law input). */
+static parac_gemm_variant measured_default(parac_gemm_dtype dtype)
+{
+    return dtype == PARAC_GEMM_TF32 ? PARAC_GEMM_VARIANT_WGMMA_WS_A : PARAC_GEMM_VARIANT_BK32;
+}
+
+static parac_status build_plan(parac_gemm_plan *plan, const parac_gemm_options *caller, parac_error *error)
 {
     parac_status status;
+    parac_gemm_options concrete = *caller;
+    const parac_gemm_options *o = &concrete;
     if ((status = parac_exec_resolve_device(&o->exec, &plan->device, error)) != PARAC_OK) return status;
+    if (concrete.variant == PARAC_GEMM_VARIANT_AUTO && plan->device == PARAC_DEVICE_CUDA)
+        plan->options.variant = concrete.variant = measured_default(concrete.dtype);
 #ifdef PARAC_HAVE_CUDA
     if (plan->device == PARAC_DEVICE_CUDA && (status = gemm_cuda_state_create(plan, error)) != PARAC_OK) return status;
 #endif

@@ -29,8 +29,11 @@ cmp -s "$work/s0.npy" "$work/o0.npy" || fail "serial: --chunk 777 differs from o
 "$PARAC" birch "$work/p.npy" --threshold 0.3 --threads 1 -o "$work/t1.npy" > /dev/null || fail "threads 1"
 "$PARAC" birch "$work/p.npy" --threshold 0.3 --threads 2 -o "$work/t2.npy" > /dev/null || fail "threads 2"
 cmp -s "$work/t1.npy" "$work/t2.npy" || fail "--threads 1 and 2 differ"
-# the default (speculative) batched run is the serial run; segmented and hybrid run, threads agree
-"$PARAC" birch "$work/p.npy" --threshold 0.3 --device cpu --batch-size 700 --chunk 1234 -o "$work/sp.npy" > /dev/null || fail "speculative"
+# the default (speculative-parallel) batched run is the serial run; segmented and hybrid run, threads agree
+"$PARAC" birch "$work/p.npy" --threshold 0.3 --device cpu --batch-size 700 --chunk 1234 -o "$work/sp.npy" > /dev/null || fail "default batched"
+cmp -s "$work/sp.npy" "$work/o0.npy" || fail "default (speculative-parallel) labels differ from the serial ones"
+"$PARAC" birch "$work/p.npy" --threshold 0.3 --device cpu --variant speculative --batch-size 700 --chunk 1234 \
+    -o "$work/sp.npy" > /dev/null || fail "speculative"
 cmp -s "$work/sp.npy" "$work/o0.npy" || fail "speculative labels differ from the serial ones"
 for threads in 1 3; do
     "$PARAC" birch "$work/p.npy" --threshold 0.3 --device cpu --variant speculative-parallel --batch-size 2000 \
