@@ -24,7 +24,7 @@
  * sparse (round 5) = coarse cells; count_neighbours_sparse walks the whole
  * stencil once and leaves each point the pairs its union must join
  * (union_from_lists), so only overflowed points walk again
- * (union_listed_walkers); 32-bit keys when they fit (cell_keys_32, CUB u32
+ * (union_listed_walkers); 32-bit keys when they fit (cell_keys<T, uint32_t>, CUB u32
  * sort, mark_cell_starts/cells_from_starts instead of run-length encoding);
  * min_index by atomicMin inside the border pass (assign_roots_listed).
  *
@@ -260,15 +260,17 @@ __global__ static void point_bounds(const T *raw, size_t n, size_t dim, int dims
     }
 }
 
-template <typename T>
-__global__ static void cell_keys(const T *raw, size_t n, size_t dim, dbscan_grid_plan plan, uint64_t *keys,
+/* Cell key and identity permutation per point. Key is uint64_t, or uint32_t for the SPARSE index
+ * when the key space fits 32 bits (half the sort traffic; the caller checks plan.key_bits <= 32). */
+template <typename T, typename Key>
+__global__ static void cell_keys(const T *raw, size_t n, size_t dim, dbscan_grid_plan plan, Key *keys,
                                  uint32_t *order)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     uint64_t key = 0;
     if (i >= n) return;
     for (int k = 0; k < plan.dims; k++) key = key * plan.extent[k] + grid_cell(plan, k, (double)raw[i * dim + k]);
-    keys[i] = key;
+    keys[i] = (Key)key;
     order[i] = (uint32_t)i;
 }
 
@@ -294,19 +296,6 @@ __global__ static void cell_of_points(const uint32_t *cell_start, uint32_t cells
     uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x;
     if (cell >= cells) return;
     for (uint32_t p = cell_start[cell]; p < cell_start[cell + 1]; p++) cell_of[p] = cell;
-}
-
-/* SPARSE index, when keys fit 32 bits: the same keys as cell_keys, half the sort traffic. */
-template <typename T>
-__global__ static void cell_keys_32(const T *raw, size_t n, size_t dim, dbscan_grid_plan plan, uint32_t *keys,
-                                    uint32_t *order)
-{
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    uint64_t key = 0;
-    if (i >= n) return;
-    for (int k = 0; k < plan.dims; k++) key = key * plan.extent[k] + grid_cell(plan, k, (double)raw[i * dim + k]);
-    keys[i] = (uint32_t)key; /* < 2^key_bits <= 2^32 */
-    order[i] = (uint32_t)i;
 }
 
 /* 1 where a sorted position starts a new cell. */
@@ -1045,8 +1034,8 @@ static parac_status sort_points_32(gpu_run *run, parac_error *error)
     PARAC_TRY(take(run, (void **)&order_in, n * sizeof(uint32_t), error));
     PARAC_TRY(take(run, (void **)&run->keys32, n * sizeof(uint32_t), error));
     PARAC_TRY(take(run, (void **)&run->order, n * sizeof(uint32_t), error));
-    cell_keys_32<T><<<blocks_for(n), THREADS, 0, stream>>>((const T *)run->raw, n, run->dim, run->plan, keys_in,
-                                                           order_in);
+    cell_keys<T, uint32_t><<<blocks_for(n), THREADS, 0, stream>>>((const T *)run->raw, n, run->dim, run->plan,
+                                                                   keys_in, order_in);
     PARAC_CUDA_TRY_LAUNCH();
     PARAC_TRY(parac_cub_sort_pairs_u32_u32(&run->context, keys_in, run->keys32, order_in, run->order, n,
                                            run->plan.key_bits, error));
@@ -1073,8 +1062,8 @@ static parac_status sort_points(gpu_run *run, parac_error *error)
     PARAC_TRY(take(run, (void **)&order_in, n * sizeof(uint32_t), error));
     PARAC_TRY(take(run, (void **)&run->keys, n * sizeof(uint64_t), error));
     PARAC_TRY(take(run, (void **)&run->order, n * sizeof(uint32_t), error));
-    cell_keys<T><<<blocks_for(n), THREADS, 0, stream>>>((const T *)run->raw, n, run->dim, run->plan, keys_in,
-                                                        order_in);
+    cell_keys<T, uint64_t><<<blocks_for(n), THREADS, 0, stream>>>((const T *)run->raw, n, run->dim, run->plan,
+                                                                   keys_in, order_in);
     PARAC_CUDA_TRY_LAUNCH();
     PARAC_TRY(parac_cub_sort_pairs_u64_u32(&run->context, keys_in, run->keys, order_in, run->order, n,
                                            run->plan.key_bits > 0 ? run->plan.key_bits : 1, error));

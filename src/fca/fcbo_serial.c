@@ -199,22 +199,33 @@ size_t fcbo_generate_children(fcbo_worker *worker, const fcbo_node *node, parac_
     return count;
 }
 
-void fcbo_expand(fcbo_worker *worker, const fcbo_node *node)
+size_t fcbo_open_node(fcbo_worker *worker, const fcbo_node *node, fcbo_node ***children_out)
 {
     const fca_search *search = worker->search;
     size_t n = search->attributes, words = search->attribute_words, y = node->next_attribute, count;
-    fcbo_stack_mark mark = fcbo_stack_save(&worker->stack);
     parac_word *failed;
     fcbo_node **children;
     fcbo_emit(worker, node->intent);
-    if (y >= n || worker->status != PARAC_OK || parac_bitset_popcount(node->intent, words) == n) return;
+    if (y >= n || worker->status != PARAC_OK || parac_bitset_popcount(node->intent, words) == n) return 0;
     failed = fcbo_stack_alloc(&worker->stack, n * words);
     children = (fcbo_node **)fcbo_stack_alloc(&worker->stack, fcbo_words_for(n - y, sizeof(fcbo_node *)));
-    if (!failed || !children) { fail_no_memory(worker, "FCbO search stack"); return; }
+    if (!failed || !children) {
+        fail_no_memory(worker, "FCbO search stack");
+        return 0;
+    }
     memcpy(failed + y * words, node->failed + y * words, (n - y) * words * sizeof *failed);
     count = fcbo_generate_children(worker, node, failed, children);
+    for (size_t i = 0; i < count; i++) children[i]->failed = failed;
+    *children_out = children;
+    return count;
+}
+
+void fcbo_expand(fcbo_worker *worker, const fcbo_node *node)
+{
+    fcbo_stack_mark mark = fcbo_stack_save(&worker->stack);
+    fcbo_node **children = NULL;
+    size_t count = fcbo_open_node(worker, node, &children);
     for (size_t i = 0; i < count; i++) {
-        children[i]->failed = failed;
         if (worker->spawn && worker->spawn(worker, children[i])) continue;
         fcbo_expand(worker, children[i]);
     }

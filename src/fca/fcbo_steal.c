@@ -172,38 +172,26 @@ static void share_shallowest(steal_thread *self)
     }
 }
 
-static void fail_stack(fcbo_worker *worker)
-{
-    if (worker->status == PARAC_OK) worker->status = parac_fail_no_memory(&worker->error, "FCbO search stack", 0);
-}
-
 /* fcbo_expand in place, the children of each level kept in a frame that share_shallowest can take from. */
 static void expand_on_demand(steal_thread *self, const fcbo_node *node)
 {
     fcbo_worker *worker = &self->worker;
-    const fca_search *search = worker->search;
-    size_t n = search->attributes, words = search->attribute_words, y = node->next_attribute;
     fcbo_stack_mark mark = fcbo_stack_save(&worker->stack);
+    fcbo_node **children = NULL;
+    size_t count = fcbo_open_node(worker, node, &children);
     steal_frame *frame;
-    parac_word *failed;
-    fcbo_node **children;
-    fcbo_emit(worker, node->intent);
-    if (y >= n || worker->status != PARAC_OK || parac_bitset_popcount(node->intent, words) == n) return;
-    failed = fcbo_stack_alloc(&worker->stack, n * words);
-    children = (fcbo_node **)fcbo_stack_alloc(&worker->stack, fcbo_words_for(n - y, sizeof(fcbo_node *)));
-    if (!failed || !children) { fail_stack(worker); return; }
-    memcpy(failed + y * words, node->failed + y * words, (n - y) * words * sizeof *failed);
-    frame = &self->frames[self->depth++]; /* depth <= attributes: next_attribute grows along a path */
-    frame->children = children;
-    frame->count = fcbo_generate_children(worker, node, failed, children);
-    frame->next = 0;
-    for (size_t i = 0; i < frame->count; i++) children[i]->failed = failed;
-    while (frame->next < frame->count) {
-        const fcbo_node *child = children[frame->next++];
-        if (atomic_load_explicit(&self->state->idle, memory_order_relaxed) != 0) share_shallowest(self);
-        expand_on_demand(self, child);
+    if (count > 0) {
+        frame = &self->frames[self->depth++]; /* depth <= attributes: next_attribute grows along a path */
+        frame->children = children;
+        frame->count = count;
+        frame->next = 0;
+        while (frame->next < frame->count) {
+            const fcbo_node *child = children[frame->next++];
+            if (atomic_load_explicit(&self->state->idle, memory_order_relaxed) != 0) share_shallowest(self);
+            expand_on_demand(self, child);
+        }
+        self->depth--;
     }
-    self->depth--;
     fcbo_stack_restore(&worker->stack, mark);
 }
 

@@ -63,6 +63,12 @@ void fcbo_emit(fcbo_worker *worker, const parac_word *intent);
  * on the worker's stack, their failed pointer not set), failures are recorded in failed. Returns how many. */
 size_t fcbo_generate_children(fcbo_worker *worker, const fcbo_node *node, parac_word *failed, fcbo_node **children);
 
+/* fcbo_expand's first half: emits the node's concept and, unless it is a leaf, generates its canonical
+ * children on the worker's stack (their failed rows: one shared copy, inherited by every child).
+ * Returns how many; 0 for a leaf or when the stack runs out (worker->status says so). The caller
+ * restores the stack to a mark saved before the call. */
+size_t fcbo_open_node(fcbo_worker *worker, const fcbo_node *node, fcbo_node ***children_out);
+
 /* Emits the node's concept and searches its subtree (children may be spawned). */
 void fcbo_expand(fcbo_worker *worker, const fcbo_node *node);
 
