@@ -62,7 +62,7 @@ typedef enum parac_gemm_schedule {
  * in the tensor-core instruction. Variants a GPU or tile shape cannot run fall
  * back to BASE, reported in parac_gemm_plan_info.variant. */
 typedef enum parac_gemm_variant {
-    PARAC_GEMM_VARIANT_AUTO = 0, /* measured best: WGMMA_WS_A for tf32 on sm_90, BK32 for fp32 */
+    PARAC_GEMM_VARIANT_AUTO = 0, /* measured best: WGMMA_WS for tf32 on sm_90, BK32 for fp32 */
     PARAC_GEMM_VARIANT_BASE,     /* fp32: FFMA 8x8 per thread, BK 16; tf32: mma.sync.m16n8k8 */
     PARAC_GEMM_VARIANT_WIDE,     /* fp32: FFMA 8x16 per thread (64x64 warp tiles), BK 32, 3 stages */
     PARAC_GEMM_VARIANT_WGMMA,    /* tf32: Hopper wgmma.m64nNk8 from swizzled shared memory (sm_90a) */

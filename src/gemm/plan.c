@@ -305,13 +305,14 @@ static parac_gemm_variant resolve_variant(parac_gemm_plan *plan, const parac_gem
     return v;
 }
 
-/* AUTO on the GPU is the measured best (docs/gemm.md, run G, 2026-11-29): wgmma_ws_a for tf32
- * (83-89 % of cuBLAS TF32; it packs A itself where a tensor map cannot read it, and falls back to
- * wgmma_tma / mma.sync where 256-wide tiles or sm_90a are missing), bk32 for fp32 (same bits as base,
- * the fastest fp32 kernel on dense, block-sparse, banded and power-law input). */
+/* AUTO on the GPU is the measured best (docs/gemm.md, run G, 2026-11-29): wgmma_ws for tf32 (77-86 %
+ * of cuBLAS TF32 and cuBLAS's rounding: 1e-5 from its results; wgmma_ws_a is 3-8 % faster but truncates
+ * A to tf32, 4e-4 from cuBLAS; wgmma_ws falls back to wgmma_tma / mma.sync where 256-wide tiles or
+ * sm_90a are missing), bk32 for fp32 (same bits as base, the fastest fp32 kernel on dense,
+ * block-sparse, banded and power-law input). */
 static parac_gemm_variant measured_default(parac_gemm_dtype dtype)
 {
-    return dtype == PARAC_GEMM_TF32 ? PARAC_GEMM_VARIANT_WGMMA_WS_A : PARAC_GEMM_VARIANT_BK32;
+    return dtype == PARAC_GEMM_TF32 ? PARAC_GEMM_VARIANT_WGMMA_WS : PARAC_GEMM_VARIANT_BK32;
 }
 
 static parac_status build_plan(parac_gemm_plan *plan, const parac_gemm_options *caller, parac_error *error)
