@@ -125,7 +125,7 @@ typedef struct gpu_problem {
     float *a, *b;           /* host, row-major */
     float *da, *db, *dc, *dref;
     unsigned char *a_mask;  /* 64x64 tile mask of A (host), NULL when dense */
-    int stages;             /* wgmma_tma pipeline stages (0 = the plan's choice) */
+    int stages;             /* wgmma_tma pipeline stages (0 = the plan's choice); n256: 0 = BK32 x 2, 4 = BK16 x 4 */
 } gpu_problem;
 
 static void gpu_check(cudaError_t code, const char *what)
@@ -184,6 +184,17 @@ static int default_stages(void)
     return text && (atoi(text) == 4 || atoi(text) == 6) ? atoi(text) : 0;
 }
 
+/* n256 runs twice in each fp32 case (round 5): its new pipeline, BK32's at 64x256 with 2 stages
+ * (pipeline_stages 0, label "n256 bk32x2"), beside the first one, base's BK16 x 4 stages
+ * (pipeline_stages 4, label "n256 bk16x4"). Other variants run once. */
+static int fp32_runs(int v) { return v == PARAC_GEMM_VARIANT_N256 ? 2 : 1; }
+static int fp32_run_stages(int v, int run) { return v == PARAC_GEMM_VARIANT_N256 && run == 1 ? 4 : 0; }
+static const char *fp32_label(int v, int run)
+{
+    if (v != PARAC_GEMM_VARIANT_N256) return VARIANT_NAMES[v];
+    return run == 0 ? "n256 bk32x2" : "n256 bk16x4";
+}
+
 static double time_parac(gpu_problem *p, parac_gemm_dtype dtype, parac_gemm_schedule schedule, parac_gemm_variant variant,
                          int sparse, int repeats, parac_gemm_plan_info *info)
 {
@@ -197,7 +208,9 @@ static double time_parac(gpu_problem *p, parac_gemm_dtype dtype, parac_gemm_sche
     o.dtype = dtype;
     o.schedule = schedule;
     o.variant = variant;
-    o.pipeline_stages = variant == PARAC_GEMM_VARIANT_WGMMA_TMA ? (p->stages ? p->stages : default_stages()) : 0;
+    o.pipeline_stages = variant == PARAC_GEMM_VARIANT_WGMMA_TMA ? (p->stages ? p->stages : default_stages())
+                        : variant == PARAC_GEMM_VARIANT_N256 ? p->stages
+                                                              : 0;
     if (sparse) o.scan_a = p->a;
     if (parac_gemm_plan_create(&o, &plan, &error) != PARAC_OK ||
         parac_gemm_execute_device(plan, 1.0f, p->da, p->db, 0.0f, p->dc, &error) != PARAC_OK) {
@@ -363,18 +376,20 @@ static void bench_gpu_dense(bench_setup *s, cublasHandle_t handle, int64_t n, in
         if (!variant_selected((parac_gemm_variant)v, dtype) || (tf32 && fp32_variant(v) && v != PARAC_GEMM_VARIANT_BASE) ||
             (!tf32 && (v == PARAC_GEMM_VARIANT_WGMMA_WS || v == PARAC_GEMM_VARIANT_WGMMA_WS_A)))
             continue;
-        /* wgmma_tma: both pipeline depths side by side (unless PARAC_GEMM_STAGES picks one) */
-        for (int depth = 0; depth < (v == PARAC_GEMM_VARIANT_WGMMA_TMA && !default_stages() ? 2 : 1); depth++) {
+        /* wgmma_tma: both pipeline depths side by side (unless PARAC_GEMM_STAGES picks one); n256: both pipelines */
+        int runs = v == PARAC_GEMM_VARIANT_WGMMA_TMA && !default_stages() ? 2 : !tf32 ? fp32_runs(v) : 1;
+        for (int depth = 0; depth < runs; depth++) {
             char variant_label[32];
-            p.stages = v == PARAC_GEMM_VARIANT_WGMMA_TMA ? (default_stages() ? default_stages() : 4 + 2 * depth) : 0;
+            p.stages = v == PARAC_GEMM_VARIANT_WGMMA_TMA ? (default_stages() ? default_stages() : 4 + 2 * depth)
+                                                         : fp32_run_stages(v, depth);
             ours = time_parac(&p, dtype, PARAC_GEMM_SCHEDULE_AUTO, (parac_gemm_variant)v, 0, repeats, &info);
             snprintf(extra, sizeof extra,
                      "\"vs_cublas\":%.4f,\"max_rel_err_vs_cublas\":%.3g,\"tile\":\"%dx%dx%d\",\"split_k\":%d,"
                      "\"variant_run\":\"%s\",\"stages_run\":%d",
                      theirs / ours, compare_with_reference(&p), info.tile_m, info.tile_n, info.tile_k, info.split_k,
                      VARIANT_NAMES[info.variant], info.pipeline_stages);
-            if (p.stages) snprintf(variant_label, sizeof variant_label, "%s s%d", VARIANT_NAMES[v], p.stages);
-            else snprintf(variant_label, sizeof variant_label, "%s", VARIANT_NAMES[v]);
+            if (v == PARAC_GEMM_VARIANT_WGMMA_TMA) snprintf(variant_label, sizeof variant_label, "%s s%d", VARIANT_NAMES[v], p.stages);
+            else snprintf(variant_label, sizeof variant_label, "%s", tf32 ? VARIANT_NAMES[v] : fp32_label(v, depth));
             snprintf(name, sizeof name, "parac %s %s dense n=%lld", tf32 ? "tf32" : "fp32", variant_label, (long long)n);
             emit(s, name, "cuda", 0, ours, flops / ours / 1e12, extra);
         }
@@ -399,17 +414,21 @@ static void bench_gpu_sparse(bench_setup *s, cublasHandle_t handle, int64_t n, c
     if (power_law) {
         for (int v = PARAC_GEMM_VARIANT_BASE; v <= PARAC_GEMM_VARIANT_BK32; v++) {
             if (!fp32_variant(v) || !variant_selected((parac_gemm_variant)v, PARAC_GEMM_FP32)) continue;
-            double stat = time_parac(&p, PARAC_GEMM_FP32, PARAC_GEMM_SCHEDULE_STATIC, (parac_gemm_variant)v, 1, repeats, &info);
-            double dyn = time_parac(&p, PARAC_GEMM_FP32, PARAC_GEMM_SCHEDULE_DYNAMIC, (parac_gemm_variant)v, 1, repeats, &info);
-            snprintf(name, sizeof name, "parac fp32 %s power-law static n=%lld", VARIANT_NAMES[v], (long long)n);
-            snprintf(extra, sizeof extra, "\"work_imbalance\":%.3f,\"tile_kernel_fraction\":%.4f", info.work_imbalance,
-                     (double)info.tile_kernels / (double)info.tile_kernels_dense);
-            emit(s, name, "cuda", 0, stat, flops / stat / 1e12, extra);
-            snprintf(name, sizeof name, "parac fp32 %s power-law dynamic n=%lld", VARIANT_NAMES[v], (long long)n);
-            snprintf(extra, sizeof extra, "\"dynamic_vs_static\":%.4f,\"variant_run\":\"%s\"", stat / dyn,
-                     VARIANT_NAMES[info.variant]);
-            emit(s, name, "cuda", 0, dyn, flops / dyn / 1e12, extra);
+            for (int run = 0; run < fp32_runs(v); run++) {
+                p.stages = fp32_run_stages(v, run);
+                double stat = time_parac(&p, PARAC_GEMM_FP32, PARAC_GEMM_SCHEDULE_STATIC, (parac_gemm_variant)v, 1, repeats, &info);
+                double dyn = time_parac(&p, PARAC_GEMM_FP32, PARAC_GEMM_SCHEDULE_DYNAMIC, (parac_gemm_variant)v, 1, repeats, &info);
+                snprintf(name, sizeof name, "parac fp32 %s power-law static n=%lld", fp32_label(v, run), (long long)n);
+                snprintf(extra, sizeof extra, "\"work_imbalance\":%.3f,\"tile_kernel_fraction\":%.4f", info.work_imbalance,
+                         (double)info.tile_kernels / (double)info.tile_kernels_dense);
+                emit(s, name, "cuda", 0, stat, flops / stat / 1e12, extra);
+                snprintf(name, sizeof name, "parac fp32 %s power-law dynamic n=%lld", fp32_label(v, run), (long long)n);
+                snprintf(extra, sizeof extra, "\"dynamic_vs_static\":%.4f,\"variant_run\":\"%s\",\"stages_run\":%d", stat / dyn,
+                         VARIANT_NAMES[info.variant], info.pipeline_stages);
+                emit(s, name, "cuda", 0, dyn, flops / dyn / 1e12, extra);
+            }
         }
+        p.stages = 0;
         problem_free(&p);
         return;
     }
@@ -424,17 +443,21 @@ static void bench_gpu_sparse(bench_setup *s, cublasHandle_t handle, int64_t n, c
     time_cublas(handle, &p, 0, 1); /* dref = dense answer again (cuSPARSE wrote into it) */
     for (int v = PARAC_GEMM_VARIANT_BASE; v <= PARAC_GEMM_VARIANT_BK32; v++) {
         if (!fp32_variant(v) || !variant_selected((parac_gemm_variant)v, PARAC_GEMM_FP32)) continue;
-        ours = time_parac(&p, PARAC_GEMM_FP32, PARAC_GEMM_SCHEDULE_AUTO, (parac_gemm_variant)v, 1, repeats, &info);
-        double error_vs_dense = compare_with_reference(&p);
-        snprintf(extra, sizeof extra,
-                 "\"vs_cublas_dense\":%.3f,\"vs_cusparse_bsr\":%.3f,\"useful_tflops\":%.3f,\"tile_kernel_fraction\":%.4f,"
-                 "\"max_rel_err_vs_cublas\":%.3g,\"variant_run\":\"%s\",\"schedule_run\":\"%s\"",
-                 dense / ours, sparse_lib > 0 ? sparse_lib / ours : 0.0, info.flops / ours / 1e12,
-                 (double)info.tile_kernels / (double)info.tile_kernels_dense, error_vs_dense, VARIANT_NAMES[info.variant],
-                 info.schedule == PARAC_GEMM_SCHEDULE_DYNAMIC ? "dynamic" : "static");
-        snprintf(name, sizeof name, "parac fp32 %s %s n=%lld", VARIANT_NAMES[v], pattern, (long long)n);
-        emit(s, name, "cuda", 0, ours, flops / ours / 1e12, extra);
+        for (int run = 0; run < fp32_runs(v); run++) {
+            p.stages = fp32_run_stages(v, run);
+            ours = time_parac(&p, PARAC_GEMM_FP32, PARAC_GEMM_SCHEDULE_AUTO, (parac_gemm_variant)v, 1, repeats, &info);
+            double error_vs_dense = compare_with_reference(&p);
+            snprintf(extra, sizeof extra,
+                     "\"vs_cublas_dense\":%.3f,\"vs_cusparse_bsr\":%.3f,\"useful_tflops\":%.3f,\"tile_kernel_fraction\":%.4f,"
+                     "\"max_rel_err_vs_cublas\":%.3g,\"variant_run\":\"%s\",\"schedule_run\":\"%s\",\"stages_run\":%d",
+                     dense / ours, sparse_lib > 0 ? sparse_lib / ours : 0.0, info.flops / ours / 1e12,
+                     (double)info.tile_kernels / (double)info.tile_kernels_dense, error_vs_dense, VARIANT_NAMES[info.variant],
+                     info.schedule == PARAC_GEMM_SCHEDULE_DYNAMIC ? "dynamic" : "static", info.pipeline_stages);
+            snprintf(name, sizeof name, "parac fp32 %s %s n=%lld", fp32_label(v, run), pattern, (long long)n);
+            emit(s, name, "cuda", 0, ours, flops / ours / 1e12, extra);
+        }
     }
+    p.stages = 0;
     /* tf32 side by side: one block per C tile (wgmma) vs the persistent stream of (C tile, k tile) stages,
      * at 64/128 tiles (wgmma_tma) and 256-wide tiles (wgmma_ws; wgmma_ws_a: A by tensor map, not packed) */
     for (int v = PARAC_GEMM_VARIANT_WGMMA; v <= PARAC_GEMM_VARIANT_WGMMA_WS_A; v++) {
@@ -498,6 +521,36 @@ static void emit_pack(bench_setup *s, const char *name, double seconds, double b
     bench_emit(&s->report, &r);
 }
 
+/* A alone into the 64-row fp32 panels a sparse A gets (B read in place), all tiles vs a tile mask
+ * keeping 12.5 % of the 64x64 tiles (round 5: only tiles some kernel reads are packed). GB/s counts
+ * the bytes really moved (kept fraction x 2 x n^2 x 4). */
+static void bench_gpu_pack_masked(bench_setup *s, int64_t n, const float *da, float *pa, int repeats)
+{
+    int64_t tiles = (n / 64) * (n / 64), kept = 0;
+    unsigned char *mask = malloc((size_t)tiles), *dmask = NULL;
+    uint64_t state = 12345;
+    char name[96], extra[128];
+    for (int64_t t = 0; t < tiles; t++) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        mask[t] = (state >> 33) % 8 == 0;
+        kept += mask[t];
+    }
+    gpu_check(cudaMalloc((void **)&dmask, (size_t)tiles), "cudaMalloc");
+    gpu_check(cudaMemcpy(dmask, mask, (size_t)tiles, cudaMemcpyHostToDevice), "cudaMemcpy");
+    gemm_pack_operand a = {da, n, n, n, n, n, 1, 64, 0, 0, pa, NULL, 0, 0, 0};
+    double all = time_pack(&a, NULL, 1, repeats);
+    a.tile_mask = dmask, a.mask_stride_r = n / 64, a.mask_stride_k = 1, a.tile_k = 64;
+    double masked = time_pack(&a, NULL, 1, repeats);
+    double fraction = (double)kept / (double)tiles, bytes = 2.0 * (double)n * (double)n * 4.0;
+    snprintf(name, sizeof name, "pack fast fp32 A 64-row panels n=%lld", (long long)n);
+    emit_pack(s, name, all, bytes, "\"launches\":1");
+    snprintf(extra, sizeof extra, "\"kept_tiles\":%.4f,\"vs_unmasked\":%.3f", fraction, all / masked);
+    snprintf(name, sizeof name, "pack fast masked 12.5%% fp32 A 64-row panels n=%lld", (long long)n);
+    emit_pack(s, name, masked, bytes * fraction, extra);
+    cudaFree(dmask);
+    free(mask);
+}
+
 static void bench_gpu_pack(bench_setup *s, int64_t n)
 {
     size_t bytes = (size_t)(n * n) * sizeof(float);
@@ -512,8 +565,8 @@ static void bench_gpu_pack(bench_setup *s, int64_t n)
     gpu_check(cudaMemset(db, 0x3E, bytes), "cudaMemset");
     for (int tf32 = 1; tf32 >= 0; tf32--) {
         /* row-major A: k-contiguous; row-major B: n-contiguous */
-        gemm_pack_operand a = {da, n, n, n, n, n, 1, 128, tf32, tf32, pa};
-        gemm_pack_operand b = {db, n, n, n, n, n, 0, tf32 ? 256 : 128, tf32, tf32, pb};
+        gemm_pack_operand a = {da, n, n, n, n, n, 1, 128, tf32, tf32, pa, NULL, 0, 0, 0};
+        gemm_pack_operand b = {db, n, n, n, n, n, 0, tf32 ? 256 : 128, tf32, tf32, pb, NULL, 0, 0, 0};
         double fast = time_pack(&a, &b, 1, repeats), reference = time_pack(&a, &b, 0, repeats);
         char name[96], extra[128];
         const char *layout = tf32 ? "tf32 wgmma-swizzled" : "fp32 panels";
@@ -523,6 +576,7 @@ static void bench_gpu_pack(bench_setup *s, int64_t n)
         snprintf(name, sizeof name, "pack reference %s n=%lld", layout, (long long)n);
         emit_pack(s, name, reference, 4.0 * (double)bytes, "\"launches\":2");
     }
+    bench_gpu_pack_masked(s, n, da, pa, repeats);
     cudaFree(da), cudaFree(db), cudaFree(pa), cudaFree(pb);
 }
 

@@ -114,7 +114,8 @@ typedef struct parac_gemm_options {
     const float *scan_a, *scan_b;
     parac_gemm_variant variant;       /* GPU kernel family (0 = auto) */
     int pipeline_stages;              /* WGMMA_TMA shared-memory stages: 4 or 6 (0 = chosen: tuning
-                                         cache, else 4); other variants have fixed pipelines */
+                                         cache, else 4); N256: 4 = its first kernel (BK 16 x 4 stages),
+                                         0 = BK 32 x 2; other variants have fixed pipelines */
 } parac_gemm_options;
 
 typedef struct parac_gemm_plan parac_gemm_plan;
@@ -125,7 +126,7 @@ typedef struct parac_gemm_plan_info {
     parac_gemm_dtype dtype;
     parac_gemm_schedule schedule;  /* static or dynamic (auto resolved) */
     parac_gemm_variant variant;    /* the GPU kernel family that runs (auto and unsupported resolved) */
-    int pipeline_stages;           /* stages of the WGMMA_TMA pipeline (0 for other variants) */
+    int pipeline_stages;           /* stages of the WGMMA_TMA or N256 pipeline (0 for other variants) */
     int tile_m, tile_n, tile_k, split_k;
     int64_t tiles_m, tiles_n, tiles_k;   /* the tile grid */
     int64_t a_tiles_nonzero, b_tiles_nonzero;

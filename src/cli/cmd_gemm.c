@@ -277,7 +277,7 @@ int cli_gemm(int argc, char **argv)
         {"--tile-n", 0, CLI_INT64, &args.tile_n, "T", "C tile columns: 64 or 128 (default: chosen)"},
         {"--tile-k", 0, CLI_INT64, &args.tile_k, "T", "k tile: multiple of 16 up to 256 (default 64)"},
         {"--split-k", 0, CLI_INT64, &args.split_k, "S", "k segments per C tile (default: chosen)"},
-        {"--stages", 0, CLI_INT, &args.stages, "S", "pipeline stages of --variant wgmma_tma: 4 or 6 (default: chosen)"},
+        {"--stages", 0, CLI_INT, &args.stages, "S", "pipeline stages: wgmma_tma 4 or 6, n256 4 = its BK-16 kernel (default: chosen)"},
         {"--repeats", 0, CLI_INT, &args.repeats, "R", "timed runs after a warm-up; the median is reported (default 3)"},
         {"--verify", 0, CLI_FLAG, &args.verify, NULL, "compare with cuBLAS (GPU) or a double reference (CPU, small)"},
         {"--explain", 0, CLI_FLAG, &args.explain, NULL, "print the plan"},

@@ -145,7 +145,7 @@ size_t parac_gemm_plan_explain(const parac_gemm_plan *plan, char *text, size_t s
     put(&out, "  schedule: %s (%lld work items, work imbalance %.3f); kernel variant %s\n",
         i->schedule == PARAC_GEMM_SCHEDULE_DYNAMIC ? "dynamic" : "static", (long long)i->work_items, i->work_imbalance,
         parac_gemm_variant_name(i->variant));
-    if (i->pipeline_stages) put(&out, "  pipeline: %d shared-memory stages, bulk copies on mbarriers\n", i->pipeline_stages);
+    if (i->pipeline_stages) put(&out, "  pipeline: %d shared-memory stages\n", i->pipeline_stages);
     put(&out, "  expected: %.3g GFLOP (%.1f%% of dense), %.3g MB moved, arithmetic intensity %.1f flop/byte\n",
         i->flops / 1e9, 100.0 * i->flops / i->flops_dense, i->bytes_moved / 1e6, i->arithmetic_intensity);
     return out.length;

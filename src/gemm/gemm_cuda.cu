@@ -2,7 +2,8 @@
  *
  * Kernels (each checked against the CPU path by tests/gemm/test_gemm_gpu.c):
  *   (gemm_pack.cu)   packs A and B (one launch) into the plan's k-major tile panels
- *                    or the swizzled wgmma layout, zero-padded, TF32-rounded for tf32.
+ *                    or the swizzled wgmma layout, zero-padded, TF32-rounded for tf32;
+ *                    only the tiles the plan's masks keep (no kernel reads the others).
  *   ffma_tiles       fp32 FFMA: BMxBN block tile (64/128), 8x8 register tile per
  *                    thread in a 64x32 warp tile, 128-bit cp.async loads of
  *                    contiguous panel chunks into a 4-stage pipeline (BK = 16),
@@ -13,7 +14,9 @@
  *   n256_static/_dynamic  fp32 FFMA variant N256: base's tile math (ffma_work_item,
  *                    8x8 per thread) on 64x256 C tiles, 256 threads, 2 blocks/SM;
  *                    B cp.async'ed straight from the caller's row-major matrix
- *                    (zero-filled past k and n) instead of packed, when aligned.
+ *                    (zero-filled past k and n) instead of packed, when aligned. Since round 5b
+ *                    only with pipeline_stages 4 (or tile_k % 32): by default N256 launches
+ *                    bk32_static/_dynamic<64, 256> (2 stages of 32 k), same bits.
  *   bk32_static/_dynamic (gemm_ffma_bk32.cuh) fp32 FFMA variant BK32: base's 8x8 thread
  *                    tile with BK 32 x 3 stages, register double-buffered fragments, B in
  *                    place when aligned, float4 epilogue; same fmaf chains, same bits.
@@ -63,6 +66,7 @@ typedef struct gemm_cuda_state {
     int32_t *dynamic_order, *k_list;
     gemm_reduce_item *reductions;
     float *packed_a, *packed_b, *partials;
+    unsigned char *a_mask, *b_mask; /* device tile masks for the pack; NULL when that operand is dense */
     unsigned int *counter;
     cudaEvent_t start, stop;
     int events_ready;
@@ -564,6 +568,9 @@ static parac_status pack_operands(parac_gemm_plan *plan, const float *a, const f
                             plan->tile_m, tf32, swizzled, st->packed_a};
     gemm_pack_operand pb = {b, plan->ldb, o->k, o->n, plan->padded_k, plan->padded_n, o->layout_b == PARAC_GEMM_COL_MAJOR,
                             plan->tile_n, tf32, swizzled, st->packed_b};
+    /* pack only the tiles some tile kernel reads (A mask: tiles_m x tiles_k, B mask: tiles_k x tiles_n) */
+    pa.tile_mask = st->a_mask, pa.mask_stride_r = plan->tiles_k, pa.mask_stride_k = 1, pa.tile_k = plan->tile_k;
+    pb.tile_mask = st->b_mask, pb.mask_stride_r = 1, pb.mask_stride_k = plan->tiles_n, pb.tile_k = plan->tile_k;
     if (a_direct) return b_direct ? PARAC_OK : gemm_pack_launch(&pb, NULL, st->context.stream, error);
     return gemm_pack_launch(&pa, b_direct ? NULL : &pb, st->context.stream, error);
 }
@@ -644,9 +651,16 @@ fail:
     return status;
 }
 
-/* N256 reads B in place when make_args found it usable (g.b_direct), else from its panels. */
+template <int BM, int BN, bool DIRECT_B>
+static parac_status launch_bk32_kernel(parac_gemm_plan *plan, const gemm_args &g, parac_error *error);
+
+/* N256 reads B in place when make_args found it usable (g.b_direct), else from its panels. Its
+ * kernel: BK32's pipeline at 64x256 (2 stages of 32 k, plan->stages 2), or the first one, base's
+ * pipeline (4 stages of 16 k, plan->stages 4). Same tiles, same fmaf chains: same bits. */
 static parac_status launch_n256(parac_gemm_plan *plan, const gemm_args &g, parac_error *error)
 {
+    if (plan->stages == 2)
+        return g.b_direct ? launch_bk32_kernel<64, 256, true>(plan, g, error) : launch_bk32_kernel<64, 256, false>(plan, g, error);
     return g.b_direct ? launch_n256_kernel<true>(plan, g, error) : launch_n256_kernel<false>(plan, g, error);
 }
 
@@ -780,6 +794,15 @@ static parac_status upload_table(parac_gemm_plan *plan, T **device, const T *hos
     return status;
 }
 
+/* The pack's copy of a tile mask, only when some tile is masked (a dense operand packs everything). */
+static parac_status upload_mask(parac_gemm_plan *plan, unsigned char **device, const unsigned char *host, int64_t count,
+                                parac_error *error)
+{
+    *device = NULL;
+    if (memchr(host, 0, (size_t)count) == NULL) return PARAC_OK;
+    return upload_table(plan, device, host, count, error);
+}
+
 static parac_status prepare_tables(parac_gemm_plan *plan, parac_error *error)
 {
     gemm_cuda_state *st = state_of(plan);
@@ -793,6 +816,8 @@ static parac_status prepare_tables(parac_gemm_plan *plan, parac_error *error)
     if ((status = upload_table(plan, &st->k_list, plan->k_list, plan->c_offsets[plan->tiles_m * plan->tiles_n], error)) != PARAC_OK)
         return status;
     if ((status = upload_table(plan, &st->reductions, plan->reductions, plan->reduction_count, error)) != PARAC_OK) return status;
+    if ((status = upload_mask(plan, &st->a_mask, plan->a_mask, plan->tiles_m * plan->tiles_k, error)) != PARAC_OK) return status;
+    if ((status = upload_mask(plan, &st->b_mask, plan->b_mask, plan->tiles_k * plan->tiles_n, error)) != PARAC_OK) return status;
     if ((status = parac_cuda_alloc(&st->context, (void **)&st->packed_a, packed_a, error)) != PARAC_OK) return status;
     if ((status = parac_cuda_alloc(&st->context, (void **)&st->packed_b, packed_b, error)) != PARAC_OK) return status;
     if ((status = parac_cuda_alloc(&st->context, (void **)&st->partials, partials ? partials : 4, error)) != PARAC_OK) return status;
@@ -832,6 +857,8 @@ extern "C" void gemm_cuda_state_destroy(parac_gemm_plan *plan)
         parac_cuda_free(&st->context, st->packed_a);
         parac_cuda_free(&st->context, st->packed_b);
         parac_cuda_free(&st->context, st->partials);
+        parac_cuda_free(&st->context, st->a_mask);
+        parac_cuda_free(&st->context, st->b_mask);
         parac_cuda_free(&st->context, st->counter);
         if (st->cublas_ready) cublasDestroy(st->cublas);
         if (st->events_ready) {
@@ -850,7 +877,7 @@ extern "C" void gemm_cuda_release_workspace(parac_gemm_plan *plan)
     gemm_cuda_state *st = state_of(plan);
     void **buffers[] = {(void **)&st->items, (void **)&st->dynamic_order, (void **)&st->k_list,
                         (void **)&st->reductions, (void **)&st->packed_a, (void **)&st->packed_b,
-                        (void **)&st->partials, (void **)&st->counter};
+                        (void **)&st->partials, (void **)&st->counter, (void **)&st->a_mask, (void **)&st->b_mask};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++) {
         parac_cuda_free(&st->context, *buffers[i]);
         *buffers[i] = NULL;

@@ -23,11 +23,16 @@
 #define BK32_BK 32
 #define BK32_STAGES 3
 
+/* STAGES: 3 for the 64/128 tiles; 2 for 64x256 (the N256 variant's tiles): 3 x 40 KiB would allow
+ * one block per SM (8 warps), 2 x 40 KiB = 80 KiB gives two (16 warps, as N256's BK16 x 4 stages).
+ * Two stages suffice there: a stage is 2048 FFMAs per thread, far longer than a load's latency, and
+ * the other resident block covers each block's barrier. */
 template <int BM, int BN> struct bk32_shape {
     static constexpr int WARPS_M = BM / 64, WARPS_N = BN / 32, THREADS = WARPS_M * WARPS_N * 32;
+    static constexpr int STAGES = BM == 64 && BN == 256 ? 2 : BK32_STAGES;
     static constexpr int A_STAGE = BK32_BK * BM, B_STAGE = BK32_BK * BN;
     static constexpr int A_CHUNKS = A_STAGE / 4 / THREADS, B_CHUNKS = B_STAGE / 4 / THREADS; /* 16-byte copies per thread */
-    static constexpr size_t SMEM = (size_t)BK32_STAGES * (A_STAGE + B_STAGE) * sizeof(float);
+    static constexpr size_t SMEM = (size_t)STAGES * (A_STAGE + B_STAGE) * sizeof(float);
     static_assert(A_CHUNKS * THREADS * 4 == A_STAGE && B_CHUNKS * THREADS * 4 == B_STAGE, "whole chunks per thread");
     static_assert(THREADS % (BN / 4) == 0, "a thread keeps one B column chunk across its copies");
 };
@@ -48,14 +53,19 @@ __device__ __forceinline__ void bk32_load(const gemm_args &g, const gemm_work_it
 #pragma unroll
         for (int q = 0; q < S::B_CHUNKS; q++) cp_async16(b_stage + (q * S::THREADS + t) * 4, b_src + (q * S::THREADS + t) * 4);
     } else {
-        int chunk_col = (t % (BN / 4)) * 4; /* the same for every q (THREADS % (BN/4) == 0) */
-        int64_t col = (int64_t)w.tile_col * BN + chunk_col;
+        /* copy q of this thread: stage row kk0 + q * KK_STEP, its chunk column fixed (THREADS % (BN/4) == 0);
+         * one source pointer stepped by KK_STEP rows (64x256 has 8 copies: per-copy 64-bit address math
+         * spilled in the dynamic kernel) */
+        constexpr int KK_STEP = S::THREADS / (BN / 4);
+        int chunk_col = (t % (BN / 4)) * 4, kk0 = t / (BN / 4);
+        int64_t col = (int64_t)w.tile_col * BN + chunk_col, rows_left = g.k - (k_offset + kk0);
+        bool col_inside = col < g.n; /* n % 4 == 0: a chunk is wholly inside or past n */
+        const float *src = g.b_direct + (col_inside && rows_left > 0 ? (k_offset + kk0) * g.ldb + col : 0);
 #pragma unroll
         for (int q = 0; q < S::B_CHUNKS; q++) {
-            int kk = (q * S::THREADS + t) / (BN / 4);
-            int64_t row = k_offset + kk;
-            int inside = row < g.k && col < g.n; /* n % 4 == 0: a chunk is wholly inside or past n */
-            cp_async16_zfill(b_stage + kk * BN + chunk_col, inside ? g.b_direct + row * g.ldb + col : g.b_direct, inside ? 16 : 0);
+            bool inside = col_inside && q * KK_STEP < rows_left;
+            cp_async16_zfill(b_stage + (kk0 + q * KK_STEP) * BN + chunk_col, inside ? src : g.b_direct, inside ? 16 : 0);
+            if (q + 1 < S::B_CHUNKS && col_inside && (q + 1) * KK_STEP < rows_left) src += KK_STEP * g.ldb; /* never past B */
         }
     }
 }
@@ -148,14 +158,15 @@ __device__ __forceinline__ void bk32_store(const gemm_args &g, const gemm_work_i
 }
 
 /* Ring buffers of stage `step`: A's, then (after all A buffers) B's. */
-template <int BM> __device__ __forceinline__ const float *bk32_a(const float *shared, int step)
+template <int BM, int BN> __device__ __forceinline__ const float *bk32_a(const float *shared, int step)
 {
-    return shared + (step % BK32_STAGES) * (BK32_BK * BM);
+    typedef bk32_shape<BM, BN> S;
+    return shared + (step % S::STAGES) * S::A_STAGE;
 }
 template <int BM, int BN> __device__ __forceinline__ const float *bk32_b(const float *shared, int step)
 {
     typedef bk32_shape<BM, BN> S;
-    return shared + BK32_STAGES * S::A_STAGE + (step % BK32_STAGES) * S::B_STAGE;
+    return shared + S::STAGES * S::A_STAGE + (step % S::STAGES) * S::B_STAGE;
 }
 
 template <int BM, int BN, bool DIRECT_B>
@@ -163,8 +174,8 @@ __device__ __forceinline__ void bk32_load_if(const gemm_args &g, const gemm_work
 {
     typedef bk32_shape<BM, BN> S;
     if (step < steps)
-        bk32_load<BM, BN, DIRECT_B>(g, w, step, shared + (step % BK32_STAGES) * S::A_STAGE,
-                                    shared + BK32_STAGES * S::A_STAGE + (step % BK32_STAGES) * S::B_STAGE);
+        bk32_load<BM, BN, DIRECT_B>(g, w, step, shared + (step % S::STAGES) * S::A_STAGE,
+                                    shared + S::STAGES * S::A_STAGE + (step % S::STAGES) * S::B_STAGE);
     cp_async_commit(); /* an empty group keeps the wait counts uniform */
 }
 
@@ -181,23 +192,26 @@ __device__ void bk32_work_item(const gemm_args &g, const gemm_work_item &w, floa
 #pragma unroll
         for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;
     float4 frag[2][4];
-    static_assert(BK32_STAGES == 3, "the ring below is written for 3 stages");
-    bk32_load_if<BM, BN, DIRECT_B>(g, w, 0, steps, shared);
-    bk32_load_if<BM, BN, DIRECT_B>(g, w, 1, steps, shared);
-    cp_async_wait<1>();
+    constexpr int ST = S::STAGES;
+    static_assert(ST == 2 || ST == 3, "the ring below is written for 2 or 3 stages");
+    /* prologue: stages 0 .. ST-2 committed, stage 0 awaited, then stage ST-1 (3 stages: exactly
+     * load 0, load 1, wait<1>, barrier, load 2; 2 stages: load 0, wait<0>, barrier, load 1) */
+#pragma unroll
+    for (int s = 0; s < ST - 1; s++) bk32_load_if<BM, BN, DIRECT_B>(g, w, s, steps, shared);
+    cp_async_wait<ST - 2>();
     __syncthreads(); /* stage 0 landed for all */
-    bk32_load_if<BM, BN, DIRECT_B>(g, w, 2, steps, shared);
-    if (steps > 0) bk32_fragments<BM, BN>(bk32_a<BM>(shared, 0), bk32_b<BM, BN>(shared, 0), 0, row0, col0, frag[0]);
+    bk32_load_if<BM, BN, DIRECT_B>(g, w, ST - 1, steps, shared);
+    if (steps > 0) bk32_fragments<BM, BN>(bk32_a<BM, BN>(shared, 0), bk32_b<BM, BN>(shared, 0), 0, row0, col0, frag[0]);
     for (int step = 0; step < steps; step++) {
-        /* groups committed: stages 0 .. step+2; stages step+1 and step+2 may be in flight */
-        bk32_stage_head<BM, BN>(bk32_a<BM>(shared, step), bk32_b<BM, BN>(shared, step), row0, col0, frag, acc);
+        /* groups committed: stages 0 .. step+ST-1; stages step+1 .. step+ST-1 may be in flight */
+        bk32_stage_head<BM, BN>(bk32_a<BM, BN>(shared, step), bk32_b<BM, BN>(shared, step), row0, col0, frag, acc);
         /* the last k step's fragments are in registers, so past this barrier nobody reads stage step's
-         * buffer: it takes stage step+3, and stage step+1's first fragments load under the last 64 FFMAs */
-        cp_async_wait<1>();
+         * buffer: it takes stage step+ST, and stage step+1's first fragments load under the last 64 FFMAs */
+        cp_async_wait<ST - 2>();
         __syncthreads(); /* stage step+1 landed for all */
-        bk32_load_if<BM, BN, DIRECT_B>(g, w, step + 3, steps, shared);
+        bk32_load_if<BM, BN, DIRECT_B>(g, w, step + ST, steps, shared);
         if (step + 1 < steps)
-            bk32_fragments<BM, BN>(bk32_a<BM>(shared, step + 1), bk32_b<BM, BN>(shared, step + 1), 0, row0, col0, frag[0]);
+            bk32_fragments<BM, BN>(bk32_a<BM, BN>(shared, step + 1), bk32_b<BM, BN>(shared, step + 1), 0, row0, col0, frag[0]);
         bk32_fma(frag[1], acc);
     }
     cp_async_wait<0>();

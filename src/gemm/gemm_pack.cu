@@ -12,7 +12,10 @@
  * in-tile index math is 32-bit. A and B share one launch (blocks of A, then B).
  * Sources without 16-byte alignment (base or ld % 4) and ragged edges load
  * element by element with zero fill; the stores stay 16-byte (dst is aligned).
- * Bits: the same elements, the same round_tf32, the same zeros as pack_reference. */
+ * Bits: the same elements, the same round_tf32, the same zeros as pack_reference.
+ * With a tile mask (gemm_pack.h) the micro-blocks of masked tiles are skipped: a sparse
+ * operand costs reads and writes of its non-zero tiles only (12.5 % of an 8192^2 A:
+ * 64 MB of traffic instead of 512 MB). */
 #include <cuda_runtime.h>
 
 #include <stdint.h>
@@ -158,6 +161,10 @@ static __device__ __forceinline__ void pack_block(const pack_job &j, unsigned bl
     int64_t k0 = (int64_t)(block / j.blocks_r) * PACK_BLOCK_K + (lane & 7) * 4;
     int64_t r0 = (int64_t)(block % j.blocks_r) * PACK_BLOCK_R + warp * 16 + (lane >> 3) * 4;
     if (k0 >= j.p.padded_k || r0 >= j.p.padded_r) return;
+    /* a 4x4 micro-block lies in one tile (tile_r, tile_k multiples of 4): skip the all-zero ones */
+    if (j.p.tile_mask &&
+        !j.p.tile_mask[(r0 >> j.tile_shift) * j.p.mask_stride_r + (int64_t)((uint32_t)k0 / (uint32_t)j.p.tile_k) * j.p.mask_stride_k])
+        return;
     float4 m[4];
     load_micro(j, k0, r0, m);
     store_micro(j, k0, r0, m);
@@ -183,7 +190,7 @@ static int fast_usable(const gemm_pack_operand *p)
 {
     int shift = log2_of(p->tile_r);
     return shift >= 2 && p->padded_r % p->tile_r == 0 && p->padded_k % 4 == 0 && (!p->swizzled || p->padded_k % 32 == 0) &&
-           (uintptr_t)p->dst % 16 == 0 && p->ld >= 1;
+           (uintptr_t)p->dst % 16 == 0 && p->ld >= 1 && (!p->tile_mask || (p->tile_k > 0 && p->tile_k % 4 == 0));
 }
 
 static pack_job job_of(const gemm_pack_operand *p)

@@ -24,6 +24,15 @@ typedef struct gemm_pack_operand {
     int tile_r;         /* 64, 128 or 256 (padded_r a multiple of it) */
     int tf32, swizzled; /* swizzled needs padded_k % 32 == 0 */
     float *dst;         /* device, padded_k * padded_r floats */
+    /* Optional (zero/NULL: pack every tile). A device tile mask: the (tile_r x tile_k) tile of
+     * panel r / tile_r and k tile kk / tile_k is packed only when
+     * tile_mask[(r / tile_r) * mask_stride_r + (kk / tile_k) * mask_stride_k] != 0; the slots of
+     * masked tiles are neither read nor written (no tile kernel reads them: every kernel walks
+     * the plan's k lists, which hold only tiles whose A and B masks are both set). The fast pack
+     * honours it; the reference pack ignores it (packs everything). tile_k % 4 == 0. */
+    const unsigned char *tile_mask;
+    int64_t mask_stride_r, mask_stride_k;
+    int tile_k;
 } gemm_pack_operand;
 
 /* Packs a and (unless b is NULL) b in one launch on stream (a cudaStream_t). */

@@ -54,6 +54,9 @@ static parac_status check_options(const parac_gemm_options *o, parac_error *erro
     if (o->pipeline_stages != 0 && o->pipeline_stages != 4 && o->pipeline_stages != 6)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: pipeline_stages must be 0, 4 or 6 (got %d)",
                           o->pipeline_stages);
+    if (o->variant == PARAC_GEMM_VARIANT_N256 && o->dtype == PARAC_GEMM_FP32 && o->pipeline_stages == 6)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
+                          "gemm: the n256 variant runs 2 stages of 32 k (pipeline_stages 0) or 4 of 16 k (pipeline_stages 4), not 6");
     if (o->dtype != PARAC_GEMM_FP32 && o->dtype != PARAC_GEMM_TF32)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: unknown dtype %d", (int)o->dtype);
     return PARAC_OK;
@@ -315,6 +318,14 @@ static parac_gemm_variant measured_default(parac_gemm_dtype dtype)
     return dtype == PARAC_GEMM_TF32 ? PARAC_GEMM_VARIANT_WGMMA_WS : PARAC_GEMM_VARIANT_BK32;
 }
 
+/* N256's pipeline on the GPU (the tiles, hence the bits, are the same either way): BK32's kernel at
+ * 64x256 with 2 stages of 32 k (round 5), unless the caller asks for the first kernel's 4 stages of
+ * 16 k (pipeline_stages 4) or tile_k is no multiple of 32. */
+static int n256_stages(const parac_gemm_plan *plan, const parac_gemm_options *o)
+{
+    return o->pipeline_stages == 4 || plan->tile_k % 32 ? 4 : 2;
+}
+
 static parac_status build_plan(parac_gemm_plan *plan, const parac_gemm_options *caller, parac_error *error)
 {
     parac_status status;
@@ -337,7 +348,8 @@ static parac_status build_plan(parac_gemm_plan *plan, const parac_gemm_options *
     if ((status = build_k_lists(plan, error)) != PARAC_OK) return status;
     plan->split_k = choose_split(plan, o->split_k);
     plan->variant = resolve_variant(plan, o);
-    if (plan->variant != PARAC_GEMM_VARIANT_WGMMA_TMA) plan->stages = 0;
+    if (plan->variant == PARAC_GEMM_VARIANT_N256) plan->stages = n256_stages(plan, o);
+    else if (plan->variant != PARAC_GEMM_VARIANT_WGMMA_TMA) plan->stages = 0;
     else if (o->pipeline_stages) plan->stages = o->pipeline_stages;
     else if (!plan->stages) plan->stages = 4; /* not from the tuning cache */
     if (plan->tile_n == 256 && ws_variant(o->variant)) {

@@ -29,4 +29,7 @@ run_case "fp32 bk32 2048" 1e-5 --m 2048 --n 2048 --k 2048 --variant bk32
 run_case "fp32 bk32 odd beta" 1e-5 --m 1001 --n 777 --k 1500 --variant bk32 --beta 0.5
 run_case "fp32 bk32 sparse dynamic" 1e-5 --m 2048 --n 1024 --k 2048 --variant bk32 --block-density 0.2 --power-law --schedule dynamic
 run_case "banded" 1e-5 --m 3000 --n 1000 --k 3000 --band 100
+run_case "fp32 n256 (bk32x2) block-sparse" 1e-5 --m 2048 --n 1500 --k 2048 --variant n256 --block-density 0.125
+run_case "fp32 n256 bk16x4 banded dynamic" 1e-5 --m 2000 --n 1024 --k 2000 --variant n256 --stages 4 --band 200 --schedule dynamic
+run_case "fp32 auto block-sparse (masked pack)" 1e-5 --m 3000 --n 2000 --k 2500 --block-density 0.1
 exit $fail

@@ -181,6 +181,8 @@ static void check_bad_options(void)
     CHECK_EQ_INT(parac_gemm_plan_create(&o, &plan, &error), PARAC_ERR_INVALID_ARGUMENT);
     o.lda = 0, o.pipeline_stages = 5; /* wgmma_tma runs 4 or 6 */
     CHECK_EQ_INT(parac_gemm_plan_create(&o, &plan, &error), PARAC_ERR_INVALID_ARGUMENT);
+    o.pipeline_stages = 6, o.variant = PARAC_GEMM_VARIANT_N256; /* n256 runs 2 (BK 32) or 4 (BK 16) stages */
+    CHECK_EQ_INT(parac_gemm_plan_create(&o, &plan, &error), PARAC_ERR_INVALID_ARGUMENT);
     o.pipeline_stages = 0, o.variant = (parac_gemm_variant)(PARAC_GEMM_VARIANT_WGMMA_WS_A + 1);
     CHECK_EQ_INT(parac_gemm_plan_create(&o, &plan, &error), PARAC_ERR_INVALID_ARGUMENT);
     CHECK(plan == NULL, "a failed create must leave no plan");

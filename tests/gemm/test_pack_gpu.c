@@ -7,7 +7,9 @@
  * offset by one float: element loads). Inputs mix uniform values with raw bit patterns
  * (ties of the tf32 rounding, infinities, NaNs, -0), so a rounding or padding slip
  * shows. Destinations are prefilled with 0xA5 bytes, so an element left unwritten shows.
- * Each operand is packed once as A and once as B of a paired launch. */
+ * Each operand is packed once as A and once as B of a paired launch. The masked pack (tile
+ * masks as the plan's A and B masks) is checked on every config: masked tiles untouched,
+ * the rest equal to the reference. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,6 +172,92 @@ static void check_single(parac_cuda_context *context, int i)
     compare_packs(context, &c, &d, "A alone", i);
     device_operand_destroy(context, &d);
 }
+
+/* Host copy of gemm_pack.cu's packed_index: where packed element (kk, r) lives. */
+static int64_t host_packed_index(const gemm_pack_operand *p, int64_t kk, int64_t r)
+{
+    int64_t panel = r / p->tile_r, rr = r % p->tile_r;
+    if (!p->swizzled) return (panel * p->padded_k + kk) * p->tile_r + rr;
+    int kw = (int)(kk % 32), chunk = (kw / 4) ^ (int)(rr % 8);
+    return (panel * p->padded_k + (kk - kw)) * p->tile_r + rr * 32 + chunk * 4 + kw % 4;
+}
+
+/* The masked fast pack (round 5): tiles whose mask byte is 0 are left untouched (still 0xA5), the
+ * others are byte-identical to the reference pack. Config i is packed as A (mask tiles_r x tiles_k,
+ * as the plan's A mask) and config j as B (mask tiles_k x tiles_r, as the plan's B mask), in one
+ * launch; tile_k is 32 for the swizzled layout, else 48 (not a power of two, not dividing padded_k). */
+static void check_masked_operand(parac_cuda_context *context, const pack_config *c, const device_operand *d,
+                                 const gemm_pack_operand *op, const unsigned char *mask, const char *role, int index)
+{
+    parac_error error;
+    size_t bytes = (size_t)c->dst_count * 4;
+    unsigned char *fast = malloc(bytes), *reference = malloc(bytes);
+    int64_t bad = 0, first_kk = -1, first_r = -1;
+    CHECK_OK(parac_cuda_download(context, fast, d->fast, bytes, &error), &error);
+    CHECK_OK(parac_cuda_download(context, reference, d->reference, bytes, &error), &error);
+    for (int64_t kk = 0; kk < op->padded_k; kk++)
+        for (int64_t r = 0; r < op->padded_r; r++) {
+            int64_t at = host_packed_index(op, kk, r) * 4;
+            int kept = mask[(r / op->tile_r) * op->mask_stride_r + (kk / op->tile_k) * op->mask_stride_k] != 0;
+            static const unsigned char untouched[4] = {0xA5, 0xA5, 0xA5, 0xA5};
+            int ok = kept ? memcmp(fast + at, reference + at, 4) == 0 : memcmp(fast + at, untouched, 4) == 0;
+            if (!ok && bad++ == 0) first_kk = kk, first_r = r;
+        }
+    CHECK(bad == 0, "masked config %d as %s (k %lld r %lld tile_r %d tile_k %d swizzled %d): %lld wrong elements, first (%lld, %lld)",
+          index, role, (long long)op->extent_k, (long long)op->extent_r, op->tile_r, op->tile_k, op->swizzled, (long long)bad,
+          (long long)first_kk, (long long)first_r);
+    free(fast);
+    free(reference);
+}
+
+static unsigned char *random_mask(int64_t count, uint64_t seed)
+{
+    unsigned char *mask = malloc((size_t)count);
+    uint64_t state = seed;
+    for (int64_t t = 0; t < count; t++) mask[t] = next_random(&state) % 3 == 0; /* a third kept */
+    if (count > 1) mask[0] = 1, mask[count - 1] = 0;
+    return mask;
+}
+
+static void check_masked_pair(parac_cuda_context *context, int i, int j)
+{
+    parac_error error;
+    pack_config ca = config_of(i), cb = config_of(j);
+    device_operand a, b;
+    unsigned char *mask_a = NULL, *mask_b = NULL, *device_masks = NULL;
+    if (!device_operand_create(context, &ca, 2000 + (uint64_t)i, &a)) return;
+    if (device_operand_create(context, &cb, 6000 + (uint64_t)j, &b)) {
+        gemm_pack_operand fa = a.op, fb = b.op, ra = a.op, rb = b.op;
+        int64_t a_tiles_r, a_tiles_k, b_tiles_r, b_tiles_k;
+        fa.tile_k = fa.swizzled ? 32 : 48, fb.tile_k = fb.swizzled ? 32 : 48;
+        a_tiles_r = fa.padded_r / fa.tile_r, a_tiles_k = (fa.padded_k + fa.tile_k - 1) / fa.tile_k;
+        b_tiles_r = fb.padded_r / fb.tile_r, b_tiles_k = (fb.padded_k + fb.tile_k - 1) / fb.tile_k;
+        mask_a = random_mask(a_tiles_r * a_tiles_k, 31 + (uint64_t)i);
+        mask_b = random_mask(b_tiles_r * b_tiles_k, 77 + (uint64_t)j);
+        fa.mask_stride_r = a_tiles_k, fa.mask_stride_k = 1;       /* A: tiles_m x tiles_k */
+        fb.mask_stride_r = 1, fb.mask_stride_k = b_tiles_r;       /* B: tiles_k x tiles_n */
+        CHECK_OK(parac_cuda_alloc(context, (void **)&device_masks, (size_t)(a_tiles_r * a_tiles_k + b_tiles_r * b_tiles_k), &error),
+                 &error);
+        if (device_masks) {
+            CHECK_OK(parac_cuda_upload(context, device_masks, mask_a, (size_t)(a_tiles_r * a_tiles_k), &error), &error);
+            CHECK_OK(parac_cuda_upload(context, device_masks + a_tiles_r * a_tiles_k, mask_b, (size_t)(b_tiles_r * b_tiles_k), &error),
+                     &error);
+            fa.tile_mask = device_masks, fb.tile_mask = device_masks + a_tiles_r * a_tiles_k;
+            fa.dst = a.fast, fb.dst = b.fast, ra.dst = a.reference, rb.dst = b.reference;
+            CHECK_OK(gemm_pack_launch(&fa, &fb, context->stream, &error), &error);
+            CHECK_OK(gemm_pack_reference_launch(&ra, context->stream, &error), &error);
+            CHECK_OK(gemm_pack_reference_launch(&rb, context->stream, &error), &error);
+            CHECK_OK(parac_cuda_synchronize(context, &error), &error);
+            check_masked_operand(context, &ca, &a, &fa, mask_a, "A", i);
+            check_masked_operand(context, &cb, &b, &fb, mask_b, "B", j);
+            parac_cuda_free(context, device_masks);
+        }
+        free(mask_a);
+        free(mask_b);
+        device_operand_destroy(context, &b);
+    }
+    device_operand_destroy(context, &a);
+}
 #endif
 
 int main(void)
@@ -181,6 +269,7 @@ int main(void)
     CHECK_OK(parac_cuda_context_create(0, &context, &error), &error);
     for (int i = 0; i < CONFIG_COUNT; i++) check_pair(&context, i, (i + 13) % CONFIG_COUNT);
     for (int i = 0; i < CONFIG_COUNT; i += 7) check_single(&context, i);
+    for (int i = 0; i < CONFIG_COUNT; i++) check_masked_pair(&context, i, (i + 29) % CONFIG_COUNT);
     parac_cuda_context_destroy(&context);
 #endif
     return test_finish("gemm.pack_gpu");

@@ -25,13 +25,14 @@ typedef struct gpu_case {
     double keep; /* fraction of non-zero 64x64 A tiles; 1 = dense */
     int zero_rows; /* > 0: A rows [64, 64 + zero_rows) zeroed and scanned (empty C tile rows) */
     int ldb_pad;   /* > 0: B stored with leading dimension (minor extent + ldb_pad) */
+    double keep_b; /* in (0, 1): fraction of non-zero 64 x tile_n B tiles (scanned); 0 = dense B */
 } gpu_case;
 
 static const gpu_case CASES[] = {
-    {1, 1, 1, 0, 0, 0, 0, 1.0, 0, 0},        {1, 1, 300, 0, 0, 0, 1, 1.0, 0, 0},      {300, 200, 1, 0, 0, 0, 2, 1.0, 0, 0},
-    {2000, 3, 100, 0, 0, 0, 3, 1.0, 0, 0},   {5, 1500, 70, 0, 0, 0, 4, 1.0, 0, 0},    {129, 130, 131, 128, 128, 0, 5, 1.0, 0, 0},
-    {257, 255, 190, 128, 64, 0, 6, 1.0, 0, 0}, {191, 257, 65, 64, 128, 0, 7, 1.0, 0, 0}, {100, 90, 3000, 64, 64, 6, 0, 1.0, 0, 0},
-    {1000, 1000, 1000, 128, 128, 0, 1, 1.0, 0, 0}, {700, 600, 900, 64, 64, 0, 2, 0.2, 0, 0}, {1030, 515, 777, 64, 64, 0, 4, 0.35, 0, 0},
+    {1, 1, 1, 0, 0, 0, 0, 1.0, 0, 0, 0.0},        {1, 1, 300, 0, 0, 0, 1, 1.0, 0, 0, 0.0},      {300, 200, 1, 0, 0, 0, 2, 1.0, 0, 0, 0.0},
+    {2000, 3, 100, 0, 0, 0, 3, 1.0, 0, 0, 0.0},   {5, 1500, 70, 0, 0, 0, 4, 1.0, 0, 0, 0.0},    {129, 130, 131, 128, 128, 0, 5, 1.0, 0, 0, 0.0},
+    {257, 255, 190, 128, 64, 0, 6, 1.0, 0, 0, 0.0}, {191, 257, 65, 64, 128, 0, 7, 1.0, 0, 0, 0.0}, {100, 90, 3000, 64, 64, 6, 0, 1.0, 0, 0, 0.0},
+    {1000, 1000, 1000, 128, 128, 0, 1, 1.0, 0, 0, 0.0}, {700, 600, 900, 64, 64, 0, 2, 0.2, 0, 0, 0.0}, {1030, 515, 777, 64, 64, 0, 4, 0.35, 0, 0, 0.0},
 };
 #define CASE_COUNT (int)(sizeof CASES / sizeof CASES[0])
 
@@ -39,13 +40,26 @@ static const gpu_case CASES[] = {
  * (n % 256 != 0) and k (k % 16 != 0), strided B (ldb % 4 == 0: in place; % 4 != 0: packed),
  * sparse A with empty tile rows, auto split-k (few C tiles), column-major A and C. */
 static const gpu_case N256_CASES[] = {
-    {777, 1028, 515, 0, 0, 0, 0, 0.3, 0, 0},  {640, 512, 1024, 0, 0, 0, 1, 0.125, 0, 0},
-    {300, 2048, 200, 0, 0, 0, 4, 1.0, 0, 0},  {100, 96, 3000, 0, 0, 0, 5, 1.0, 0, 0},
-    {450, 260, 333, 0, 0, 0, 0, 1.0, 0, 8},   {450, 260, 333, 0, 0, 0, 1, 1.0, 0, 3},
-    {500, 700, 640, 0, 0, 0, 0, 1.0, 256, 0}, {500, 700, 640, 0, 0, 0, 5, 0.5, 128, 4},
-    {64, 4, 7, 0, 0, 0, 0, 1.0, 0, 0},        {1, 1024, 1, 0, 0, 0, 1, 1.0, 0, 0},
+    {777, 1028, 515, 0, 0, 0, 0, 0.3, 0, 0, 0.0},  {640, 512, 1024, 0, 0, 0, 1, 0.125, 0, 0, 0.0},
+    {300, 2048, 200, 0, 0, 0, 4, 1.0, 0, 0, 0.0},  {100, 96, 3000, 0, 0, 0, 5, 1.0, 0, 0, 0.0},
+    {450, 260, 333, 0, 0, 0, 0, 1.0, 0, 8, 0.0},   {450, 260, 333, 0, 0, 0, 1, 1.0, 0, 3, 0.0},
+    {500, 700, 640, 0, 0, 0, 0, 1.0, 256, 0, 0.0}, {500, 700, 640, 0, 0, 0, 5, 0.5, 128, 4, 0.0},
+    {64, 4, 7, 0, 0, 0, 0, 1.0, 0, 0, 0.0},        {1, 1024, 1, 0, 0, 0, 1, 1.0, 0, 0, 0.0},
 };
 #define N256_CASE_COUNT (int)(sizeof N256_CASES / sizeof N256_CASES[0])
+
+/* Sparse shapes for the masked pack (round 5: only tiles some kernel reads are packed; the rest of
+ * the panels hold whatever the workspace held) under every fp32 variant and AUTO: sparse A with
+ * empty tile rows and ragged m, n, k; sparse A and B together; sparse B alone (empty tile columns
+ * likely: 10 % of 19 k tiles); auto split-k on a sparse A; each run twice (stale workspace).
+ * B-sparse cases fix split_k 1: base's 64-wide B tiles give other k lists than n256's 256-wide ones
+ * (one unsplit chain gives the same bits either way: skipped tiles add exact zeros). */
+static const gpu_case SPARSE_CASES[] = {
+    {700, 520, 900, 0, 0, 0, 0, 0.125, 64, 0, 0.0},    {513, 777, 1000, 0, 0, 1, 3, 0.2, 0, 0, 0.3},
+    {1000, 300, 1200, 0, 0, 1, 4, 1.0, 0, 0, 0.1},     {100, 130, 3000, 0, 0, 0, 1, 0.3, 0, 0, 0.0},
+    {900, 520, 640, 0, 0, 1, 0, 0.25, 128, 0, 0.25},   {64, 256, 64, 0, 0, 0, 2, 0.5, 0, 0, 0.0},
+};
+#define SPARSE_CASE_COUNT (int)(sizeof SPARSE_CASES / sizeof SPARSE_CASES[0])
 
 /* Whether the GPU is a Hopper (compute 9.x), where every variant must really run. */
 static int gpu_is_hopper(void)
@@ -147,7 +161,8 @@ static void zero_a_rows(float *a, parac_gemm_layout layout, int64_t m, int64_t k
         for (int64_t c = 0; c < k; c++) a[layout == PARAC_GEMM_ROW_MAJOR ? r * k + c : c * m + r] = 0.0f;
 }
 
-static void check_fp32_case(const gpu_case *t, parac_gemm_variant kernel_variant, uint64_t seed)
+/* stages: the options' pipeline_stages (n256: 0 = BK32's 2-stage pipeline, 4 = the first, BK16 x 4). */
+static void check_fp32_case_stages(const gpu_case *t, parac_gemm_variant kernel_variant, int stages, uint64_t seed)
 {
     parac_gemm_options o;
     float alpha = (t->variant % 3 == 0) ? 1.0f : -1.5f, beta = (t->variant % 2) ? 0.75f : 0.0f;
@@ -162,6 +177,7 @@ static void check_fp32_case(const gpu_case *t, parac_gemm_variant kernel_variant
     o.m = t->m, o.n = t->n, o.k = t->k, o.split_k = t->split_k;
     o.tile_m = n256 ? 0 : t->tile_m, o.tile_n = n256 ? 0 : t->tile_n; /* n256: 64x256 */
     o.variant = kernel_variant;
+    o.pipeline_stages = stages;
     o.layout_a = (t->variant & 1) ? PARAC_GEMM_COL_MAJOR : PARAC_GEMM_ROW_MAJOR;
     o.layout_b = (t->variant & 2) ? PARAC_GEMM_COL_MAJOR : PARAC_GEMM_ROW_MAJOR;
     o.layout_c = (t->variant & 4) ? PARAC_GEMM_COL_MAJOR : PARAC_GEMM_ROW_MAJOR;
@@ -180,6 +196,12 @@ static void check_fp32_case(const gpu_case *t, parac_gemm_variant kernel_variant
         o.scan_a = a;
         o.tile_k = 64;
     }
+    if (t->keep_b > 0.0 && t->keep_b < 1.0) {
+        int tile_n = n256 ? 256 : t->tile_n ? t->tile_n : 64; /* the plan's tile_n for a sparse B */
+        free(support_zero_tiles(b, o.layout_b, o.k, o.n, o.ldb, 64, tile_n, t->keep_b, seed + 4));
+        o.scan_b = b;
+        o.tile_k = 64;
+    }
     ref = support_copy(c0, c_count);
     parac_gemm_reference(&o, alpha, a, b, beta, ref);
     cpu = run(&o, PARAC_DEVICE_CPU, PARAC_GEMM_SCHEDULE_STATIC, alpha, a, b, beta, c0, c_count);
@@ -192,9 +214,27 @@ static void check_fp32_case(const gpu_case *t, parac_gemm_variant kernel_variant
           (int)kernel_variant, (long long)o.m, (long long)o.n, (long long)o.k);
     CHECK(memcmp(gpu_static, gpu_dynamic, (size_t)c_count * 4) == 0, "variant %d %lldx%lldx%lld: GPU static and dynamic differ",
           (int)kernel_variant, (long long)o.m, (long long)o.n, (long long)o.k);
-    if (n256) check_n256_against_base(&o, &info, alpha, a, b, beta, c0, c_count, gpu_static);
+    if (n256) {
+        int expected = stages == 4 || info.tile_k % 32 ? 4 : 2;
+        CHECK(info.pipeline_stages == expected, "n256 (pipeline_stages %d, tile_k %d): %d stages run, expected %d", stages,
+              info.tile_k, info.pipeline_stages, expected);
+        check_n256_against_base(&o, &info, alpha, a, b, beta, c0, c_count, gpu_static);
+    }
+    /* again on a fresh plan, whose workspace reuses the pool memory just freed: the masked pack leaves those
+     * stale slots as they are, and no kernel may read them */
+    if (t->keep < 1.0 || t->keep_b > 0.0) {
+        float *again = run(&o, PARAC_DEVICE_CUDA, PARAC_GEMM_SCHEDULE_DYNAMIC, alpha, a, b, beta, c0, c_count);
+        CHECK(memcmp(again, gpu_dynamic, (size_t)c_count * 4) == 0, "variant %d %lldx%lldx%lld: second run differs",
+              (int)kernel_variant, (long long)o.m, (long long)o.n, (long long)o.k);
+        free(again);
+    }
     if (kernel_variant == PARAC_GEMM_VARIANT_BK32) check_bk32_against_base(&o, &info, alpha, a, b, beta, c0, c_count, gpu_dynamic);
     free(a), free(b), free(c0), free(ref), free(cpu), free(gpu_static), free(gpu_dynamic), free(mask);
+}
+
+static void check_fp32_case(const gpu_case *t, parac_gemm_variant kernel_variant, uint64_t seed)
+{
+    check_fp32_case_stages(t, kernel_variant, 0, seed);
 }
 
 /* TF32: norm-wise error against the exact fp32 product below 1e-2, as cuBLAS TF32. */
@@ -306,6 +346,15 @@ int main(void)
         check_fp32_case(&N256_CASES[i], PARAC_GEMM_VARIANT_BASE, 9000 + 10 * (uint64_t)i); /* the shapes under base too */
         check_fp32_case(&N256_CASES[i], PARAC_GEMM_VARIANT_BK32, 9000 + 10 * (uint64_t)i); /* bk32's in-place B, float4 C */
     }
+    /* sparse A and/or B (masked pack): every fp32 variant, AUTO, and n256's first pipeline */
+    for (int i = 0; i < SPARSE_CASE_COUNT; i++) {
+        for (size_t v = 0; v < sizeof FP32_VARIANTS / sizeof FP32_VARIANTS[0]; v++)
+            check_fp32_case(&SPARSE_CASES[i], FP32_VARIANTS[v], 20000 + 10 * (uint64_t)i);
+        check_fp32_case(&SPARSE_CASES[i], PARAC_GEMM_VARIANT_AUTO, 20000 + 10 * (uint64_t)i);
+        check_fp32_case_stages(&SPARSE_CASES[i], PARAC_GEMM_VARIANT_N256, 4, 20000 + 10 * (uint64_t)i);
+    }
+    for (int i = 0; i < N256_CASE_COUNT; i++) /* n256's first pipeline (BK16 x 4) on its shapes */
+        check_fp32_case_stages(&N256_CASES[i], PARAC_GEMM_VARIANT_N256, 4, 9000 + 10 * (uint64_t)i);
     check_n256_options();
     check_bk32_fallbacks();
     /* tf32: mma.sync and wgmma, every tile shape, both schedules, split-k (100x90x3000) */
