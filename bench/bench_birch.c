@@ -11,6 +11,7 @@
  * Figures: points/s of fit + global step + labels; quality against serial
  * (SSE ratio, ARI) in the extra fields. scikit-learn: bench_birch_sklearn.py. */
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +111,24 @@ static void measure(bench_report *report, const char *case_name, const parac_bir
                  stats.speculate_seconds, stats.commit_seconds, stats.windows, stats.serial, stats.phases,
                  stats.stop_points, stats.redone);
     bench_emit(report, &result);
+}
+
+/* The same case with the parallel commit's loops on schedule(static, 1)
+ * instead of the default dynamic,1 (speculative.c: run_phase uses
+ * schedule(runtime); a subtree then stays on one core across phases). Same
+ * tree; only the time may differ. */
+static void measure_static_schedule(bench_report *report, const char *case_name, const parac_birch_options *options,
+                                    const double *points, size_t n, const int32_t *serial_labels, double serial_sse,
+                                    int32_t *labels)
+{
+    char name[128];
+    omp_sched_t kind;
+    int chunk;
+    omp_get_schedule(&kind, &chunk);
+    omp_set_schedule(omp_sched_static, 1);
+    snprintf(name, sizeof name, "%s static-schedule", case_name);
+    measure(report, name, options, points, n, bench_repeats(3), serial_labels, serial_sse, labels);
+    omp_set_schedule(kind, chunk);
 }
 
 /* Chunk c of the streamed blobs: fixed centres, its own random sub-stream. */
@@ -227,10 +246,14 @@ int main(int argc, char **argv)
             if (v == 0) measure(&report, "blobs 1M 2-D serial (sklearn order)", &serial, points, n, 1, NULL, serial_sse, labels);
             snprintf(name, sizeof name, "blobs 1M 2-D parallel %s", parac_birch_variant_name(variant));
             measure(&report, name, &parallel, points, n, bench_repeats(3), serial_labels, serial_sse, labels);
+            if (variant == PARAC_BIRCH_SPECULATIVE_PARALLEL)
+                measure_static_schedule(&report, name, &parallel, points, n, serial_labels, serial_sse, labels);
         }
         if (setup.run_gpu) {
             snprintf(name, sizeof name, "blobs 1M 2-D gpu %s", parac_birch_variant_name(variant));
             measure(&report, name, &gpu, points, n, bench_repeats(3), serial_labels, serial_sse, labels);
+            if (variant == PARAC_BIRCH_SPECULATIVE_PARALLEL)
+                measure_static_schedule(&report, name, &gpu, points, n, serial_labels, serial_sse, labels);
         }
     }
     /* Streams with the default variant (or the one asked for). */

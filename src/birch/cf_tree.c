@@ -82,20 +82,28 @@ void birch_tree_free(birch_tree *tree)
 static size_t slot_of(const birch_tree *tree, int32_t node, int32_t k) { return (size_t)node * (size_t)tree->slots + (size_t)k; }
 
 /* The entry of `node` closest to x; ties go to the first, as np.argmin. */
-static int32_t closest_entry(const birch_tree *tree, int32_t node, const double *x, size_t stride)
+static inline int32_t closest_entry_in(const birch_tree *tree, int32_t node, const double *x, size_t stride,
+                                       size_t dims)
 {
     size_t first = slot_of(tree, node, 0);
     int32_t best = 0;
     double best_distance = 0.0;
     for (int32_t k = 0; k < tree->entry_count[node]; k++) {
-        double distance = birch_squared_distance_strided(x, stride, tree->mean + (first + (size_t)k) * tree->dims,
-                                                         tree->dims);
+        double distance = birch_squared_distance_strided(x, stride, tree->mean + (first + (size_t)k) * dims, dims);
         if (k == 0 || distance < best_distance) {
             best = k;
             best_distance = distance;
         }
     }
     return best;
+}
+
+/* dims passed as a constant for 2-D points: the coordinate loop unrolls
+ * (the same operations, so the same bits). */
+static int32_t closest_entry(const birch_tree *tree, int32_t node, const double *x, size_t stride)
+{
+    if (tree->dims == 2) return closest_entry_in(tree, node, x, stride, 2);
+    return closest_entry_in(tree, node, x, stride, tree->dims);
 }
 
 static void set_entry(birch_tree *tree, size_t slot, int64_t n, const double *mean, double ssd, int32_t child)

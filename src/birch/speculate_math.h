@@ -47,8 +47,12 @@ BIRCH_HD int32_t birch_descend_speculative(int32_t root, int32_t slots, size_t d
         double best_distance = INFINITY, second = INFINITY;
         for (int32_t k = 0; k < entry_count[node]; k++) {
             double d = birch_squared_distance_strided(x, stride, mean + (first + (size_t)k) * dims, dims);
-            if (d < best_distance) second = best_distance, best_distance = d, best = first + (size_t)k;
-            else if (d < second) second = d;
+            /* branch-free form of: if (d < best) second = best, best = d; else if (d < second) second = d
+               (best <= second always): the comparisons are data-dependent and mispredict */
+            double above = d < best_distance ? best_distance : d;
+            second = above < second ? above : second;
+            best = d < best_distance ? first + (size_t)k : best;
+            best_distance = d < best_distance ? d : best_distance;
         }
         runner_up[level * stride_out] = birch_runner_up_bound(second, slack);
         if (child[best] < 0) return (int32_t)best;

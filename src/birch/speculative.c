@@ -25,7 +25,8 @@
 
 /* The parallel commit's bookkeeping (see commit_window_parallel). */
 typedef struct root_task {
-    size_t first, end;                /* its points: order[first..end), input order */
+    size_t window_first, window_end;  /* its points of the window: order[window_first..window_end) */
+    size_t first, end;                /* of them, the phase's: order[first..end), input order */
     size_t done;                      /* of them committed */
     size_t stop;                      /* window index of its first point that would split a node, or SIZE_MAX */
     size_t fail;                      /* window index of its first point whose root choice fails (pre-pass) */
@@ -178,9 +179,9 @@ static void classify_move(window_state *state, size_t node, int32_t slot, double
  * window began (the displacement itself, not the sum of the steps: random
  * steps mostly cancel). Entries created in this window are skipped: they are
  * always compared exactly. */
-static void track_move(window_state *state, const birch_tree *tree, size_t slot)
+static inline void track_move(window_state *state, const birch_tree *tree, size_t slot, size_t dims)
 {
-    size_t node = slot / (size_t)tree->slots, dims = tree->dims;
+    size_t node = slot / (size_t)tree->slots;
     double moved = 0.0;
     if ((int32_t)(slot % (size_t)tree->slots) >= state->snapshot_entries[node]) return;
     for (size_t j = 0; j < dims; j++) {
@@ -192,20 +193,21 @@ static void track_move(window_state *state, const birch_tree *tree, size_t slot)
 }
 
 /* The serial absorption of x by `slot` (given new_ssd), with its drift recorded. */
-static void absorb_tracked(window_state *state, birch_tree *tree, size_t slot, const double *x, double new_ssd)
+static inline void absorb_tracked(window_state *state, birch_tree *tree, size_t slot, const double *x,
+                                  double new_ssd, size_t dims)
 {
-    birch_absorb_point(&tree->count[slot], tree->mean + slot * tree->dims, &tree->ssd[slot], new_ssd, x, 1, tree->dims);
-    track_move(state, tree, slot);
+    birch_absorb_point(&tree->count[slot], tree->mean + slot * dims, &tree->ssd[slot], new_ssd, x, 1, dims);
+    track_move(state, tree, slot, dims);
 }
 
 /* Would the serial closest_entry of `node` still pick `chosen` for x, given
  * the runner-up bound of the speculation? Quiet entries by the triangle
  * inequality, loud and new entries by the serial comparison itself (the
  * first of equal distances wins). */
-static int choice_holds(const window_state *state, const birch_tree *tree, const double *x, int32_t node,
-                        size_t chosen, double runner_up)
+static inline int choice_holds(const window_state *state, const birch_tree *tree, const double *x, int32_t node,
+                               size_t chosen, double runner_up, size_t dims)
 {
-    size_t dims = tree->dims, first = (size_t)node * (size_t)tree->slots;
+    size_t first = (size_t)node * (size_t)tree->slots;
     double distance = birch_squared_distance_strided(x, 1, tree->mean + chosen * dims, dims);
     const int32_t *loud = state->loud + (size_t)node * LOUD;
     if (!(birch_distance_upper(distance, state->slack) + state->quiet_drift[node] < runner_up)) return 0;
@@ -222,12 +224,12 @@ static int choice_holds(const window_state *state, const birch_tree *tree, const
 /* Would the serial descent of point i (of the window) reach its speculated
  * leaf slot? Levels below min_level are not checked (the parallel commit
  * checks the root level in its pre-pass). */
-static int speculation_holds(const window_state *state, const birch_tree *tree, const double *x, size_t i,
-                             size_t slot, size_t min_level)
+static inline int speculation_holds(const window_state *state, const birch_tree *tree, const double *x, size_t i,
+                                    size_t slot, size_t min_level, size_t dims)
 {
     int32_t node = (int32_t)(slot / (size_t)tree->slots);
     for (size_t level = state->height; level-- > min_level;) {
-        if (!choice_holds(state, tree, x, node, slot, state->runner_up[level * state->points + i])) return 0;
+        if (!choice_holds(state, tree, x, node, slot, state->runner_up[level * state->points + i], dims)) return 0;
         if (level > 0) slot = (size_t)state->up_slot[node], node = tree->parent[node];
     }
     return 1;
@@ -237,16 +239,16 @@ static int speculation_holds(const window_state *state, const birch_tree *tree, 
  * absorb it in the leaf entry and in every entry above, up to the entries of
  * node `top` (the root, or a subtree's top in the parallel commit). 0 if it
  * does not fit. */
-static int absorb_along_path(window_state *state, birch_tree *tree, const double *x, size_t slot, int32_t top)
+static inline int absorb_along_path(window_state *state, birch_tree *tree, const double *x, size_t slot,
+                                    int32_t top, size_t dims)
 {
-    size_t dims = tree->dims;
     double new_ssd = birch_ssd_with_point(tree->count[slot], tree->mean + slot * dims, tree->ssd[slot], x, 1, dims);
     if (!birch_radius_fits(new_ssd, tree->count[slot] + 1, tree->threshold_squared)) return 0;
-    absorb_tracked(state, tree, slot, x, new_ssd);
+    absorb_tracked(state, tree, slot, x, new_ssd, dims);
     for (int32_t node = (int32_t)(slot / (size_t)tree->slots); node != top; node = tree->parent[node]) {
         size_t up = (size_t)state->up_slot[node];
         absorb_tracked(state, tree, up, x,
-                       birch_ssd_with_point(tree->count[up], tree->mean + up * dims, tree->ssd[up], x, 1, dims));
+                       birch_ssd_with_point(tree->count[up], tree->mean + up * dims, tree->ssd[up], x, 1, dims), dims);
     }
     return 1;
 }
@@ -261,23 +263,33 @@ static parac_status insert_tracked(window_state *state, birch_tree *tree, const 
     parac_status status = birch_tree_insert(tree, x, 1, error);
     if (status != PARAC_OK) return status;
     *split = tree->node_count != nodes;
-    for (size_t l = 0; !*split && l < levels; l++) track_move(state, tree, (size_t)state->path[l]);
+    for (size_t l = 0; !*split && l < levels; l++) track_move(state, tree, (size_t)state->path[l], tree->dims);
     return PARAC_OK;
 }
 
 /* Commits point i of the window (x) as the serial insertion would; *split = 1
  * when it split a node. */
-static parac_status commit_point(window_state *state, birch_tree *tree, const double *x, size_t i,
-                                 birch_speculative_stats *stats, int *split, parac_error *error)
+static inline parac_status commit_point_in(window_state *state, birch_tree *tree, const double *x, size_t i,
+                                           birch_speculative_stats *stats, int *split, parac_error *error, size_t dims)
 {
     int32_t slot = state->leaf_slot[i];
-    if (slot >= 0 && speculation_holds(state, tree, x, i, (size_t)slot, 0) &&
-        absorb_along_path(state, tree, x, (size_t)slot, tree->root)) {
+    if (slot >= 0 && speculation_holds(state, tree, x, i, (size_t)slot, 0, dims) &&
+        absorb_along_path(state, tree, x, (size_t)slot, tree->root, dims)) {
         stats->direct++;
         return PARAC_OK;
     }
     stats->serial++;
     return insert_tracked(state, tree, x, split, error);
+}
+
+/* dims passed as a constant for 2-D points (here and in the parallel
+ * commit's dispatchers): the inlined coordinate loops unroll, the same
+ * operations giving the same bits. */
+static parac_status commit_point(window_state *state, birch_tree *tree, const double *x, size_t i,
+                                 birch_speculative_stats *stats, int *split, parac_error *error)
+{
+    if (tree->dims == 2) return commit_point_in(state, tree, x, i, stats, split, error, 2);
+    return commit_point_in(state, tree, x, i, stats, split, error, tree->dims);
 }
 
 /* Commits the window's points in input order; *committed = points done
@@ -304,6 +316,12 @@ static parac_status commit_window(window_state *state, birch_tree *tree, const d
  * followed by SERIAL_RUN points committed in input order. */
 #define SHORT_PHASE 64
 #define SERIAL_RUN 128
+/* After a stop, the next phase looks ahead STOP_HORIZON times what the
+ * stopped phase committed: a longer look-ahead wastes pre-pass work past the
+ * next stop, a shorter one costs phases (each a few barriers on every core).
+ * 1 M bench blobs: 432 phases at 2, 387 at 8, 375 unbounded, with the same
+ * one-thread commit time. */
+#define STOP_HORIZON 8
 /* Phases looking ahead fewer points run on one thread (same result). */
 #define PARALLEL_PHASE_MIN 1024
 
@@ -376,8 +394,46 @@ static void group_subtree_nodes(phase_state *phase, const birch_tree *tree)
         if (phase->top[v] >= 0) phase->subtree_nodes[phase->tasks[phase->top[v]].nodes_end++] = v;
 }
 
+/* The window's points grouped by root entry, input order within a group
+ * (counting sort); a phase takes a range of each group (select_phase_points). */
+static void group_by_root_entry(phase_state *phase, int32_t m, size_t n)
+{
+    size_t offset = 0;
+    for (int32_t k = 0; k < m; k++) phase->tasks[k].window_first = 0;
+    for (size_t i = 0; i < n; i++) phase->tasks[phase->root_entry[i]].window_first++;
+    for (int32_t k = 0; k < m; k++) {
+        size_t size = phase->tasks[k].window_first;
+        phase->tasks[k].window_first = phase->tasks[k].window_end = offset;
+        offset += size;
+    }
+    for (size_t i = 0; i < n; i++) phase->order[phase->tasks[phase->root_entry[i]].window_end++] = (int32_t)i;
+}
+
+/* First position in order[low..high) holding a point >= i (order ascends there). */
+static size_t first_at_or_after(const int32_t *order, size_t low, size_t high, size_t i)
+{
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if ((size_t)order[middle] < i) low = middle + 1;
+        else high = middle;
+    }
+    return low;
+}
+
+/* Each root entry's points of [from, to): a range of its window group, found
+ * by binary search instead of regrouping the points every phase (serial work
+ * per point that every phase repeated). */
+static void select_phase_points(phase_state *phase, int32_t m, size_t from, size_t to)
+{
+    for (int32_t k = 0; k < m; k++) {
+        root_task *task = &phase->tasks[k];
+        task->first = first_at_or_after(phase->order, task->window_first, task->window_end, from);
+        task->end = first_at_or_after(phase->order, task->first, task->window_end, to);
+    }
+}
+
 /* top[] for every node and the root entry of every point's speculation
- * (fixed for the window: a split ends it). */
+ * (fixed for the window: a split ends it), the points grouped by it. */
 static void map_root_entries(window_state *state, const birch_tree *tree)
 {
     phase_state *phase = &state->phase;
@@ -394,6 +450,7 @@ static void map_root_entries(window_state *state, const birch_tree *tree)
     for (size_t i = 0; i < state->points; i++)
         phase->root_entry[i] = phase->top[(size_t)state->leaf_slot[i] / (size_t)tree->slots];
     group_subtree_nodes(phase, tree);
+    group_by_root_entry(phase, tree->entry_count[tree->root], state->points);
 }
 
 /* How far `mean` lies from slot's mean when the window began (an upper bound, as track_move). */
@@ -410,11 +467,12 @@ static double drift_from_snapshot(const window_state *state, size_t slot, const 
 /* Root entry k absorbs its points of the phase in input order, with the
  * serial arithmetic: its CF after each point, the distance bound each point
  * sees, and the entry's largest drift. */
-static void prepass_entry(window_state *state, const birch_tree *tree, const double *points, int32_t k)
+static inline void prepass_entry_in(window_state *state, const birch_tree *tree, const double *points, int32_t k,
+                                    size_t dims)
 {
     phase_state *phase = &state->phase;
     root_task *task = &phase->tasks[k];
-    size_t dims = tree->dims, slot = (size_t)tree->root * (size_t)tree->slots + (size_t)k;
+    size_t slot = (size_t)tree->root * (size_t)tree->slots + (size_t)k;
     const double *mean = tree->mean + slot * dims;
     int64_t count = tree->count[slot];
     double ssd = tree->ssd[slot], largest = drift_from_snapshot(state, slot, mean, dims);
@@ -434,17 +492,18 @@ static void prepass_entry(window_state *state, const birch_tree *tree, const dou
     phase->max_drift[k] = largest;
 }
 
+static void prepass_entry(window_state *state, const birch_tree *tree, const double *points, int32_t k)
+{
+    if (tree->dims == 2) prepass_entry_in(state, tree, points, k, 2);
+    else prepass_entry_in(state, tree, points, k, tree->dims);
+}
+
 /* Root entry k's mean just before window point i (of the phase): after its
  * last point before i, or as the phase began. */
 static const double *root_mean_before(const window_state *state, const birch_tree *tree, int32_t k, size_t i)
 {
     const phase_state *phase = &state->phase;
-    size_t low = phase->tasks[k].first, high = phase->tasks[k].end; /* first position with order >= i */
-    while (low < high) {
-        size_t middle = low + (high - low) / 2;
-        if ((size_t)phase->order[middle] < i) low = middle + 1;
-        else high = middle;
-    }
+    size_t low = first_at_or_after(phase->order, phase->tasks[k].first, phase->tasks[k].end, i);
     if (low > phase->tasks[k].first) return phase->after_mean + (low - 1) * tree->dims;
     return tree->mean + ((size_t)tree->root * (size_t)tree->slots + (size_t)k) * tree->dims;
 }
@@ -494,44 +553,11 @@ static void largest_drifts(const phase_state *phase, int32_t m, double *first, d
     }
 }
 
-/* Points [from, to) grouped by root entry, input order within a group. */
-static void group_by_root_entry(phase_state *phase, int32_t m, size_t from, size_t to)
+/* The earliest point of the phase whose serial root choice differs from its
+ * speculation (to if none). */
+static size_t earliest_failure(const phase_state *phase, int32_t m, size_t to)
 {
-    size_t offset = 0;
-    for (int32_t k = 0; k < m; k++) phase->tasks[k].first = 0;
-    for (size_t i = from; i < to; i++) phase->tasks[phase->root_entry[i]].first++;
-    for (int32_t k = 0; k < m; k++) {
-        size_t size = phase->tasks[k].first;
-        phase->tasks[k].first = phase->tasks[k].end = offset;
-        offset += size;
-    }
-    for (size_t i = from; i < to; i++) phase->order[phase->tasks[phase->root_entry[i]].end++] = (int32_t)i;
-}
-
-/* Groups points [from, to) by root entry, runs the pre-pass, and returns the
- * first point whose serial root choice differs from its speculation (to if
- * none). One parallel region: the entries' CF sequences, then their checks. */
-static size_t prepass(window_state *state, const birch_tree *tree, const double *points, size_t from, size_t to,
-                      int threads, double *parallel_seconds)
-{
-    phase_state *phase = &state->phase;
-    int32_t m = tree->entry_count[tree->root], loudest = 0;
     size_t fail = to;
-    double first_drift = 0.0, second_drift = 0.0, started;
-    group_by_root_entry(phase, m, from, to);
-    started = parac_now_seconds();
-#pragma omp parallel num_threads(threads) if (threads > 1)
-    {
-#pragma omp for schedule(dynamic, 1)
-        for (int32_t k = 0; k < m; k++) prepass_entry(state, tree, points, k);
-#pragma omp single
-        largest_drifts(phase, m, &first_drift, &second_drift, &loudest);
-#pragma omp for schedule(dynamic, 1)
-        for (int32_t k = 0; k < m; k++)
-            phase->tasks[k].fail =
-                first_root_failure(state, tree, points, k, k == loudest ? second_drift : first_drift, to);
-    }
-    *parallel_seconds += parac_now_seconds() - started;
     for (int32_t k = 0; k < m; k++)
         if (phase->tasks[k].fail < fail) fail = phase->tasks[k].fail;
     return fail;
@@ -539,7 +565,8 @@ static size_t prepass(window_state *state, const birch_tree *tree, const double 
 
 /* Root entry k's points before `limit` commit inside its subtree, in input
  * order, as the serial insertion would; stops before a point that would split. */
-static void commit_subtree(window_state *state, birch_tree *tree, const double *points, int32_t k, size_t limit)
+static inline void commit_subtree_in(window_state *state, birch_tree *tree, const double *points, int32_t k,
+                                     size_t limit, size_t dims)
 {
     phase_state *phase = &state->phase;
     root_task *task = &phase->tasks[k];
@@ -549,11 +576,11 @@ static void commit_subtree(window_state *state, birch_tree *tree, const double *
     size_t b, stop = SIZE_MAX, direct = 0, serial = 0, new_entries = 0;
     for (b = task->first; b < task->end; b++) {
         size_t i = (size_t)phase->order[b], levels;
-        const double *x = points + i * tree->dims;
+        const double *x = points + i * dims;
         int fresh;
         if (i >= limit) break;
-        if (speculation_holds(state, tree, x, i, (size_t)state->leaf_slot[i], 1) &&
-            absorb_along_path(state, tree, x, (size_t)state->leaf_slot[i], top)) {
+        if (speculation_holds(state, tree, x, i, (size_t)state->leaf_slot[i], 1, dims) &&
+            absorb_along_path(state, tree, x, (size_t)state->leaf_slot[i], top, dims)) {
             direct++;
             continue;
         }
@@ -561,11 +588,17 @@ static void commit_subtree(window_state *state, birch_tree *tree, const double *
             stop = i;
             break;
         }
-        for (size_t l = 0; l < levels; l++) track_move(state, tree, (size_t)path[l]);
+        for (size_t l = 0; l < levels; l++) track_move(state, tree, (size_t)path[l], dims);
         serial++, new_entries += (size_t)fresh;
     }
     task->done = b - task->first, task->stop = stop;
     task->direct = direct, task->serial = serial, task->new_entries = new_entries;
+}
+
+static void commit_subtree(window_state *state, birch_tree *tree, const double *points, int32_t k, size_t limit)
+{
+    if (tree->dims == 2) commit_subtree_in(state, tree, points, k, limit, 2);
+    else commit_subtree_in(state, tree, points, k, limit, tree->dims);
 }
 
 /* Remembers root entry k's subtree as the phase begins (to redo its commit). */
@@ -636,39 +669,73 @@ static void finish_phase(window_state *state, birch_tree *tree, int32_t m, birch
         memcpy(tree->mean + slot * dims, phase->after_mean + last * dims, dims * sizeof(double));
         tree->leaf_entries += task->new_entries;
         stats->direct += task->direct, stats->serial += task->serial;
-        track_move(state, tree, slot);
+        track_move(state, tree, slot, dims);
     }
 }
 
-/* Commits points [from, limit) subtree by subtree; returns the stop point:
- * limit, or an earlier point that would split a node (not committed). */
-static size_t commit_phase(window_state *state, birch_tree *tree, const double *points, size_t limit, int threads,
-                           birch_speculative_stats *stats)
+/* The phase's stop point (limit or an earlier point that would split a node)
+ * and, in phase->redo, the root entries whose commit ran past it; returns
+ * how many. */
+static int32_t find_stop(phase_state *phase, int32_t m, size_t limit, size_t *stop)
 {
-    phase_state *phase = &state->phase;
-    int32_t m = tree->entry_count[tree->root], redo = 0;
-    size_t stop = limit;
-    double started;
-    order_by_size(phase, m);
-    started = parac_now_seconds();
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
-    for (int32_t t = 0; t < m; t++) {
-        const root_task *task = &phase->tasks[phase->by_size[t]];
-        if (task->end > task->first) save_subtree(state, tree, phase->by_size[t]); /* else nothing to redo */
-        commit_subtree(state, tree, points, phase->by_size[t], limit);
-    }
-    stats->parallel_seconds += parac_now_seconds() - started;
+    int32_t redo = 0;
+    *stop = limit;
     for (int32_t k = 0; k < m; k++)
-        if (phase->tasks[k].stop < stop) stop = phase->tasks[k].stop;
+        if (phase->tasks[k].stop < *stop) *stop = phase->tasks[k].stop;
     for (int32_t k = 0; k < m; k++) {
         const root_task *task = &phase->tasks[k];
-        if (task->done > 0 && (size_t)phase->order[task->first + task->done - 1] > stop) phase->redo[redo++] = k;
+        if (task->done > 0 && (size_t)phase->order[task->first + task->done - 1] > *stop) phase->redo[redo++] = k;
     }
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1 && redo > 1)
-    for (int32_t t = 0; t < redo; t++) {
-        restore_subtree(state, tree, phase->redo[t]);
-        commit_subtree(state, tree, points, phase->redo[t], stop);
+    return redo;
+}
+
+/* One phase over points [from, to): grouping, pre-pass, subtree commits before
+ * the first root failure, redo of the subtrees that ran past an earlier split;
+ * returns the stop point (to when none). One parallel region whose loops take
+ * the root entries largest first: schedule(runtime), dynamic,1 unless the
+ * caller set another (omp_set_schedule / OMP_SCHEDULE); static,1 keeps a
+ * subtree on the same thread from loop to loop and phase to phase (its cache
+ * lines stay put). Every loop's iterations are independent, so the schedule
+ * never changes the result. */
+static size_t run_phase(window_state *state, birch_tree *tree, const double *points, size_t from, size_t to,
+                        int threads, birch_speculative_stats *stats)
+{
+    phase_state *phase = &state->phase;
+    int32_t m = tree->entry_count[tree->root], loudest = 0, redo = 0;
+    size_t fail = to, stop = to;
+    double first_drift = 0.0, second_drift = 0.0, started;
+    select_phase_points(phase, m, from, to);
+    order_by_size(phase, m);
+    started = parac_now_seconds();
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+#pragma omp for schedule(runtime)
+        for (int32_t t = 0; t < m; t++) prepass_entry(state, tree, points, phase->by_size[t]);
+#pragma omp single
+        largest_drifts(phase, m, &first_drift, &second_drift, &loudest);
+#pragma omp for schedule(runtime)
+        for (int32_t t = 0; t < m; t++) {
+            int32_t k = phase->by_size[t];
+            phase->tasks[k].fail =
+                first_root_failure(state, tree, points, k, k == loudest ? second_drift : first_drift, to);
+        }
+#pragma omp single
+        fail = earliest_failure(phase, m, to);
+#pragma omp for schedule(runtime)
+        for (int32_t t = 0; t < m; t++) {
+            int32_t k = phase->by_size[t];
+            if (phase->tasks[k].end > phase->tasks[k].first) save_subtree(state, tree, k); /* else nothing to redo */
+            commit_subtree(state, tree, points, k, fail);
+        }
+#pragma omp single
+        redo = find_stop(phase, m, fail, &stop);
+#pragma omp for schedule(runtime)
+        for (int32_t t = 0; t < redo; t++) {
+            restore_subtree(state, tree, phase->redo[t]);
+            commit_subtree(state, tree, points, phase->redo[t], stop);
+        }
     }
+    stats->parallel_seconds += parac_now_seconds() - started;
     stats->redone += (size_t)redo;
     if (m > 0) stats->critical += phase->tasks[phase->by_size[0]].done;
     finish_phase(state, tree, m, stats);
@@ -679,8 +746,8 @@ static size_t commit_phase(window_state *state, birch_tree *tree, const double *
  * each ended by a stop point that commits alone (a split ends the window).
  * A phase looks ahead `horizon` points: its pre-pass is redone after every
  * stop point, and a shorter look-ahead also bounds the drifts more tightly;
- * it doubles after a phase without a stop and shrinks to twice what a
- * stopped phase committed. */
+ * it doubles after a phase without a stop and shrinks to STOP_HORIZON times
+ * what a stopped phase committed. */
 static parac_status commit_window_parallel(window_state *state, birch_tree *tree, const double *points, int threads,
                                            size_t *committed, birch_speculative_stats *stats, parac_error *error)
 {
@@ -694,13 +761,12 @@ static parac_status commit_window_parallel(window_state *state, birch_tree *tree
     while (status == PARAC_OK && next < n && !split) {
         size_t from = next, to = n - next < horizon ? n : next + horizon;
         int team = to - from >= PARALLEL_PHASE_MIN ? threads : 1; /* a short phase is not worth the barriers */
-        size_t fail = prepass(state, tree, points, from, to, team, &stats->parallel_seconds);
-        next = commit_phase(state, tree, points, fail, team, stats);
+        next = run_phase(state, tree, points, from, to, team, stats);
         stats->phases++;
         if (next < to) {
             status = commit_point(state, tree, points + next * tree->dims, next, stats, &split, error);
             stats->stops++, next++;
-            horizon = 2 * (next - from) < PHASE_MIN_POINTS ? PHASE_MIN_POINTS : 2 * (next - from);
+            horizon = STOP_HORIZON * (next - from) < PHASE_MIN_POINTS ? PHASE_MIN_POINTS : STOP_HORIZON * (next - from);
             /* after a short phase, a run in input order: a pre-pass then costs at
                most a few absorptions per committed point however dense the stops */
             for (size_t run = 0; next - from < SHORT_PHASE && run < SERIAL_RUN && next < n && !split &&
@@ -753,9 +819,15 @@ parac_status birch_speculate_cpu(void *context, const birch_tree *tree, const do
 {
     int threads = parac_threads_resolve(*(const int *)context);
     (void)height, (void)error;
+    /* dims passed as a constant for 2-D points: the inlined descent's
+       coordinate loop unrolls (the same operations, so the same bits) */
 #pragma omp parallel for schedule(static, 128) num_threads(threads) if (n >= 512)
     for (size_t i = 0; i < n; i++)
-        leaf_slot[i] = birch_descend_speculative(tree->root, tree->slots, tree->dims, tree->entry_count, tree->child,
-                                             tree->mean, points + i * tree->dims, 1, runner_up + i, n);
+        leaf_slot[i] = tree->dims == 2
+                           ? birch_descend_speculative(tree->root, tree->slots, 2, tree->entry_count, tree->child,
+                                                       tree->mean, points + i * 2, 1, runner_up + i, n)
+                           : birch_descend_speculative(tree->root, tree->slots, tree->dims, tree->entry_count,
+                                                       tree->child, tree->mean, points + i * tree->dims, 1,
+                                                       runner_up + i, n);
     return PARAC_OK;
 }
