@@ -7,7 +7,8 @@
  * exactly serial, segmented, hybrid), side by side; PARAC_BIRCH_VARIANT=NAME
  * times that variant only. Speculative rows add the fit's speculate/commit
  * split, windows, serial points and (parallel commit) phases, stop points and
- * redone subtree commits.
+ * redone subtree commits. Then the issue's ratio: serial and the default
+ * (speculative-parallel, all cores) alternated 5 times, medians, one line.
  * Figures: points/s of fit + global step + labels; quality against serial
  * (SSE ratio, ARI) in the extra fields. scikit-learn: bench_birch_sklearn.py. */
 #include <math.h>
@@ -131,6 +132,41 @@ static void measure_static_schedule(bench_report *report, const char *case_name,
     omp_set_schedule(kind, chunk);
 }
 
+/* The issue's ratio (parallel x all cores >= 5x our serial), timed so that one noisy stretch of the
+ * host cannot decide it: serial and parallel runs alternate, medians of each, one JSON line. */
+static void measure_ratio(bench_report *report, const parac_birch_options *serial, const parac_birch_options *parallel,
+                          const double *points, size_t n, int rounds, int32_t *labels)
+{
+    double serial_times[16], parallel_times[16], serial_s, parallel_s;
+    size_t subclusters = 0, used = 0;
+    bench_result result;
+    if (rounds > 16) rounds = 16;
+    for (int r = 0; r < rounds; r++)
+        if ((serial_times[r] = run_once(serial, points, n, labels, &subclusters, NULL)) < 0 ||
+            (parallel_times[r] = run_once(parallel, points, n, labels, &subclusters, NULL)) < 0)
+            return;
+    serial_s = bench_median(serial_times, rounds);
+    parallel_s = bench_median(parallel_times, rounds);
+    memset(&result, 0, sizeof result);
+    snprintf(result.module, sizeof result.module, "birch");
+    snprintf(result.case_name, sizeof result.case_name, "blobs 1M 2-D %s x%d vs serial (interleaved)",
+             parac_birch_variant_name(parallel->variant), parac_threads_resolve(parallel->exec.threads));
+    snprintf(result.device, sizeof result.device, "cpu");
+    result.threads = parac_threads_resolve(parallel->exec.threads), result.seconds = parallel_s;
+    snprintf(result.metric, sizeof result.metric, "speedup_vs_serial");
+    result.value = serial_s / parallel_s;
+    snprintf(result.unit, sizeof result.unit, "x");
+    used += (size_t)snprintf(result.extra, sizeof result.extra, "\"serial_s\":%.4f,\"rounds\":%d,\"serial_each\":[",
+                             serial_s, rounds);
+    for (int r = 0; r < rounds && used < sizeof result.extra; r++)
+        used += (size_t)snprintf(result.extra + used, sizeof result.extra - used, "%s%.4f", r ? "," : "", serial_times[r]);
+    if (used < sizeof result.extra) used += (size_t)snprintf(result.extra + used, sizeof result.extra - used, "],\"parallel_each\":[");
+    for (int r = 0; r < rounds && used < sizeof result.extra; r++)
+        used += (size_t)snprintf(result.extra + used, sizeof result.extra - used, "%s%.4f", r ? "," : "", parallel_times[r]);
+    if (used < sizeof result.extra) snprintf(result.extra + used, sizeof result.extra - used, "]");
+    bench_emit(report, &result);
+}
+
 /* Chunk c of the streamed blobs: fixed centres, its own random sub-stream. */
 static void stream_chunk(const double *centers, size_t chunk_index, size_t n, double *points)
 {
@@ -243,7 +279,9 @@ int main(int argc, char **argv)
         if (only && strcmp(only, parac_birch_variant_name(variant)) != 0) continue;
         parallel.variant = gpu.variant = variant;
         if (setup.run_cpu) {
-            if (v == 0) measure(&report, "blobs 1M 2-D serial (sklearn order)", &serial, points, n, 1, NULL, serial_sse, labels);
+            if (v == 0)
+                measure(&report, "blobs 1M 2-D serial (sklearn order)", &serial, points, n, bench_repeats(3), NULL,
+                        serial_sse, labels);
             snprintf(name, sizeof name, "blobs 1M 2-D parallel %s", parac_birch_variant_name(variant));
             measure(&report, name, &parallel, points, n, bench_repeats(3), serial_labels, serial_sse, labels);
             if (variant == PARAC_BIRCH_SPECULATIVE_PARALLEL)
@@ -256,8 +294,11 @@ int main(int argc, char **argv)
                 measure_static_schedule(&report, name, &gpu, points, n, serial_labels, serial_sse, labels);
         }
     }
+    parallel.variant = PARAC_BIRCH_SPECULATIVE_PARALLEL; /* the default */
+    if (setup.run_cpu && (!only || parallel.variant == check))
+        measure_ratio(&report, &serial, &parallel, points, n, setup.quick ? 2 : 5, labels);
     /* Streams with the default variant (or the one asked for). */
-    parallel.variant = gpu.variant = PARAC_BIRCH_SPECULATIVE;
+    parallel.variant = gpu.variant = PARAC_BIRCH_SPECULATIVE_PARALLEL;
     if (only) parac_birch_variant_parse(only, &parallel.variant, &error), gpu.variant = parallel.variant;
     if (setup.run_cpu) measure_stream(&report, &parallel, setup.quick ? 2000000 : 10000000, 1000000);
     if (setup.run_gpu) measure_stream(&report, &gpu, setup.quick ? 2000000 : 100000000, 1000000);
