@@ -601,41 +601,30 @@ static void commit_subtree(window_state *state, birch_tree *tree, const double *
     else commit_subtree_in(state, tree, points, k, limit, tree->dims);
 }
 
-/* Remembers root entry k's subtree as the phase begins (to redo its commit). */
-static void save_subtree(window_state *state, const birch_tree *tree, int32_t k)
+/* One field of a subtree between the tree (or window state) and the phase's saved copy. */
+static void move_field(void *live, void *saved, size_t bytes, int save)
 {
-    phase_state *phase = &state->phase;
-    size_t dims = tree->dims;
-    for (size_t n = phase->tasks[k].nodes_first; n < phase->tasks[k].nodes_end; n++) {
-        size_t v = (size_t)phase->subtree_nodes[n], first = v * (size_t)tree->slots;
-        size_t entries = (size_t)tree->entry_count[v];
-        phase->saved_entries[v] = (int32_t)entries;
-        memcpy(phase->saved_count + first, tree->count + first, entries * sizeof(int64_t));
-        memcpy(phase->saved_ssd + first, tree->ssd + first, entries * sizeof(double));
-        memcpy(phase->saved_mean + first * dims, tree->mean + first * dims, entries * dims * sizeof(double));
-        memcpy(phase->saved_drift + first, state->drift + first, entries * sizeof(double));
-        phase->saved_quiet[v] = state->quiet_drift[v];
-        phase->saved_loud_count[v] = state->loud_count[v];
-        memcpy(phase->saved_loud + v * LOUD, state->loud + v * LOUD, LOUD * sizeof(int32_t));
-    }
+    if (save) memcpy(saved, live, bytes);
+    else memcpy(live, saved, bytes);
 }
 
-/* Puts root entry k's subtree back as the phase began. */
-static void restore_subtree(window_state *state, birch_tree *tree, int32_t k)
+/* Root entry k's subtree: save = 1 remembers it as the phase begins, save = 0 puts it back
+ * (to redo its commit). */
+static void move_subtree(window_state *state, birch_tree *tree, int32_t k, int save)
 {
     phase_state *phase = &state->phase;
     size_t dims = tree->dims;
     for (size_t n = phase->tasks[k].nodes_first; n < phase->tasks[k].nodes_end; n++) {
-        size_t v = (size_t)phase->subtree_nodes[n], first = v * (size_t)tree->slots;
-        size_t entries = (size_t)phase->saved_entries[v];
-        tree->entry_count[v] = (int32_t)entries;
-        memcpy(tree->count + first, phase->saved_count + first, entries * sizeof(int64_t));
-        memcpy(tree->ssd + first, phase->saved_ssd + first, entries * sizeof(double));
-        memcpy(tree->mean + first * dims, phase->saved_mean + first * dims, entries * dims * sizeof(double));
-        memcpy(state->drift + first, phase->saved_drift + first, entries * sizeof(double));
-        state->quiet_drift[v] = phase->saved_quiet[v];
-        state->loud_count[v] = phase->saved_loud_count[v];
-        memcpy(state->loud + v * LOUD, phase->saved_loud + v * LOUD, LOUD * sizeof(int32_t));
+        size_t v = (size_t)phase->subtree_nodes[n], first = v * (size_t)tree->slots, entries;
+        move_field(&tree->entry_count[v], &phase->saved_entries[v], sizeof tree->entry_count[v], save);
+        entries = (size_t)tree->entry_count[v];
+        move_field(tree->count + first, phase->saved_count + first, entries * sizeof(int64_t), save);
+        move_field(tree->ssd + first, phase->saved_ssd + first, entries * sizeof(double), save);
+        move_field(tree->mean + first * dims, phase->saved_mean + first * dims, entries * dims * sizeof(double), save);
+        move_field(state->drift + first, phase->saved_drift + first, entries * sizeof(double), save);
+        move_field(&state->quiet_drift[v], &phase->saved_quiet[v], sizeof state->quiet_drift[v], save);
+        move_field(&state->loud_count[v], &phase->saved_loud_count[v], sizeof state->loud_count[v], save);
+        move_field(state->loud + v * LOUD, phase->saved_loud + v * LOUD, LOUD * sizeof(int32_t), save);
     }
 }
 
@@ -724,14 +713,14 @@ static size_t run_phase(window_state *state, birch_tree *tree, const double *poi
 #pragma omp for schedule(runtime)
         for (int32_t t = 0; t < m; t++) {
             int32_t k = phase->by_size[t];
-            if (phase->tasks[k].end > phase->tasks[k].first) save_subtree(state, tree, k); /* else nothing to redo */
+            if (phase->tasks[k].end > phase->tasks[k].first) move_subtree(state, tree, k, 1); /* else nothing to redo */
             commit_subtree(state, tree, points, k, fail);
         }
 #pragma omp single
         redo = find_stop(phase, m, fail, &stop);
 #pragma omp for schedule(runtime)
         for (int32_t t = 0; t < redo; t++) {
-            restore_subtree(state, tree, phase->redo[t]);
+            move_subtree(state, tree, phase->redo[t], 0);
             commit_subtree(state, tree, points, phase->redo[t], stop);
         }
     }
