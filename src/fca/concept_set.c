@@ -1,5 +1,6 @@
 /* fca/concept_set.c — the concept store (intents as bitsets over original
- * attribute ids), its canonical order, and the public accessors. */
+ * attribute ids), the comparison behind its canonical order (sorted in
+ * concept_sort.c), and the public accessors. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,46 +79,6 @@ int fca_intent_compare(const parac_word *a, const parac_word *b, size_t words)
         }
     }
     return 0;
-}
-
-/* Bottom-up merge sort of indices (stable, no global comparator state). */
-static void merge_sort(size_t *order, size_t *scratch, size_t count, const parac_word *intents, size_t words)
-{
-    for (size_t width = 1; width < count; width *= 2) {
-        for (size_t left = 0; left < count; left += 2 * width) {
-            size_t middle = left + width < count ? left + width : count;
-            size_t right = left + 2 * width < count ? left + 2 * width : count;
-            size_t i = left, j = middle, k = left;
-            while (i < middle && j < right)
-                scratch[k++] = fca_intent_compare(intents + order[j] * words, intents + order[i] * words, words) < 0
-                                   ? order[j++] : order[i++];
-            while (i < middle) scratch[k++] = order[i++];
-            while (j < right) scratch[k++] = order[j++];
-        }
-        memcpy(order, scratch, count * sizeof *order);
-    }
-}
-
-parac_status fca_concepts_sort(parac_fca_concepts *concepts, parac_error *error)
-{
-    size_t count = concepts->count, words = concepts->attribute_words;
-    size_t *order = malloc((count ? count : 1) * sizeof *order);
-    size_t *scratch = malloc((count ? count : 1) * sizeof *scratch);
-    parac_word *sorted = malloc((count ? count : 1) * words * sizeof *sorted);
-    if (!order || !scratch || !sorted) {
-        free(order), free(scratch), free(sorted);
-        return parac_fail_no_memory(error, "sorting concepts", (unsigned long long)count * (16 + words * 8));
-    }
-    for (size_t i = 0; i < count; i++) order[i] = i;
-    merge_sort(order, scratch, count, concepts->intents, words);
-    for (size_t i = 0; i < count; i++)
-        memcpy(sorted + i * words, concepts->intents + order[i] * words, words * sizeof *sorted);
-    free(concepts->intents);
-    concepts->intents = sorted;
-    concepts->capacity = count ? count : 1;
-    free(order);
-    free(scratch);
-    return PARAC_OK;
 }
 
 void parac_fca_concepts_destroy(parac_fca_concepts *concepts)

@@ -65,7 +65,8 @@ parac_status parac_fca_compute(const parac_fca_context *context, const parac_fca
     if (status == PARAC_OK && count != made->count)
         status = parac_fail(error, PARAC_ERR_INTERNAL, "fca: counted %llu concepts but stored %zu",
                             (unsigned long long)count, made->count);
-    if (status == PARAC_OK) status = fca_concepts_sort(made, error);
+    if (status == PARAC_OK)
+        status = fca_concepts_sort(made, parac_threads_resolve(options ? options->exec.threads : 0), error);
     if (status != PARAC_OK) {
         parac_fca_concepts_destroy(made);
         return status;

@@ -46,8 +46,9 @@ parac_status fca_concepts_init(parac_fca_concepts *concepts, size_t attributes, 
 parac_status fca_concepts_append(parac_fca_concepts *concepts, const parac_word *intent, parac_error *error);
 /* Moves every intent of source to the end of target and empties source. */
 parac_status fca_concepts_take(parac_fca_concepts *target, parac_fca_concepts *source, parac_error *error);
-/* Sorts into the canonical order (lexicographic by ascending id lists). */
-parac_status fca_concepts_sort(parac_fca_concepts *concepts, parac_error *error);
+/* Sorts into the canonical order (lexicographic by ascending id lists) with up to `threads` threads;
+ * the result does not depend on the thread count (concept_sort.c). */
+parac_status fca_concepts_sort(parac_fca_concepts *concepts, int threads, parac_error *error);
 void fca_concepts_release(parac_fca_concepts *concepts);
 /* <0, 0, >0 as intent a comes before, equals, follows b in canonical order. */
 int fca_intent_compare(const parac_word *a, const parac_word *b, size_t words);

@@ -7,6 +7,32 @@
 #include "support_fca.h"
 #include "test_util.h"
 
+/* 238,710 stored concepts: the parallel sort (chunks, then merge levels) on 1, 3 and 4 threads gives one
+ * order, ascending by fca_intent_compare's rule (checked through the public intent lists). */
+static void check_sorted_alike(const parac_fca_context *context)
+{
+    parac_fca_concepts *one = fca_test_compute(context, PARAC_DEVICE_CPU, 1, 0);
+    uint32_t previous[128], current[128];
+    size_t previous_size = 0;
+    for (int threads = 3; threads <= 4 && one; threads++) {
+        parac_fca_concepts *many = fca_test_compute(context, PARAC_DEVICE_CPU, threads, 0);
+        CHECK(many && fca_test_same_concepts(one, many), "%d threads: concepts or order differ from 1 thread", threads);
+        parac_fca_concepts_destroy(many);
+    }
+    for (size_t i = 0; one && i < parac_fca_concepts_size(one); i++) {
+        size_t size = parac_fca_concept_intent(one, i, current, 128), k = 0;
+        while (k < size && k < previous_size && current[k] == previous[k]) k++;
+        /* ascending id lists: a prefix first, else the smaller id at the first difference */
+        CHECK(i == 0 || (k == previous_size && size > previous_size) ||
+                  (k < size && k < previous_size && current[k] > previous[k]),
+              "concept %zu is not after concept %zu in canonical order", i, i - 1);
+        if (test_checks_failed > 0) break;
+        memcpy(previous, current, size * sizeof *current);
+        previous_size = size;
+    }
+    parac_fca_concepts_destroy(one);
+}
+
 int main(void)
 {
     parac_fca_context *context = NULL;
@@ -32,6 +58,7 @@ int main(void)
         options.min_support = 812; /* 10% */
         CHECK_OK(parac_fca_count(context, &options, &count, &error), &error);
         CHECK(count > 0 && count < 238710, "iceberg count %llu", (unsigned long long)count);
+        check_sorted_alike(context);
     }
     parac_fca_context_destroy(context);
     return test_finish("fca.mushroom");
