@@ -115,7 +115,7 @@ static void measure(bench_report *report, const char *case_name, const parac_bir
 }
 
 /* The same case with the parallel commit's loops on schedule(static, 1)
- * instead of the default dynamic,1 (speculative.c: run_phase uses
+ * instead of the default dynamic,1 (parallel_commit.c: run_phase uses
  * schedule(runtime); a subtree then stays on one core across phases). Same
  * tree; only the time may differ. */
 static void measure_static_schedule(bench_report *report, const char *case_name, const parac_birch_options *options,

@@ -1,0 +1,496 @@
+/* birch/parallel_commit.c — the parallel commit of a speculation window
+ * (speculative.h, variant speculative-parallel): phases that group the
+ * window's points by root entry, check the root choices in a pre-pass and
+ * commit the root's subtrees in parallel; the state and the per-point checks
+ * are shared with the in-order commit (speculative_window.h). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "birch/cf_math.h"
+#include "birch/speculate_math.h"
+#include "birch/speculative.h"
+#include "birch/speculative_window.h"
+#include "core/error.h"
+#include "core/timer.h"
+
+/* ---- The parallel commit: one task per root entry (speculative.h) ---- */
+
+/* The parallel commit's bookkeeping (see birch_commit_window_parallel). */
+struct root_task {
+    size_t window_first, window_end;  /* its points of the window: order[window_first..window_end) */
+    size_t first, end;                /* of them, the phase's: order[first..end), input order */
+    size_t done;                      /* of them committed */
+    size_t stop;                      /* window index of its first point that would split a node, or SIZE_MAX */
+    size_t fail;                      /* window index of its first point whose root choice fails (pre-pass) */
+    size_t nodes_first, nodes_end;    /* its subtree's nodes: subtree_nodes[nodes_first..nodes_end) */
+    size_t direct, serial, new_entries;
+};
+
+void birch_phase_free(phase_state *phase)
+{
+    free(phase->root_entry), free(phase->top), free(phase->subtree_nodes), free(phase->order), free(phase->upper), free(phase->after_count);
+    free(phase->after_ssd), free(phase->after_mean), free(phase->max_drift), free(phase->tasks), free(phase->by_size);
+    free(phase->redo), free(phase->paths), free(phase->saved_count), free(phase->saved_ssd), free(phase->saved_mean);
+    free(phase->saved_drift), free(phase->saved_quiet), free(phase->saved_entries), free(phase->saved_loud);
+    free(phase->saved_loud_count);
+}
+
+/* Windows shorter than this commit in input order: a phase's fixed costs
+ * (grouping, pre-pass, saving the subtrees) would outweigh the gain. */
+#define PHASE_MIN_POINTS 512
+/* A phase that committed fewer points than SHORT_PHASE before its stop is
+ * followed by SERIAL_RUN points committed in input order. */
+#define SHORT_PHASE 64
+#define SERIAL_RUN 128
+/* After a stop, the next phase looks ahead STOP_HORIZON times what the
+ * stopped phase committed: a longer look-ahead wastes pre-pass work past the
+ * next stop, a shorter one costs phases (each a few barriers on every core).
+ * 1 M bench blobs: 432 phases at 2, 387 at 8, 375 unbounded, with the same
+ * one-thread commit time. */
+#define STOP_HORIZON 8
+/* Phases looking ahead fewer points run on one thread (same result). */
+#define PARALLEL_PHASE_MIN 1024
+
+#define PHASE_GROW(field, type, need)                                                                 \
+    do {                                                                                              \
+        type *grown = realloc(phase->field, (need) * sizeof(type));                                   \
+        if (!grown) return parac_fail_no_memory(error, "parallel commit", (need) * sizeof(type));     \
+        phase->field = grown;                                                                         \
+    } while (0)
+
+static parac_status phase_reserve(phase_state *phase, const birch_tree *tree, size_t points, size_t height,
+                                  parac_error *error)
+{
+    size_t nodes = (size_t)tree->node_count, slots = nodes * (size_t)tree->slots, tasks = (size_t)tree->slots;
+    size_t dims = tree->dims;
+    if (phase->point_capacity < points) {
+        PHASE_GROW(root_entry, int32_t, points);
+        PHASE_GROW(order, int32_t, points);
+        PHASE_GROW(upper, double, points);
+        PHASE_GROW(after_count, int64_t, points);
+        PHASE_GROW(after_ssd, double, points);
+        PHASE_GROW(after_mean, double, points * dims);
+        phase->point_capacity = points;
+    }
+    if (phase->node_capacity < nodes) {
+        PHASE_GROW(top, int32_t, nodes);
+        PHASE_GROW(subtree_nodes, int32_t, nodes);
+        PHASE_GROW(saved_entries, int32_t, nodes);
+        PHASE_GROW(saved_quiet, double, nodes);
+        PHASE_GROW(saved_loud, int32_t, nodes * LOUD);
+        PHASE_GROW(saved_loud_count, int32_t, nodes);
+        phase->node_capacity = nodes;
+    }
+    if (phase->slot_capacity < slots) {
+        PHASE_GROW(saved_count, int64_t, slots);
+        PHASE_GROW(saved_ssd, double, slots);
+        PHASE_GROW(saved_mean, double, slots * dims);
+        PHASE_GROW(saved_drift, double, slots);
+        phase->slot_capacity = slots;
+    }
+    if (phase->task_capacity < tasks) {
+        PHASE_GROW(tasks, root_task, tasks);
+        PHASE_GROW(max_drift, double, tasks);
+        PHASE_GROW(by_size, int32_t, tasks);
+        PHASE_GROW(redo, int32_t, tasks);
+        phase->task_capacity = tasks;
+    }
+    if (phase->path_capacity < tasks * height) {
+        PHASE_GROW(paths, int32_t, tasks * height);
+        phase->path_capacity = tasks * height;
+    }
+    return PARAC_OK;
+}
+#undef PHASE_GROW
+
+/* subtree_nodes: the non-root nodes grouped by the root entry above them. */
+static void group_subtree_nodes(phase_state *phase, const birch_tree *tree)
+{
+    int32_t m = tree->entry_count[tree->root];
+    size_t offset = 0;
+    for (int32_t k = 0; k < m; k++) phase->tasks[k].nodes_first = 0;
+    for (int32_t v = 0; v < tree->node_count; v++)
+        if (phase->top[v] >= 0) phase->tasks[phase->top[v]].nodes_first++;
+    for (int32_t k = 0; k < m; k++) {
+        size_t size = phase->tasks[k].nodes_first;
+        phase->tasks[k].nodes_first = phase->tasks[k].nodes_end = offset;
+        offset += size;
+    }
+    for (int32_t v = 0; v < tree->node_count; v++)
+        if (phase->top[v] >= 0) phase->subtree_nodes[phase->tasks[phase->top[v]].nodes_end++] = v;
+}
+
+/* The window's points grouped by root entry, input order within a group
+ * (counting sort); a phase takes a range of each group (select_phase_points). */
+static void group_by_root_entry(phase_state *phase, int32_t m, size_t n)
+{
+    size_t offset = 0;
+    for (int32_t k = 0; k < m; k++) phase->tasks[k].window_first = 0;
+    for (size_t i = 0; i < n; i++) phase->tasks[phase->root_entry[i]].window_first++;
+    for (int32_t k = 0; k < m; k++) {
+        size_t size = phase->tasks[k].window_first;
+        phase->tasks[k].window_first = phase->tasks[k].window_end = offset;
+        offset += size;
+    }
+    for (size_t i = 0; i < n; i++) phase->order[phase->tasks[phase->root_entry[i]].window_end++] = (int32_t)i;
+}
+
+/* First position in order[low..high) holding a point >= i (order ascends there). */
+static size_t first_at_or_after(const int32_t *order, size_t low, size_t high, size_t i)
+{
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if ((size_t)order[middle] < i) low = middle + 1;
+        else high = middle;
+    }
+    return low;
+}
+
+/* Each root entry's points of [from, to): a range of its window group, found
+ * by binary search instead of regrouping the points every phase (serial work
+ * per point that every phase repeated). */
+static void select_phase_points(phase_state *phase, int32_t m, size_t from, size_t to)
+{
+    for (int32_t k = 0; k < m; k++) {
+        root_task *task = &phase->tasks[k];
+        task->first = first_at_or_after(phase->order, task->window_first, task->window_end, from);
+        task->end = first_at_or_after(phase->order, task->first, task->window_end, to);
+    }
+}
+
+/* top[] for every node and the root entry of every point's speculation
+ * (fixed for the window: a split ends it), the points grouped by it. */
+static void map_root_entries(window_state *state, const birch_tree *tree)
+{
+    phase_state *phase = &state->phase;
+    size_t root_first = (size_t)tree->root * (size_t)tree->slots;
+    for (int32_t v = 0; v < tree->node_count; v++) {
+        int32_t below_root = v;
+        if (v == tree->root) {
+            phase->top[v] = -1;
+            continue;
+        }
+        while (tree->parent[below_root] != tree->root) below_root = tree->parent[below_root];
+        phase->top[v] = (int32_t)((size_t)state->up_slot[below_root] - root_first);
+    }
+    for (size_t i = 0; i < state->points; i++)
+        phase->root_entry[i] = phase->top[(size_t)state->leaf_slot[i] / (size_t)tree->slots];
+    group_subtree_nodes(phase, tree);
+    group_by_root_entry(phase, tree->entry_count[tree->root], state->points);
+}
+
+/* How far `mean` lies from slot's mean when the window began (an upper bound, as track_move). */
+static double drift_from_snapshot(const window_state *state, size_t slot, const double *mean, size_t dims)
+{
+    double moved = 0.0;
+    for (size_t j = 0; j < dims; j++) {
+        double delta = mean[j] - state->snapshot_mean[slot * dims + j];
+        moved += delta * delta;
+    }
+    return birch_distance_upper(moved, state->slack);
+}
+
+/* Root entry k absorbs its points of the phase in input order, with the
+ * serial arithmetic: its CF after each point, the distance bound each point
+ * sees, and the entry's largest drift. */
+static inline void prepass_entry_in(window_state *state, const birch_tree *tree, const double *points, int32_t k,
+                                    size_t dims)
+{
+    phase_state *phase = &state->phase;
+    root_task *task = &phase->tasks[k];
+    size_t slot = (size_t)tree->root * (size_t)tree->slots + (size_t)k;
+    const double *mean = tree->mean + slot * dims;
+    int64_t count = tree->count[slot];
+    double ssd = tree->ssd[slot], largest = drift_from_snapshot(state, slot, mean, dims);
+    for (size_t b = task->first; b < task->end; b++) {
+        const double *x = points + (size_t)phase->order[b] * dims;
+        double *next = phase->after_mean + b * dims;
+        double new_ssd = birch_ssd_with_point(count, mean, ssd, x, 1, dims);
+        double drift;
+        phase->upper[b] = birch_distance_upper(birch_squared_distance_strided(x, 1, mean, dims), state->slack);
+        memcpy(next, mean, dims * sizeof(double));
+        birch_absorb_point(&count, next, &ssd, new_ssd, x, 1, dims);
+        phase->after_count[b] = count, phase->after_ssd[b] = ssd;
+        drift = drift_from_snapshot(state, slot, next, dims);
+        if (drift > largest) largest = drift;
+        mean = next;
+    }
+    phase->max_drift[k] = largest;
+}
+
+static void prepass_entry(window_state *state, const birch_tree *tree, const double *points, int32_t k)
+{
+    if (tree->dims == 2) prepass_entry_in(state, tree, points, k, 2);
+    else prepass_entry_in(state, tree, points, k, tree->dims);
+}
+
+/* Root entry k's mean just before window point i (of the phase): after its
+ * last point before i, or as the phase began. */
+static const double *root_mean_before(const window_state *state, const birch_tree *tree, int32_t k, size_t i)
+{
+    const phase_state *phase = &state->phase;
+    size_t low = first_at_or_after(phase->order, phase->tasks[k].first, phase->tasks[k].end, i);
+    if (low > phase->tasks[k].first) return phase->after_mean + (low - 1) * tree->dims;
+    return tree->mean + ((size_t)tree->root * (size_t)tree->slots + (size_t)k) * tree->dims;
+}
+
+/* The serial closest_entry of the root for point i (at order position b,
+ * speculated entry e), evaluated exactly on the entries' states at its time:
+ * does it pick e? (Valid while every earlier point of the phase passed.) */
+static int root_choice_exact(const window_state *state, const birch_tree *tree, const double *points, size_t i,
+                             int32_t e)
+{
+    const double *x = points + i * tree->dims;
+    double own = birch_squared_distance_strided(x, 1, root_mean_before(state, tree, e, i), tree->dims);
+    for (int32_t f = 0; f < tree->entry_count[tree->root]; f++) {
+        double d;
+        if (f == e) continue;
+        d = birch_squared_distance_strided(x, 1, root_mean_before(state, tree, f, i), tree->dims);
+        if (d < own || (d == own && f < e)) return 0; /* ties go to the first entry */
+    }
+    return 1;
+}
+
+/* Root entry k's first point in the phase whose serial root choice differs
+ * from its speculation (to if none). Cheap test first: its chosen entry as it
+ * is then, every other entry at its largest drift of the phase (`others`);
+ * when that fails, the exact comparison. */
+static size_t first_root_failure(const window_state *state, const birch_tree *tree, const double *points, int32_t k,
+                                 double others, size_t to)
+{
+    const phase_state *phase = &state->phase;
+    for (size_t b = phase->tasks[k].first; b < phase->tasks[k].end; b++) {
+        size_t i = (size_t)phase->order[b];
+        if (!(phase->upper[b] + others < state->runner_up[i]) && /* runner_up level 0: the root */
+            !root_choice_exact(state, tree, points, i, k))
+            return i;
+    }
+    return to;
+}
+
+/* The two largest drifts of the root entries and whose the largest is. */
+static void largest_drifts(const phase_state *phase, int32_t m, double *first, double *second, int32_t *loudest)
+{
+    *first = *second = 0.0, *loudest = 0;
+    for (int32_t k = 0; k < m; k++) {
+        double drift = phase->max_drift[k];
+        if (drift > *first) *second = *first, *first = drift, *loudest = k;
+        else if (drift > *second) *second = drift;
+    }
+}
+
+/* The earliest point of the phase whose serial root choice differs from its
+ * speculation (to if none). */
+static size_t earliest_failure(const phase_state *phase, int32_t m, size_t to)
+{
+    size_t fail = to;
+    for (int32_t k = 0; k < m; k++)
+        if (phase->tasks[k].fail < fail) fail = phase->tasks[k].fail;
+    return fail;
+}
+
+/* Root entry k's points before `limit` commit inside its subtree, in input
+ * order, as the serial insertion would; stops before a point that would split. */
+static inline void commit_subtree_in(window_state *state, birch_tree *tree, const double *points, int32_t k,
+                                     size_t limit, size_t dims)
+{
+    phase_state *phase = &state->phase;
+    root_task *task = &phase->tasks[k];
+    int32_t top = tree->child[(size_t)tree->root * (size_t)tree->slots + (size_t)k];
+    int32_t *path = phase->paths + (size_t)k * state->height;
+    /* counted locally: neighbouring tasks' records share cache lines */
+    size_t b, stop = SIZE_MAX, direct = 0, serial = 0, new_entries = 0;
+    for (b = task->first; b < task->end; b++) {
+        size_t i = (size_t)phase->order[b], levels;
+        const double *x = points + i * dims;
+        int fresh;
+        if (i >= limit) break;
+        if (speculation_holds(state, tree, x, i, (size_t)state->leaf_slot[i], 1, dims) &&
+            absorb_along_path(state, tree, x, (size_t)state->leaf_slot[i], top, dims)) {
+            direct++;
+            continue;
+        }
+        if (!birch_tree_insert_below(tree, top, x, path, &levels, &fresh)) {
+            stop = i;
+            break;
+        }
+        for (size_t l = 0; l < levels; l++) track_move(state, tree, (size_t)path[l], dims);
+        serial++, new_entries += (size_t)fresh;
+    }
+    task->done = b - task->first, task->stop = stop;
+    task->direct = direct, task->serial = serial, task->new_entries = new_entries;
+}
+
+static void commit_subtree(window_state *state, birch_tree *tree, const double *points, int32_t k, size_t limit)
+{
+    if (tree->dims == 2) commit_subtree_in(state, tree, points, k, limit, 2);
+    else commit_subtree_in(state, tree, points, k, limit, tree->dims);
+}
+
+/* One field of a subtree between the tree (or window state) and the phase's saved copy. */
+static void move_field(void *live, void *saved, size_t bytes, int save)
+{
+    if (save) memcpy(saved, live, bytes);
+    else memcpy(live, saved, bytes);
+}
+
+/* Root entry k's subtree: save = 1 remembers it as the phase begins, save = 0 puts it back
+ * (to redo its commit). */
+static void move_subtree(window_state *state, birch_tree *tree, int32_t k, int save)
+{
+    phase_state *phase = &state->phase;
+    size_t dims = tree->dims;
+    for (size_t n = phase->tasks[k].nodes_first; n < phase->tasks[k].nodes_end; n++) {
+        size_t v = (size_t)phase->subtree_nodes[n], first = v * (size_t)tree->slots, entries;
+        move_field(&tree->entry_count[v], &phase->saved_entries[v], sizeof tree->entry_count[v], save);
+        entries = (size_t)tree->entry_count[v];
+        move_field(tree->count + first, phase->saved_count + first, entries * sizeof(int64_t), save);
+        move_field(tree->ssd + first, phase->saved_ssd + first, entries * sizeof(double), save);
+        move_field(tree->mean + first * dims, phase->saved_mean + first * dims, entries * dims * sizeof(double), save);
+        move_field(state->drift + first, phase->saved_drift + first, entries * sizeof(double), save);
+        move_field(&state->quiet_drift[v], &phase->saved_quiet[v], sizeof state->quiet_drift[v], save);
+        move_field(&state->loud_count[v], &phase->saved_loud_count[v], sizeof state->loud_count[v], save);
+        move_field(state->loud + v * LOUD, phase->saved_loud + v * LOUD, LOUD * sizeof(int32_t), save);
+    }
+}
+
+/* Root entries by falling point count (ties: lower index first), so the
+ * largest subtree starts first under dynamic scheduling. */
+static void order_by_size(phase_state *phase, int32_t m)
+{
+    for (int32_t k = 0; k < m; k++) {
+        int32_t j = k;
+        size_t size = phase->tasks[k].end - phase->tasks[k].first;
+        for (; j > 0; j--) {
+            const root_task *before = &phase->tasks[phase->by_size[j - 1]];
+            if (before->end - before->first >= size) break;
+            phase->by_size[j] = phase->by_size[j - 1];
+        }
+        phase->by_size[j] = k;
+    }
+}
+
+/* The root entries take their CF after their last committed point; their
+ * moves are recorded for the serial commit of the stop point. */
+static void finish_phase(window_state *state, birch_tree *tree, int32_t m, birch_speculative_stats *stats)
+{
+    phase_state *phase = &state->phase;
+    size_t dims = tree->dims, root_first = (size_t)tree->root * (size_t)tree->slots;
+    for (int32_t k = 0; k < m; k++) {
+        const root_task *task = &phase->tasks[k];
+        size_t slot = root_first + (size_t)k, last = task->first + task->done - 1;
+        if (task->done == 0) continue;
+        tree->count[slot] = phase->after_count[last], tree->ssd[slot] = phase->after_ssd[last];
+        memcpy(tree->mean + slot * dims, phase->after_mean + last * dims, dims * sizeof(double));
+        tree->leaf_entries += task->new_entries;
+        stats->direct += task->direct, stats->serial += task->serial;
+        track_move(state, tree, slot, dims);
+    }
+}
+
+/* The phase's stop point (limit or an earlier point that would split a node)
+ * and, in phase->redo, the root entries whose commit ran past it; returns
+ * how many. */
+static int32_t find_stop(phase_state *phase, int32_t m, size_t limit, size_t *stop)
+{
+    int32_t redo = 0;
+    *stop = limit;
+    for (int32_t k = 0; k < m; k++)
+        if (phase->tasks[k].stop < *stop) *stop = phase->tasks[k].stop;
+    for (int32_t k = 0; k < m; k++) {
+        const root_task *task = &phase->tasks[k];
+        if (task->done > 0 && (size_t)phase->order[task->first + task->done - 1] > *stop) phase->redo[redo++] = k;
+    }
+    return redo;
+}
+
+/* One phase over points [from, to): grouping, pre-pass, subtree commits before
+ * the first root failure, redo of the subtrees that ran past an earlier split;
+ * returns the stop point (to when none). One parallel region whose loops take
+ * the root entries largest first: schedule(runtime), dynamic,1 unless the
+ * caller set another (omp_set_schedule / OMP_SCHEDULE); static,1 keeps a
+ * subtree on the same thread from loop to loop and phase to phase (its cache
+ * lines stay put). Every loop's iterations are independent, so the schedule
+ * never changes the result. */
+static size_t run_phase(window_state *state, birch_tree *tree, const double *points, size_t from, size_t to,
+                        int threads, birch_speculative_stats *stats)
+{
+    phase_state *phase = &state->phase;
+    int32_t m = tree->entry_count[tree->root], loudest = 0, redo = 0;
+    size_t fail = to, stop = to;
+    double first_drift = 0.0, second_drift = 0.0, started;
+    select_phase_points(phase, m, from, to);
+    order_by_size(phase, m);
+    started = parac_now_seconds();
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+#pragma omp for schedule(runtime)
+        for (int32_t t = 0; t < m; t++) prepass_entry(state, tree, points, phase->by_size[t]);
+#pragma omp single
+        largest_drifts(phase, m, &first_drift, &second_drift, &loudest);
+#pragma omp for schedule(runtime)
+        for (int32_t t = 0; t < m; t++) {
+            int32_t k = phase->by_size[t];
+            phase->tasks[k].fail =
+                first_root_failure(state, tree, points, k, k == loudest ? second_drift : first_drift, to);
+        }
+#pragma omp single
+        fail = earliest_failure(phase, m, to);
+#pragma omp for schedule(runtime)
+        for (int32_t t = 0; t < m; t++) {
+            int32_t k = phase->by_size[t];
+            if (phase->tasks[k].end > phase->tasks[k].first) move_subtree(state, tree, k, 1); /* else nothing to redo */
+            commit_subtree(state, tree, points, k, fail);
+        }
+#pragma omp single
+        redo = find_stop(phase, m, fail, &stop);
+#pragma omp for schedule(runtime)
+        for (int32_t t = 0; t < redo; t++) {
+            move_subtree(state, tree, phase->redo[t], 0);
+            commit_subtree(state, tree, points, phase->redo[t], stop);
+        }
+    }
+    stats->parallel_seconds += parac_now_seconds() - started;
+    stats->redone += (size_t)redo;
+    if (m > 0) stats->critical += phase->tasks[phase->by_size[0]].done;
+    finish_phase(state, tree, m, stats);
+    return stop;
+}
+
+/* birch_commit_window with the parallel commit: phases of subtree-parallel commits,
+ * each ended by a stop point that commits alone (a split ends the window).
+ * A phase looks ahead `horizon` points: its pre-pass is redone after every
+ * stop point, and a shorter look-ahead also bounds the drifts more tightly;
+ * it doubles after a phase without a stop and shrinks to STOP_HORIZON times
+ * what a stopped phase committed. */
+parac_status birch_commit_window_parallel(window_state *state, birch_tree *tree, const double *points, int threads,
+                                          size_t *committed, birch_speculative_stats *stats, parac_error *error)
+{
+    size_t next = 0, n = state->points, horizon = n;
+    int split = 0;
+    parac_status status = PARAC_OK;
+    if (state->height < 2 || n < PHASE_MIN_POINTS)
+        return birch_commit_window(state, tree, points, committed, stats, error);
+    status = phase_reserve(&state->phase, tree, n, state->height, error);
+    if (status != PARAC_OK) return status;
+    map_root_entries(state, tree);
+    while (status == PARAC_OK && next < n && !split) {
+        size_t from = next, to = n - next < horizon ? n : next + horizon;
+        int team = to - from >= PARALLEL_PHASE_MIN ? threads : 1; /* a short phase is not worth the barriers */
+        next = run_phase(state, tree, points, from, to, team, stats);
+        stats->phases++;
+        if (next < to) {
+            status = birch_commit_point(state, tree, points + next * tree->dims, next, stats, &split, error);
+            stats->stops++, next++;
+            horizon = STOP_HORIZON * (next - from) < PHASE_MIN_POINTS ? PHASE_MIN_POINTS : STOP_HORIZON * (next - from);
+            /* after a short phase, a run in input order: a pre-pass then costs at
+               most a few absorptions per committed point however dense the stops */
+            for (size_t run = 0; next - from < SHORT_PHASE && run < SERIAL_RUN && next < n && !split &&
+                                 status == PARAC_OK; run++, next++)
+                status = birch_commit_point(state, tree, points + next * tree->dims, next, stats, &split, error);
+        } else horizon *= 2;
+    }
+    *committed = next;
+    return status;
+}
