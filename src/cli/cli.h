@@ -83,6 +83,10 @@ void cli_summary_begin(parac_json_writer *json, const char *command, const cli_c
                        double seconds);
 void cli_summary_end(parac_json_writer *json);
 
+/* A byte count: digits with an optional K, M or G (powers of 1024) and an optional trailing B, e.g.
+ * 268435456, 256M, 1G; 0 on success, -1 when malformed, zero or too large. */
+int cli_parse_byte_size(const char *text, uint64_t *bytes);
+
 /* Output stream for "-o FILE" (NULL or "-" is stdout); NULL after reporting failure. */
 FILE *cli_open_output(const char *path, parac_error *error);
 int cli_close_output(FILE *file, const char *path, parac_error *error); /* 0 ok */

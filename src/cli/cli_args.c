@@ -207,3 +207,19 @@ int cli_parse(const cli_command *command, int argc, char **argv, cli_common *com
         return cli_usage_error(command->name, "missing argument (usage: parac %s %s)", command->name, command->usage);
     return finish_common(command, &slots, common);
 }
+
+int cli_parse_byte_size(const char *text, uint64_t *bytes)
+{
+    char *end = NULL;
+    unsigned long long value, shift = 0;
+    if (!text || *text < '0' || *text > '9') return -1;
+    value = strtoull(text, &end, 10);
+    if (*end == 'K' || *end == 'k') shift = 10;
+    else if (*end == 'M' || *end == 'm') shift = 20;
+    else if (*end == 'G' || *end == 'g') shift = 30;
+    if (shift) end++;
+    if (*end == 'B' || *end == 'b') end++;
+    if (*end || value == 0 || value > (~0ULL >> shift)) return -1;
+    *bytes = value << shift;
+    return 0;
+}

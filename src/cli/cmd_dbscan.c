@@ -18,6 +18,7 @@ typedef struct dbscan_args {
     const char *output;
     const char *core_output;
     const char *method;
+    const char *max_device_memory;
 } dbscan_args;
 
 /* Points as read: float32 .npy stays float32 (half the memory). */
@@ -152,13 +153,15 @@ static void print_summary(const cli_common *common, const parac_dbscan_info *inf
 
 int cli_dbscan(int argc, char **argv)
 {
-    dbscan_args args = {0.0, 0, NULL, NULL, "auto"};
+    dbscan_args args = {0.0, 0, NULL, NULL, "auto", NULL};
     const cli_option options_table[] = {
         {"--eps", 0, CLI_DOUBLE, &args.eps, "E", "neighbourhood radius (> 0); distance == eps is a neighbour"},
         {"--min-samples", 0, CLI_INT64, &args.min_samples, "M", "neighbours (the point included) to be core (>= 1)"},
         {"--output", 'o', CLI_STRING, &args.output, "LABELS", "labels: .npy (int32) or text, one per line"},
         {"--core-mask", 0, CLI_STRING, &args.core_output, "FILE", "1 for core points, 0 otherwise"},
         {"--method", 0, CLI_STRING, &args.method, "auto|grid|brute-force|reference", "algorithm (default auto)"},
+        {"--max-device-memory", 0, CLI_STRING, &args.max_device_memory, "BYTES",
+         "GPU: plan for at most BYTES of device memory (suffix K/M/G); more points are processed in slabs"},
     };
     const cli_command command = {
         "dbscan", "INPUT --eps E --min-samples M [-o LABELS] [--core-mask FILE]",
@@ -188,6 +191,13 @@ int cli_dbscan(int argc, char **argv)
         parac_fail(&error, PARAC_ERR_INVALID_ARGUMENT, "dbscan: --min-samples must be >= 1, got %lld",
                    (long long)args.min_samples);
         return cli_report(&error);
+    }
+    if (args.max_device_memory) {
+        uint64_t bytes = 0;
+        if (cli_parse_byte_size(args.max_device_memory, &bytes))
+            return cli_bad_value("dbscan", "--max-device-memory wants a positive size like 256M, not '%s'",
+                                 args.max_device_memory);
+        options.max_device_bytes = (size_t)bytes;
     }
     options.eps = args.eps;
     options.min_samples = (size_t)args.min_samples;

@@ -16,23 +16,6 @@ typedef struct fca_cli_options {
     int count_only, extents, names, verify;
 } fca_cli_options;
 
-/* "BYTES" with an optional K, M or G suffix (powers of 1024); -1 when malformed or zero. */
-static int parse_byte_size(const char *text, uint64_t *bytes)
-{
-    char *end = NULL;
-    unsigned long long value, shift = 0;
-    if (!text || *text < '0' || *text > '9') return -1;
-    value = strtoull(text, &end, 10);
-    if (*end == 'K' || *end == 'k') shift = 10;
-    else if (*end == 'M' || *end == 'm') shift = 20;
-    else if (*end == 'G' || *end == 'g') shift = 30;
-    if (shift) end++;
-    if (*end == 'B' || *end == 'b') end++;
-    if (*end || value == 0 || value > (~0ULL >> shift)) return -1;
-    *bytes = value << shift;
-    return 0;
-}
-
 /* "auto" (NULL), "fimi", "cxt", "csv"; -1 when unknown. */
 static int parse_input_format(const char *text, parac_fca_format *format)
 {
@@ -90,6 +73,33 @@ static int report_and_free(parac_error *error, parac_fca_context *context, parac
     return cli_report(error);
 }
 
+/* The concepts (or their count) to -o, then the --json summary; non-zero after filling *error. */
+static int write_results(const fca_cli_options *options, const cli_common *common, const parac_fca_context *context,
+                         const parac_fca_concepts *concepts, uint64_t count, uint64_t min_support, double seconds,
+                         parac_error *error)
+{
+    FILE *out = cli_open_output(options->output, error);
+    parac_json_writer json;
+    if (!out) return 1;
+    if (options->count_only) fprintf(out, "%llu\n", (unsigned long long)count);
+    else if (print_concepts(out, context, concepts, options)) {
+        error->status = PARAC_ERR_NO_MEMORY;
+        snprintf(error->message, sizeof error->message, "fca: out of memory while printing");
+    }
+    if (cli_close_output(out, options->output, error) || error->status != PARAC_OK) return 1;
+    if (common->json) {
+        cli_summary_begin(&json, "fca", common, cli_resolved_device(common), seconds);
+        parac_json_field_uint(&json, "concepts", count);
+        parac_json_field_uint(&json, "objects", parac_fca_context_objects(context));
+        parac_json_field_uint(&json, "attributes", parac_fca_context_attributes(context));
+        parac_json_field_uint(&json, "min_support", min_support);
+        parac_json_field_bool(&json, "verified", options->verify);
+        parac_json_field_double(&json, "concepts_per_second", seconds > 0 ? (double)count / seconds : 0.0);
+        cli_summary_end(&json);
+    }
+    return 0;
+}
+
 int cli_fca(int argc, char **argv)
 {
     fca_cli_options options = {0};
@@ -119,7 +129,7 @@ int cli_fca(int argc, char **argv)
     if (code != CLI_CONTINUE) return code;
     if (parse_input_format(options.format, &format)) return cli_usage_error("fca", "unknown --format '%s'", options.format);
     if (options.min_support < 0) return cli_bad_value("fca", "--min-support must be >= 0");
-    if (options.max_device_memory && parse_byte_size(options.max_device_memory, &max_device_bytes))
+    if (options.max_device_memory && cli_parse_byte_size(options.max_device_memory, &max_device_bytes))
         return cli_bad_value("fca", "--max-device-memory wants a positive size like 256M, not '%s'",
                              options.max_device_memory);
     if (parac_fca_context_read(positionals[0], format, &context, &error) != PARAC_OK)
@@ -138,29 +148,9 @@ int cli_fca(int argc, char **argv)
         if (options.verify && parac_fca_verify(context, concepts, fca_options.min_support, &error) != PARAC_OK)
             return report_and_free(&error, context, concepts);
     }
-    {
-        double seconds = parac_now_seconds() - started;
-        FILE *out = cli_open_output(options.output, &error);
-        parac_json_writer json;
-        if (!out) return report_and_free(&error, context, concepts);
-        if (options.count_only) fprintf(out, "%llu\n", (unsigned long long)count);
-        else if (print_concepts(out, context, concepts, &options)) {
-            error.status = PARAC_ERR_NO_MEMORY;
-            snprintf(error.message, sizeof error.message, "fca: out of memory while printing");
-        }
-        if (cli_close_output(out, options.output, &error)) return report_and_free(&error, context, concepts);
-        if (error.status != PARAC_OK) return report_and_free(&error, context, concepts);
-        if (common.json) {
-            cli_summary_begin(&json, "fca", &common, cli_resolved_device(&common), seconds);
-            parac_json_field_uint(&json, "concepts", count);
-            parac_json_field_uint(&json, "objects", parac_fca_context_objects(context));
-            parac_json_field_uint(&json, "attributes", parac_fca_context_attributes(context));
-            parac_json_field_uint(&json, "min_support", fca_options.min_support);
-            parac_json_field_bool(&json, "verified", options.verify);
-            parac_json_field_double(&json, "concepts_per_second", seconds > 0 ? (double)count / seconds : 0.0);
-            cli_summary_end(&json);
-        }
-    }
+    if (write_results(&options, &common, context, concepts, count, fca_options.min_support,
+                      parac_now_seconds() - started, &error))
+        return report_and_free(&error, context, concepts);
     parac_fca_concepts_destroy(concepts);
     parac_fca_context_destroy(context);
     return CLI_EXIT_OK;

@@ -31,5 +31,12 @@ same_on_both "$tmp/b64.npy" 0.05 10
 same_on_both "$tmp/b64.npy" 0.3 1
 same_on_both "$tmp/u32.npy" 0.01 5
 same_on_both "$tmp/d12.csv" 4.0 8
+# a device budget far below the 200k points' needs: slabs on the GPU, still the CPU's bytes
+"$PARAC" dbscan "$tmp/b64.npy" --eps 0.05 --min-samples 10 --device cuda --max-device-memory 16M \
+  -o "$tmp/l_slabs.npy" --core-mask "$tmp/c_slabs.npy" || fail "dbscan --max-device-memory 16M on the GPU"
+"$PARAC" dbscan "$tmp/b64.npy" --eps 0.05 --min-samples 10 --device cpu -o "$tmp/l_ref.npy" \
+  --core-mask "$tmp/c_ref.npy" || fail "dbscan on the CPU"
+cmp -s "$tmp/l_slabs.npy" "$tmp/l_ref.npy" || fail "--max-device-memory 16M: labels differ from the CPU's"
+cmp -s "$tmp/c_slabs.npy" "$tmp/c_ref.npy" || fail "--max-device-memory 16M: core masks differ from the CPU's"
 [[ $failures == 0 ]] || { echo "$failures failure(s)"; exit 1; }
 echo "ok"
