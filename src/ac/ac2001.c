@@ -18,7 +18,7 @@ static uint64_t revise_ac2001(void *state, const ac_model *model, ac_domains *do
         const parac_word *row = arc->matrix + a * arc->row_words;
         size_t b = last[a];
         if (b > 0 && parac_bitset_test(dom_y, b - 1)) continue; /* row(a) holds b - 1: it was a support */
-        while (b < size_y && !(parac_bitset_test(dom_y, b) && parac_bitset_test(row, b))) b++;
+        b = ac_next_support(dom_y, row, b, size_y);
         if (b < size_y) {
             last[a] = (uint32_t)(b + 1);
         } else {

@@ -112,9 +112,7 @@ static uint64_t revise_ac3(void *state, const ac_model *model, ac_domains *domai
     (void)state;
     for (size_t a = parac_bitset_next(dom_x, size_x, 0); a < size_x; a = parac_bitset_next(dom_x, size_x, a + 1)) {
         const parac_word *row = arc->matrix + a * arc->row_words;
-        size_t b = 0;
-        while (b < size_y && !(parac_bitset_test(dom_y, b) && parac_bitset_test(row, b))) b++;
-        if (b == size_y) {
+        if (ac_next_support(dom_y, row, 0, size_y) == size_y) {
             parac_bitset_clear_bit(dom_x, a);
             removed++;
         }

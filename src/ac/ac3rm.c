@@ -16,7 +16,7 @@ static uint64_t revise_ac3rm(void *state, const ac_model *model, ac_domains *dom
         const parac_word *row = arc->matrix + a * arc->row_words;
         size_t b = residue[a];
         if (b < size_y && parac_bitset_test(dom_y, b) && parac_bitset_test(row, b)) continue;
-        for (b = 0; b < size_y && !(parac_bitset_test(dom_y, b) && parac_bitset_test(row, b)); b++) {}
+        b = ac_next_support(dom_y, row, 0, size_y);
         if (b < size_y) {
             residue[a] = (uint32_t)b;
         } else {

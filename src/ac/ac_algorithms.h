@@ -72,6 +72,15 @@ static inline parac_word *ac_domain_of(const ac_model *model, const ac_domains *
     return domains->words + model->domain_word_offset[var];
 }
 
+/* The first value b >= from of D(y) that row (a's supports) allows, checked one value at a time as the
+ * AC3 family does; size_y when there is none. */
+static inline size_t ac_next_support(const parac_word *dom_y, const parac_word *row, size_t from, size_t size_y)
+{
+    size_t b = from;
+    while (b < size_y && !(parac_bitset_test(dom_y, b) && parac_bitset_test(row, b))) b++;
+    return b;
+}
+
 /* GAC revision of table constraint `table`: removes values without a valid tuple.
  * Sets changed[var] = 1 for each reduced variable (changed may be NULL). Returns 1 on wipe-out. */
 int ac_revise_table(const ac_model *model, ac_domains *domains, size_t table, uint8_t *changed, parac_ac_stats *stats);
