@@ -352,8 +352,11 @@ parac_status parac_birch_predict(parac_birch *model, const double *points, size_
     else
 #endif
         birch_kdtree_nearest_all(&model->index, points, count, model->options.exec.threads, nearest);
-    if (status == PARAC_OK && labels)
+    if (status == PARAC_OK && labels) {
+        int threads = parac_threads_resolve(model->options.exec.threads);
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && count >= 65536)
         for (size_t i = 0; i < count; i++) labels[i] = model->cluster_of[nearest[i]];
+    }
     if (nearest != subcluster) free(nearest);
     return status;
 }

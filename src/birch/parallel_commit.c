@@ -3,6 +3,7 @@
  * window's points by root entry, check the root choices in a pre-pass and
  * commit the root's subtrees in parallel; the state and the per-point checks
  * are shared with the in-order commit (speculative_window.h). */
+#include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,7 @@ void birch_phase_free(phase_state *phase)
     free(phase->after_ssd), free(phase->after_mean), free(phase->max_drift), free(phase->tasks), free(phase->by_size);
     free(phase->redo), free(phase->paths), free(phase->saved_count), free(phase->saved_ssd), free(phase->saved_mean);
     free(phase->saved_drift), free(phase->saved_quiet), free(phase->saved_entries), free(phase->saved_loud);
-    free(phase->saved_loud_count);
+    free(phase->saved_loud_count), free(phase->range_counts);
 }
 
 /* Windows shorter than this commit in input order: a phase's fixed costs
@@ -60,7 +61,7 @@ void birch_phase_free(phase_state *phase)
     } while (0)
 
 static parac_status phase_reserve(phase_state *phase, const birch_tree *tree, size_t points, size_t height,
-                                  parac_error *error)
+                                  int threads, parac_error *error)
 {
     size_t nodes = (size_t)tree->node_count, slots = nodes * (size_t)tree->slots, tasks = (size_t)tree->slots;
     size_t dims = tree->dims;
@@ -100,6 +101,10 @@ static parac_status phase_reserve(phase_state *phase, const birch_tree *tree, si
         PHASE_GROW(paths, int32_t, tasks * height);
         phase->path_capacity = tasks * height;
     }
+    if (phase->range_capacity < tasks * (size_t)threads) {
+        PHASE_GROW(range_counts, size_t, tasks * (size_t)threads);
+        phase->range_capacity = tasks * (size_t)threads;
+    }
     return PARAC_OK;
 }
 #undef PHASE_GROW
@@ -121,19 +126,47 @@ static void group_subtree_nodes(phase_state *phase, const birch_tree *tree)
         if (phase->top[v] >= 0) phase->subtree_nodes[phase->tasks[phase->top[v]].nodes_end++] = v;
 }
 
-/* The window's points grouped by root entry, input order within a group
- * (counting sort); a phase takes a range of each group (select_phase_points). */
-static void group_by_root_entry(phase_state *phase, int32_t m, size_t n)
+/* Windows with fewer points group them on one thread. */
+#define PARALLEL_GROUPING_MIN 4096
+
+/* The root entry of every window point's speculation, and the points grouped
+ * by it, input order within a group: a stable counting sort whose point
+ * ranges (one per thread) count their entries, take their offsets from a
+ * prefix over (entry, range) and scatter in input order, so the order is the
+ * same for any thread count. It runs once per window, serial work per point
+ * otherwise (an integer division and two passes). */
+static void group_by_root_entry(phase_state *phase, const birch_tree *tree, const int32_t *leaf_slot, size_t n,
+                                int threads)
 {
-    size_t offset = 0;
-    for (int32_t k = 0; k < m; k++) phase->tasks[k].window_first = 0;
-    for (size_t i = 0; i < n; i++) phase->tasks[phase->root_entry[i]].window_first++;
-    for (int32_t k = 0; k < m; k++) {
-        size_t size = phase->tasks[k].window_first;
-        phase->tasks[k].window_first = phase->tasks[k].window_end = offset;
-        offset += size;
+    int32_t m = tree->entry_count[tree->root];
+    size_t slots = (size_t)tree->slots;
+#pragma omp parallel num_threads(threads) if (threads > 1 && n >= PARALLEL_GROUPING_MIN)
+    {
+        int r = omp_get_thread_num(), ranges = omp_get_num_threads();
+        size_t begin = n * (size_t)r / (size_t)ranges, end = n * (size_t)(r + 1) / (size_t)ranges;
+        size_t *mine = phase->range_counts + (size_t)r * (size_t)m;
+        memset(mine, 0, (size_t)m * sizeof(size_t));
+        for (size_t i = begin; i < end; i++) {
+            int32_t k = phase->top[(size_t)leaf_slot[i] / slots];
+            phase->root_entry[i] = k;
+            mine[k]++;
+        }
+#pragma omp barrier
+#pragma omp single
+        {
+            size_t offset = 0;
+            for (int32_t k = 0; k < m; k++) {
+                phase->tasks[k].window_first = offset;
+                for (int u = 0; u < ranges; u++) {
+                    size_t here = phase->range_counts[(size_t)u * (size_t)m + (size_t)k];
+                    phase->range_counts[(size_t)u * (size_t)m + (size_t)k] = offset;
+                    offset += here;
+                }
+                phase->tasks[k].window_end = offset;
+            }
+        }
+        for (size_t i = begin; i < end; i++) phase->order[mine[phase->root_entry[i]]++] = (int32_t)i;
     }
-    for (size_t i = 0; i < n; i++) phase->order[phase->tasks[phase->root_entry[i]].window_end++] = (int32_t)i;
 }
 
 /* First position in order[low..high) holding a point >= i (order ascends there). */
@@ -161,7 +194,7 @@ static void select_phase_points(phase_state *phase, int32_t m, size_t from, size
 
 /* top[] for every node and the root entry of every point's speculation
  * (fixed for the window: a split ends it), the points grouped by it. */
-static void map_root_entries(window_state *state, const birch_tree *tree)
+static void map_root_entries(window_state *state, const birch_tree *tree, int threads)
 {
     phase_state *phase = &state->phase;
     size_t root_first = (size_t)tree->root * (size_t)tree->slots;
@@ -174,10 +207,8 @@ static void map_root_entries(window_state *state, const birch_tree *tree)
         while (tree->parent[below_root] != tree->root) below_root = tree->parent[below_root];
         phase->top[v] = (int32_t)((size_t)state->up_slot[below_root] - root_first);
     }
-    for (size_t i = 0; i < state->points; i++)
-        phase->root_entry[i] = phase->top[(size_t)state->leaf_slot[i] / (size_t)tree->slots];
     group_subtree_nodes(phase, tree);
-    group_by_root_entry(phase, tree->entry_count[tree->root], state->points);
+    group_by_root_entry(phase, tree, state->leaf_slot, state->points, threads);
 }
 
 /* How far `mean` lies from slot's mean when the window began (an upper bound, as track_move). */
@@ -472,9 +503,10 @@ parac_status birch_commit_window_parallel(window_state *state, birch_tree *tree,
     parac_status status = PARAC_OK;
     if (state->height < 2 || n < PHASE_MIN_POINTS)
         return birch_commit_window(state, tree, points, committed, stats, error);
-    status = phase_reserve(&state->phase, tree, n, state->height, error);
+    if (threads < 1) threads = 1;
+    status = phase_reserve(&state->phase, tree, n, state->height, threads, error);
     if (status != PARAC_OK) return status;
-    map_root_entries(state, tree);
+    map_root_entries(state, tree, threads);
     while (status == PARAC_OK && next < n && !split) {
         size_t from = next, to = n - next < horizon ? n : next + horizon;
         int team = to - from >= PARALLEL_PHASE_MIN ? threads : 1; /* a short phase is not worth the barriers */

@@ -24,7 +24,7 @@
 typedef struct root_task root_task;
 
 typedef struct phase_state {
-    size_t point_capacity, node_capacity, slot_capacity, task_capacity, path_capacity;
+    size_t point_capacity, node_capacity, slot_capacity, task_capacity, path_capacity, range_capacity;
     int32_t *root_entry;  /* per window point: the root entry (index) its speculation passes through */
     int32_t *top;         /* per node: the root entry above it (-1 for the root) */
     int32_t *subtree_nodes; /* nodes grouped by root entry */
@@ -37,6 +37,7 @@ typedef struct phase_state {
     int32_t *by_size;     /* root entries, most points first */
     int32_t *redo;        /* root entries whose commit ran past the phase's stop point */
     int32_t *paths;       /* per root entry: `height` slots of a serial insertion */
+    size_t *range_counts; /* per (thread's point range, root entry): the grouping's counts, then offsets */
     /* the subtrees as the phase began, to redo a commit that ran past the stop point */
     int64_t *saved_count;
     double *saved_ssd, *saved_mean, *saved_drift, *saved_quiet;
