@@ -34,7 +34,8 @@ void birch_phase_free(phase_state *phase)
     free(phase->after_ssd), free(phase->after_mean), free(phase->max_drift), free(phase->tasks), free(phase->by_size);
     free(phase->redo), free(phase->paths), free(phase->saved_count), free(phase->saved_ssd), free(phase->saved_mean);
     free(phase->saved_drift), free(phase->saved_quiet), free(phase->saved_entries), free(phase->saved_loud);
-    free(phase->saved_loud_count), free(phase->range_counts);
+    free(phase->saved_loud_count), free(phase->range_counts), free(phase->grouped_x), free(phase->grouped_runner_up);
+    free(phase->grouped_leaf);
 }
 
 /* Windows shorter than this commit in input order: a phase's fixed costs
@@ -72,6 +73,8 @@ static parac_status phase_reserve(phase_state *phase, const birch_tree *tree, si
         PHASE_GROW(after_count, int64_t, points);
         PHASE_GROW(after_ssd, double, points);
         PHASE_GROW(after_mean, double, points * dims);
+        PHASE_GROW(grouped_x, double, points * dims);
+        PHASE_GROW(grouped_leaf, int32_t, points);
         phase->point_capacity = points;
     }
     if (phase->node_capacity < nodes) {
@@ -101,6 +104,10 @@ static parac_status phase_reserve(phase_state *phase, const birch_tree *tree, si
         PHASE_GROW(paths, int32_t, tasks * height);
         phase->path_capacity = tasks * height;
     }
+    if (phase->bound_capacity < points * height) {
+        PHASE_GROW(grouped_runner_up, double, points * height);
+        phase->bound_capacity = points * height;
+    }
     if (phase->range_capacity < tasks * (size_t)threads) {
         PHASE_GROW(range_counts, size_t, tasks * (size_t)threads);
         phase->range_capacity = tasks * (size_t)threads;
@@ -129,17 +136,30 @@ static void group_subtree_nodes(phase_state *phase, const birch_tree *tree)
 /* Windows with fewer points group them on one thread. */
 #define PARALLEL_GROUPING_MIN 4096
 
-/* The root entry of every window point's speculation, and the points grouped
- * by it, input order within a group: a stable counting sort whose point
- * ranges (one per thread) count their entries, take their offsets from a
- * prefix over (entry, range) and scatter in input order, so the order is the
- * same for any thread count. It runs once per window, serial work per point
- * otherwise (an integer division and two passes). */
-static void group_by_root_entry(phase_state *phase, const birch_tree *tree, const int32_t *leaf_slot, size_t n,
-                                int threads)
+/* One window point's data to order position `at` (grouped_x, grouped_runner_up, grouped_leaf). */
+static inline void copy_to_group(window_state *state, const double *points, size_t dims, size_t i, size_t at)
 {
+    phase_state *phase = &state->phase;
+    size_t n = state->points;
+    phase->order[at] = (int32_t)i;
+    phase->grouped_leaf[at] = state->leaf_slot[i];
+    for (size_t j = 0; j < dims; j++) phase->grouped_x[at * dims + j] = points[i * dims + j];
+    for (size_t level = 0; level < state->height; level++)
+        phase->grouped_runner_up[level * n + at] = state->runner_up[level * n + i];
+}
+
+/* The root entry of every window point's speculation, and the points grouped
+ * by it, input order within a group, with their data copied in that order: a
+ * stable counting sort whose point ranges (one per thread) count their
+ * entries, take their offsets from a prefix over (entry, range) and scatter
+ * in input order, so the order is the same for any thread count. It runs
+ * once per window, serial work per point otherwise (an integer division and
+ * two passes). */
+static void group_by_root_entry(window_state *state, const birch_tree *tree, const double *points, int threads)
+{
+    phase_state *phase = &state->phase;
     int32_t m = tree->entry_count[tree->root];
-    size_t slots = (size_t)tree->slots;
+    size_t slots = (size_t)tree->slots, n = state->points, dims = tree->dims;
 #pragma omp parallel num_threads(threads) if (threads > 1 && n >= PARALLEL_GROUPING_MIN)
     {
         int r = omp_get_thread_num(), ranges = omp_get_num_threads();
@@ -147,7 +167,7 @@ static void group_by_root_entry(phase_state *phase, const birch_tree *tree, cons
         size_t *mine = phase->range_counts + (size_t)r * (size_t)m;
         memset(mine, 0, (size_t)m * sizeof(size_t));
         for (size_t i = begin; i < end; i++) {
-            int32_t k = phase->top[(size_t)leaf_slot[i] / slots];
+            int32_t k = phase->top[(size_t)state->leaf_slot[i] / slots];
             phase->root_entry[i] = k;
             mine[k]++;
         }
@@ -165,7 +185,10 @@ static void group_by_root_entry(phase_state *phase, const birch_tree *tree, cons
                 phase->tasks[k].window_end = offset;
             }
         }
-        for (size_t i = begin; i < end; i++) phase->order[mine[phase->root_entry[i]]++] = (int32_t)i;
+        if (dims == 2)
+            for (size_t i = begin; i < end; i++) copy_to_group(state, points, 2, i, mine[phase->root_entry[i]]++);
+        else
+            for (size_t i = begin; i < end; i++) copy_to_group(state, points, dims, i, mine[phase->root_entry[i]]++);
     }
 }
 
@@ -194,7 +217,7 @@ static void select_phase_points(phase_state *phase, int32_t m, size_t from, size
 
 /* top[] for every node and the root entry of every point's speculation
  * (fixed for the window: a split ends it), the points grouped by it. */
-static void map_root_entries(window_state *state, const birch_tree *tree, int threads)
+static void map_root_entries(window_state *state, const birch_tree *tree, const double *points, int threads)
 {
     phase_state *phase = &state->phase;
     size_t root_first = (size_t)tree->root * (size_t)tree->slots;
@@ -208,7 +231,7 @@ static void map_root_entries(window_state *state, const birch_tree *tree, int th
         phase->top[v] = (int32_t)((size_t)state->up_slot[below_root] - root_first);
     }
     group_subtree_nodes(phase, tree);
-    group_by_root_entry(phase, tree, state->leaf_slot, state->points, threads);
+    group_by_root_entry(state, tree, points, threads);
 }
 
 /* How far `mean` lies from slot's mean when the window began (an upper bound, as track_move). */
@@ -225,7 +248,7 @@ static double drift_from_snapshot(const window_state *state, size_t slot, const 
 /* Root entry k absorbs its points of the phase in input order, with the
  * serial arithmetic: its CF after each point, the distance bound each point
  * sees, and the entry's largest drift. */
-static inline void prepass_entry_in(window_state *state, const birch_tree *tree, const double *points, int32_t k,
+static inline void prepass_entry_in(window_state *state, const birch_tree *tree, int32_t k,
                                     size_t dims)
 {
     phase_state *phase = &state->phase;
@@ -235,7 +258,7 @@ static inline void prepass_entry_in(window_state *state, const birch_tree *tree,
     int64_t count = tree->count[slot];
     double ssd = tree->ssd[slot], largest = drift_from_snapshot(state, slot, mean, dims);
     for (size_t b = task->first; b < task->end; b++) {
-        const double *x = points + (size_t)phase->order[b] * dims;
+        const double *x = phase->grouped_x + b * dims;
         double *next = phase->after_mean + b * dims;
         double new_ssd = birch_ssd_with_point(count, mean, ssd, x, 1, dims);
         double drift;
@@ -250,10 +273,10 @@ static inline void prepass_entry_in(window_state *state, const birch_tree *tree,
     phase->max_drift[k] = largest;
 }
 
-static void prepass_entry(window_state *state, const birch_tree *tree, const double *points, int32_t k)
+static void prepass_entry(window_state *state, const birch_tree *tree, int32_t k)
 {
-    if (tree->dims == 2) prepass_entry_in(state, tree, points, k, 2);
-    else prepass_entry_in(state, tree, points, k, tree->dims);
+    if (tree->dims == 2) prepass_entry_in(state, tree, k, 2);
+    else prepass_entry_in(state, tree, k, tree->dims);
 }
 
 /* Root entry k's mean just before window point i (of the phase): after its
@@ -266,13 +289,11 @@ static const double *root_mean_before(const window_state *state, const birch_tre
     return tree->mean + ((size_t)tree->root * (size_t)tree->slots + (size_t)k) * tree->dims;
 }
 
-/* The serial closest_entry of the root for point i (at order position b,
- * speculated entry e), evaluated exactly on the entries' states at its time:
- * does it pick e? (Valid while every earlier point of the phase passed.) */
-static int root_choice_exact(const window_state *state, const birch_tree *tree, const double *points, size_t i,
-                             int32_t e)
+/* The serial closest_entry of the root for point i (x, speculated entry e),
+ * evaluated exactly on the entries' states at its time: does it pick e?
+ * (Valid while every earlier point of the phase passed.) */
+static int root_choice_exact(const window_state *state, const birch_tree *tree, const double *x, size_t i, int32_t e)
 {
-    const double *x = points + i * tree->dims;
     double own = birch_squared_distance_strided(x, 1, root_mean_before(state, tree, e, i), tree->dims);
     for (int32_t f = 0; f < tree->entry_count[tree->root]; f++) {
         double d;
@@ -287,15 +308,14 @@ static int root_choice_exact(const window_state *state, const birch_tree *tree, 
  * from its speculation (to if none). Cheap test first: its chosen entry as it
  * is then, every other entry at its largest drift of the phase (`others`);
  * when that fails, the exact comparison. */
-static size_t first_root_failure(const window_state *state, const birch_tree *tree, const double *points, int32_t k,
-                                 double others, size_t to)
+static size_t first_root_failure(const window_state *state, const birch_tree *tree, int32_t k, double others,
+                                 size_t to)
 {
     const phase_state *phase = &state->phase;
     for (size_t b = phase->tasks[k].first; b < phase->tasks[k].end; b++) {
-        size_t i = (size_t)phase->order[b];
-        if (!(phase->upper[b] + others < state->runner_up[i]) && /* runner_up level 0: the root */
-            !root_choice_exact(state, tree, points, i, k))
-            return i;
+        if (!(phase->upper[b] + others < phase->grouped_runner_up[b]) && /* level 0: the root */
+            !root_choice_exact(state, tree, phase->grouped_x + b * tree->dims, (size_t)phase->order[b], k))
+            return (size_t)phase->order[b];
     }
     return to;
 }
@@ -323,7 +343,7 @@ static size_t earliest_failure(const phase_state *phase, int32_t m, size_t to)
 
 /* Root entry k's points before `limit` commit inside its subtree, in input
  * order, as the serial insertion would; stops before a point that would split. */
-static inline void commit_subtree_in(window_state *state, birch_tree *tree, const double *points, int32_t k,
+static inline void commit_subtree_in(window_state *state, birch_tree *tree, int32_t k,
                                      size_t limit, size_t dims)
 {
     phase_state *phase = &state->phase;
@@ -333,12 +353,12 @@ static inline void commit_subtree_in(window_state *state, birch_tree *tree, cons
     /* counted locally: neighbouring tasks' records share cache lines */
     size_t b, stop = SIZE_MAX, direct = 0, serial = 0, new_entries = 0;
     for (b = task->first; b < task->end; b++) {
-        size_t i = (size_t)phase->order[b], levels;
-        const double *x = points + i * dims;
+        size_t i = (size_t)phase->order[b], levels, slot = (size_t)phase->grouped_leaf[b];
+        const double *x = phase->grouped_x + b * dims;
         int fresh;
         if (i >= limit) break;
-        if (speculation_holds(state, tree, x, i, (size_t)state->leaf_slot[i], 1, dims) &&
-            absorb_along_path(state, tree, x, (size_t)state->leaf_slot[i], top, dims)) {
+        if (speculation_holds(state, tree, x, phase->grouped_runner_up + b, slot, 1, dims) &&
+            absorb_along_path(state, tree, x, slot, top, dims)) {
             direct++;
             continue;
         }
@@ -353,10 +373,10 @@ static inline void commit_subtree_in(window_state *state, birch_tree *tree, cons
     task->direct = direct, task->serial = serial, task->new_entries = new_entries;
 }
 
-static void commit_subtree(window_state *state, birch_tree *tree, const double *points, int32_t k, size_t limit)
+static void commit_subtree(window_state *state, birch_tree *tree, int32_t k, size_t limit)
 {
-    if (tree->dims == 2) commit_subtree_in(state, tree, points, k, limit, 2);
-    else commit_subtree_in(state, tree, points, k, limit, tree->dims);
+    if (tree->dims == 2) commit_subtree_in(state, tree, k, limit, 2);
+    else commit_subtree_in(state, tree, k, limit, tree->dims);
 }
 
 /* One field of a subtree between the tree (or window state) and the phase's saved copy. */
@@ -444,8 +464,8 @@ static int32_t find_stop(phase_state *phase, int32_t m, size_t limit, size_t *st
  * subtree on the same thread from loop to loop and phase to phase (its cache
  * lines stay put). Every loop's iterations are independent, so the schedule
  * never changes the result. */
-static size_t run_phase(window_state *state, birch_tree *tree, const double *points, size_t from, size_t to,
-                        int threads, birch_speculative_stats *stats)
+static size_t run_phase(window_state *state, birch_tree *tree, size_t from, size_t to, int threads,
+                        birch_speculative_stats *stats)
 {
     phase_state *phase = &state->phase;
     int32_t m = tree->entry_count[tree->root], loudest = 0, redo = 0;
@@ -457,14 +477,14 @@ static size_t run_phase(window_state *state, birch_tree *tree, const double *poi
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
 #pragma omp for schedule(runtime)
-        for (int32_t t = 0; t < m; t++) prepass_entry(state, tree, points, phase->by_size[t]);
+        for (int32_t t = 0; t < m; t++) prepass_entry(state, tree, phase->by_size[t]);
 #pragma omp single
         largest_drifts(phase, m, &first_drift, &second_drift, &loudest);
 #pragma omp for schedule(runtime)
         for (int32_t t = 0; t < m; t++) {
             int32_t k = phase->by_size[t];
             phase->tasks[k].fail =
-                first_root_failure(state, tree, points, k, k == loudest ? second_drift : first_drift, to);
+                first_root_failure(state, tree, k, k == loudest ? second_drift : first_drift, to);
         }
 #pragma omp single
         fail = earliest_failure(phase, m, to);
@@ -472,14 +492,14 @@ static size_t run_phase(window_state *state, birch_tree *tree, const double *poi
         for (int32_t t = 0; t < m; t++) {
             int32_t k = phase->by_size[t];
             if (phase->tasks[k].end > phase->tasks[k].first) move_subtree(state, tree, k, 1); /* else nothing to redo */
-            commit_subtree(state, tree, points, k, fail);
+            commit_subtree(state, tree, k, fail);
         }
 #pragma omp single
         redo = find_stop(phase, m, fail, &stop);
 #pragma omp for schedule(runtime)
         for (int32_t t = 0; t < redo; t++) {
             move_subtree(state, tree, phase->redo[t], 0);
-            commit_subtree(state, tree, points, phase->redo[t], stop);
+            commit_subtree(state, tree, phase->redo[t], stop);
         }
     }
     stats->parallel_seconds += parac_now_seconds() - started;
@@ -506,11 +526,11 @@ parac_status birch_commit_window_parallel(window_state *state, birch_tree *tree,
     if (threads < 1) threads = 1;
     status = phase_reserve(&state->phase, tree, n, state->height, threads, error);
     if (status != PARAC_OK) return status;
-    map_root_entries(state, tree, threads);
+    map_root_entries(state, tree, points, threads);
     while (status == PARAC_OK && next < n && !split) {
         size_t from = next, to = n - next < horizon ? n : next + horizon;
         int team = to - from >= PARALLEL_PHASE_MIN ? threads : 1; /* a short phase is not worth the barriers */
-        next = run_phase(state, tree, points, from, to, team, stats);
+        next = run_phase(state, tree, from, to, team, stats);
         stats->phases++;
         if (next < to) {
             status = birch_commit_point(state, tree, points + next * tree->dims, next, stats, &split, error);

@@ -117,7 +117,7 @@ static inline parac_status commit_point_in(window_state *state, birch_tree *tree
                                            birch_speculative_stats *stats, int *split, parac_error *error, size_t dims)
 {
     int32_t slot = state->leaf_slot[i];
-    if (slot >= 0 && speculation_holds(state, tree, x, i, (size_t)slot, 0, dims) &&
+    if (slot >= 0 && speculation_holds(state, tree, x, state->runner_up + i, (size_t)slot, 0, dims) &&
         absorb_along_path(state, tree, x, (size_t)slot, tree->root, dims)) {
         stats->direct++;
         return PARAC_OK;

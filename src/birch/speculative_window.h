@@ -25,10 +25,17 @@ typedef struct root_task root_task;
 
 typedef struct phase_state {
     size_t point_capacity, node_capacity, slot_capacity, task_capacity, path_capacity, range_capacity;
+    size_t bound_capacity;
     int32_t *root_entry;  /* per window point: the root entry (index) its speculation passes through */
     int32_t *top;         /* per node: the root entry above it (-1 for the root) */
     int32_t *subtree_nodes; /* nodes grouped by root entry */
     int32_t *order;       /* the phase's points grouped by root entry, input order within a group */
+    /* per order position, copies of the point's data: a task then streams its
+     * group's points instead of gathering them from lines that the
+     * speculation left in every core's cache */
+    double *grouped_x;         /* × dims */
+    double *grouped_runner_up; /* level * points + position */
+    int32_t *grouped_leaf;
     double *upper;        /* per order position: upper bound of its distance to its root entry then */
     int64_t *after_count; /* per order position: the root entry's CF once the point is absorbed */
     double *after_ssd, *after_mean;
@@ -127,15 +134,17 @@ static inline int choice_holds(const window_state *state, const birch_tree *tree
     return 1;
 }
 
-/* Would the serial descent of point i (of the window) reach its speculated
- * leaf slot? Levels below min_level are not checked (the parallel commit
- * checks the root level in its pre-pass). */
-static inline int speculation_holds(const window_state *state, const birch_tree *tree, const double *x, size_t i,
-                                    size_t slot, size_t min_level, size_t dims)
+/* Would the serial descent of a window point x reach its speculated leaf
+ * slot? runner_up points to its level-0 bound, level l's lying l * points
+ * further (window_state's runner_up, or the parallel commit's grouped copy).
+ * Levels below min_level are not checked (the parallel commit checks the
+ * root level in its pre-pass). */
+static inline int speculation_holds(const window_state *state, const birch_tree *tree, const double *x,
+                                    const double *runner_up, size_t slot, size_t min_level, size_t dims)
 {
     int32_t node = (int32_t)(slot / (size_t)tree->slots);
     for (size_t level = state->height; level-- > min_level;) {
-        if (!choice_holds(state, tree, x, node, slot, state->runner_up[level * state->points + i], dims)) return 0;
+        if (!choice_holds(state, tree, x, node, slot, runner_up[level * state->points], dims)) return 0;
         if (level > 0) slot = (size_t)state->up_slot[node], node = tree->parent[node];
     }
     return 1;
