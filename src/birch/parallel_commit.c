@@ -33,8 +33,7 @@ void birch_phase_free(phase_state *phase)
     free(phase->root_entry), free(phase->top), free(phase->subtree_nodes), free(phase->order), free(phase->upper), free(phase->after_count);
     free(phase->after_ssd), free(phase->after_mean), free(phase->max_drift), free(phase->tasks), free(phase->by_size);
     free(phase->redo), free(phase->paths), free(phase->saved_count), free(phase->saved_ssd), free(phase->saved_mean);
-    free(phase->saved_drift), free(phase->saved_quiet), free(phase->saved_entries), free(phase->saved_loud);
-    free(phase->saved_loud_count), free(phase->range_counts), free(phase->grouped_x), free(phase->grouped_runner_up);
+    free(phase->saved_drift), free(phase->saved_entries), free(phase->saved_nodes), free(phase->range_counts), free(phase->grouped_x), free(phase->grouped_runner_up);
     free(phase->grouped_leaf);
 }
 
@@ -81,9 +80,7 @@ static parac_status phase_reserve(phase_state *phase, const birch_tree *tree, si
         PHASE_GROW(top, int32_t, nodes);
         PHASE_GROW(subtree_nodes, int32_t, nodes);
         PHASE_GROW(saved_entries, int32_t, nodes);
-        PHASE_GROW(saved_quiet, double, nodes);
-        PHASE_GROW(saved_loud, int32_t, nodes * LOUD);
-        PHASE_GROW(saved_loud_count, int32_t, nodes);
+        PHASE_GROW(saved_nodes, node_drift, nodes);
         phase->node_capacity = nodes;
     }
     if (phase->slot_capacity < slots) {
@@ -400,9 +397,7 @@ static void move_subtree(window_state *state, birch_tree *tree, int32_t k, int s
         move_field(tree->ssd + first, phase->saved_ssd + first, entries * sizeof(double), save);
         move_field(tree->mean + first * dims, phase->saved_mean + first * dims, entries * dims * sizeof(double), save);
         move_field(state->drift + first, phase->saved_drift + first, entries * sizeof(double), save);
-        move_field(&state->quiet_drift[v], &phase->saved_quiet[v], sizeof state->quiet_drift[v], save);
-        move_field(&state->loud_count[v], &phase->saved_loud_count[v], sizeof state->loud_count[v], save);
-        move_field(state->loud + v * LOUD, phase->saved_loud + v * LOUD, LOUD * sizeof(int32_t), save);
+        move_field(&state->nodes[v], &phase->saved_nodes[v], sizeof state->nodes[v], save);
     }
 }
 

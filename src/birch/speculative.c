@@ -24,8 +24,7 @@
 
 static void state_free(window_state *state)
 {
-    free(state->snapshot_mean), free(state->drift), free(state->quiet_drift), free(state->loud);
-    free(state->loud_count), free(state->snapshot_entries), free(state->up_slot), free(state->leaf_slot);
+    free(state->snapshot_mean), free(state->drift), free(state->nodes), free(state->snapshot_entries), free(state->up_slot), free(state->leaf_slot);
     free(state->runner_up), free(state->path);
     birch_phase_free(&state->phase);
     memset(state, 0, sizeof *state);
@@ -47,9 +46,9 @@ static parac_status state_reserve(window_state *state, const birch_tree *tree, s
         state->slot_capacity = slots;
     }
     if (state->node_capacity < nodes) {
-        GROW(quiet_drift, double, nodes);
-        GROW(loud, int32_t, nodes * LOUD);
-        GROW(loud_count, int32_t, nodes);
+        free(state->nodes); /* reset by every window: nothing to keep; realloc would not keep the alignment */
+        state->nodes = aligned_alloc(NODE_DRIFT_BYTES, nodes * sizeof(node_drift));
+        if (!state->nodes) return parac_fail_no_memory(error, "speculative window", nodes * sizeof(node_drift));
         GROW(snapshot_entries, int32_t, nodes);
         GROW(up_slot, int32_t, nodes);
         GROW(path, int32_t, nodes + 1); /* height <= nodes */
@@ -86,8 +85,7 @@ static parac_status begin_window(window_state *state, const birch_tree *tree, si
     status = state_reserve(state, tree, points, error);
     if (status != PARAC_OK) return status;
     memcpy(state->snapshot_mean, tree->mean, nodes * (size_t)tree->slots * tree->dims * sizeof(double));
-    memset(state->quiet_drift, 0, nodes * sizeof(double));
-    memset(state->loud_count, 0, nodes * sizeof(int32_t));
+    memset(state->nodes, 0, nodes * sizeof(node_drift));
     memcpy(state->snapshot_entries, tree->entry_count, nodes * sizeof(int32_t));
     for (size_t v = 0; v < nodes; v++)
         for (int32_t k = 0; k < tree->entry_count[v]; k++) {

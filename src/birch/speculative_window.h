@@ -20,6 +20,19 @@
  * entries share one drift bound. */
 #define LOUD 4
 
+/* A node's drift bookkeeping, alone on a cache line: the parallel commit's
+ * subtree tasks update their nodes' records on every absorption, and records
+ * packed side by side (three node-indexed arrays, 4 to 16 nodes a line) made
+ * each such write evict its neighbours' records from the other cores. */
+#define NODE_DRIFT_BYTES 64
+typedef struct node_drift {
+    double quiet;        /* bound on the drift of its entries outside `loud` */
+    int32_t loud_count;
+    int32_t loud[LOUD];  /* slots compared exactly */
+    char padding[NODE_DRIFT_BYTES - sizeof(double) - (1 + LOUD) * sizeof(int32_t)];
+} node_drift;
+_Static_assert(sizeof(node_drift) == NODE_DRIFT_BYTES, "one node's record per cache line");
+
 /* The parallel commit's bookkeeping per root entry (parallel_commit.c). */
 typedef struct root_task root_task;
 
@@ -47,8 +60,9 @@ typedef struct phase_state {
     size_t *range_counts; /* per (thread's point range, root entry): the grouping's counts, then offsets */
     /* the subtrees as the phase began, to redo a commit that ran past the stop point */
     int64_t *saved_count;
-    double *saved_ssd, *saved_mean, *saved_drift, *saved_quiet;
-    int32_t *saved_entries, *saved_loud, *saved_loud_count;
+    double *saved_ssd, *saved_mean, *saved_drift;
+    int32_t *saved_entries;
+    node_drift *saved_nodes;
 } phase_state;
 
 typedef struct window_state {
@@ -56,9 +70,7 @@ typedef struct window_state {
     double slack;
     double *snapshot_mean;     /* per slot × dims: means when the window began */
     double *drift;             /* per slot: how far its mean lies from the snapshot (bound) */
-    double *quiet_drift;       /* per node: bound on the drift of its entries outside `loud` */
-    int32_t *loud;             /* per node × LOUD: slots compared exactly */
-    int32_t *loud_count;       /* per node */
+    node_drift *nodes;         /* per node, cache-line aligned */
     int32_t *snapshot_entries; /* per node: entries when the window began (later ones are compared exactly) */
     int32_t *up_slot;          /* per node: the entry of its parent that points to it */
     int32_t *leaf_slot;        /* per point of the window: speculated leaf slot */
@@ -71,7 +83,8 @@ typedef struct window_state {
  * drift to the node's quiet bound (which never decreases within a window). */
 static inline void classify_move(window_state *state, size_t node, int32_t slot, double drift)
 {
-    int32_t *loud = state->loud + node * LOUD, *count = &state->loud_count[node], smallest = 0;
+    node_drift *record = &state->nodes[node];
+    int32_t *loud = record->loud, *count = &record->loud_count, smallest = 0;
     for (int32_t j = 0; j < *count; j++) {
         if (loud[j] == slot) return;
         if (state->drift[loud[j]] < state->drift[loud[smallest]]) smallest = j;
@@ -85,7 +98,7 @@ static inline void classify_move(window_state *state, size_t node, int32_t slot,
         loud[smallest] = slot;
         drift = pushed_out;
     }
-    if (drift > state->quiet_drift[node]) state->quiet_drift[node] = drift;
+    if (drift > record->quiet) record->quiet = drift;
 }
 
 /* Records how far the mean of `slot` now lies from where it was when the
@@ -122,9 +135,10 @@ static inline int choice_holds(const window_state *state, const birch_tree *tree
 {
     size_t first = (size_t)node * (size_t)tree->slots;
     double distance = birch_squared_distance_strided(x, 1, tree->mean + chosen * dims, dims);
-    const int32_t *loud = state->loud + (size_t)node * LOUD;
-    if (!(birch_distance_upper(distance, state->slack) + state->quiet_drift[node] < runner_up)) return 0;
-    for (int32_t j = 0; j < state->loud_count[node]; j++) {
+    const node_drift *record = &state->nodes[node];
+    const int32_t *loud = record->loud;
+    if (!(birch_distance_upper(distance, state->slack) + record->quiet < runner_up)) return 0;
+    for (int32_t j = 0; j < record->loud_count; j++) {
         size_t other = (size_t)loud[j];
         double d = other == chosen ? distance : birch_squared_distance_strided(x, 1, tree->mean + other * dims, dims);
         if (d < distance || (d == distance && other < chosen)) return 0;
