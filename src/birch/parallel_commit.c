@@ -33,8 +33,8 @@ void birch_phase_free(phase_state *phase)
     free(phase->root_entry), free(phase->top), free(phase->subtree_nodes), free(phase->order), free(phase->upper), free(phase->after_count);
     free(phase->after_ssd), free(phase->after_mean), free(phase->max_drift), free(phase->tasks), free(phase->by_size);
     free(phase->redo), free(phase->paths), free(phase->saved_count), free(phase->saved_ssd), free(phase->saved_mean);
-    free(phase->saved_drift), free(phase->saved_entries), free(phase->saved_nodes), free(phase->range_counts), free(phase->grouped_x), free(phase->grouped_runner_up);
-    free(phase->grouped_leaf);
+    free(phase->saved_drift), free(phase->saved_entries), free(phase->saved_nodes), free(phase->range_counts);
+    free(phase->slot_top), free(phase->grouped_x), free(phase->grouped_runner_up), free(phase->grouped_leaf);
 }
 
 /* Windows shorter than this commit in input order: a phase's fixed costs
@@ -59,6 +59,11 @@ void birch_phase_free(phase_state *phase)
         if (!grown) return parac_fail_no_memory(error, "parallel commit", (need) * sizeof(type));     \
         phase->field = grown;                                                                         \
     } while (0)
+
+/* Counters of one thread's point range, a cache line apart from the next
+ * range's: every point increments one, and ranges sharing lines made the
+ * parallel grouping as slow as the serial one. */
+static size_t range_stride(size_t entries) { return (entries + 7) / 8 * 8 + 8; }
 
 static parac_status phase_reserve(phase_state *phase, const birch_tree *tree, size_t points, size_t height,
                                   int threads, parac_error *error)
@@ -85,6 +90,7 @@ static parac_status phase_reserve(phase_state *phase, const birch_tree *tree, si
     }
     if (phase->slot_capacity < slots) {
         PHASE_GROW(saved_count, int64_t, slots);
+        PHASE_GROW(slot_top, int32_t, slots);
         PHASE_GROW(saved_ssd, double, slots);
         PHASE_GROW(saved_mean, double, slots * dims);
         PHASE_GROW(saved_drift, double, slots);
@@ -105,9 +111,9 @@ static parac_status phase_reserve(phase_state *phase, const birch_tree *tree, si
         PHASE_GROW(grouped_runner_up, double, points * height);
         phase->bound_capacity = points * height;
     }
-    if (phase->range_capacity < tasks * (size_t)threads) {
-        PHASE_GROW(range_counts, size_t, tasks * (size_t)threads);
-        phase->range_capacity = tasks * (size_t)threads;
+    if (phase->range_capacity < range_stride(tasks) * (size_t)threads) {
+        PHASE_GROW(range_counts, size_t, range_stride(tasks) * (size_t)threads);
+        phase->range_capacity = range_stride(tasks) * (size_t)threads;
     }
     return PARAC_OK;
 }
@@ -156,15 +162,15 @@ static void group_by_root_entry(window_state *state, const birch_tree *tree, con
 {
     phase_state *phase = &state->phase;
     int32_t m = tree->entry_count[tree->root];
-    size_t slots = (size_t)tree->slots, n = state->points, dims = tree->dims;
+    size_t n = state->points, dims = tree->dims;
 #pragma omp parallel num_threads(threads) if (threads > 1 && n >= PARALLEL_GROUPING_MIN)
     {
         int r = omp_get_thread_num(), ranges = omp_get_num_threads();
         size_t begin = n * (size_t)r / (size_t)ranges, end = n * (size_t)(r + 1) / (size_t)ranges;
-        size_t *mine = phase->range_counts + (size_t)r * (size_t)m;
+        size_t stride = range_stride((size_t)m), *mine = phase->range_counts + (size_t)r * stride;
         memset(mine, 0, (size_t)m * sizeof(size_t));
         for (size_t i = begin; i < end; i++) {
-            int32_t k = phase->top[(size_t)state->leaf_slot[i] / slots];
+            int32_t k = phase->slot_top[state->leaf_slot[i]];
             phase->root_entry[i] = k;
             mine[k]++;
         }
@@ -175,8 +181,8 @@ static void group_by_root_entry(window_state *state, const birch_tree *tree, con
             for (int32_t k = 0; k < m; k++) {
                 phase->tasks[k].window_first = offset;
                 for (int u = 0; u < ranges; u++) {
-                    size_t here = phase->range_counts[(size_t)u * (size_t)m + (size_t)k];
-                    phase->range_counts[(size_t)u * (size_t)m + (size_t)k] = offset;
+                    size_t here = phase->range_counts[(size_t)u * stride + (size_t)k];
+                    phase->range_counts[(size_t)u * stride + (size_t)k] = offset;
                     offset += here;
                 }
                 phase->tasks[k].window_end = offset;
@@ -227,6 +233,8 @@ static void map_root_entries(window_state *state, const birch_tree *tree, const 
         while (tree->parent[below_root] != tree->root) below_root = tree->parent[below_root];
         phase->top[v] = (int32_t)((size_t)state->up_slot[below_root] - root_first);
     }
+    for (int32_t v = 0; v < tree->node_count; v++)
+        for (int32_t k = 0; k < tree->slots; k++) phase->slot_top[(size_t)v * (size_t)tree->slots + (size_t)k] = phase->top[v];
     group_subtree_nodes(phase, tree);
     group_by_root_entry(state, tree, points, threads);
 }

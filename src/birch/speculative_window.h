@@ -41,6 +41,7 @@ typedef struct phase_state {
     size_t bound_capacity;
     int32_t *root_entry;  /* per window point: the root entry (index) its speculation passes through */
     int32_t *top;         /* per node: the root entry above it (-1 for the root) */
+    int32_t *slot_top;    /* per slot: top[] of its node (a table: no division per point) */
     int32_t *subtree_nodes; /* nodes grouped by root entry */
     int32_t *order;       /* the phase's points grouped by root entry, input order within a group */
     /* per order position, copies of the point's data: a task then streams its
