@@ -23,7 +23,7 @@ struct root_task {
     size_t first, end;                /* of them, the phase's: order[first..end), input order */
     size_t done;                      /* of them committed */
     size_t stop;                      /* window index of its first point that would split a node, or SIZE_MAX */
-    size_t fail;                      /* window index of its first point whose root choice fails (pre-pass) */
+    size_t flat_end;                  /* end of its phase points when the tasks' are laid end to end */
     size_t nodes_first, nodes_end;    /* its subtree's nodes: subtree_nodes[nodes_first..nodes_end) */
     size_t direct, serial, new_entries;
 };
@@ -51,6 +51,8 @@ void birch_phase_free(phase_state *phase)
  * one-thread commit time. */
 #define STOP_HORIZON 8
 /* Phases looking ahead fewer points run on one thread (same result). */
+/* The root checks' slices of a phase (over its points, statically spread over the threads). */
+#define CHECK_CHUNKS 64
 #define PARALLEL_PHASE_MIN 1024
 
 #define PHASE_GROW(field, type, need)                                                                 \
@@ -211,10 +213,13 @@ static size_t first_at_or_after(const int32_t *order, size_t low, size_t high, s
  * per point that every phase repeated). */
 static void select_phase_points(phase_state *phase, int32_t m, size_t from, size_t to)
 {
+    size_t flat = 0;
     for (int32_t k = 0; k < m; k++) {
         root_task *task = &phase->tasks[k];
         task->first = first_at_or_after(phase->order, task->window_first, task->window_end, from);
         task->end = first_at_or_after(phase->order, task->first, task->window_end, to);
+        flat += task->end - task->first;
+        task->flat_end = flat;
     }
 }
 
@@ -309,20 +314,33 @@ static int root_choice_exact(const window_state *state, const birch_tree *tree, 
     return 1;
 }
 
-/* Root entry k's first point in the phase whose serial root choice differs
- * from its speculation (to if none). Cheap test first: its chosen entry as it
- * is then, every other entry at its largest drift of the phase (`others`);
- * when that fails, the exact comparison. */
-static size_t first_root_failure(const window_state *state, const birch_tree *tree, int32_t k, double others,
-                                 size_t to)
+/* The earliest point among the phase's flat positions [begin, end) (the
+ * tasks' points laid end to end, each task's in input order) whose serial
+ * root choice differs from its speculation (to if none). Cheap test first:
+ * its chosen entry as it is then, every other entry at its largest drift of
+ * the phase; when that fails, the exact comparison. Over points, not root
+ * entries: the largest entry's points no longer bound the loop. */
+static size_t first_root_failure(const window_state *state, const birch_tree *tree, size_t begin, size_t end,
+                                 size_t to, double first_drift, double second_drift, int32_t loudest)
 {
     const phase_state *phase = &state->phase;
-    for (size_t b = phase->tasks[k].first; b < phase->tasks[k].end; b++) {
-        if (!(phase->upper[b] + others < phase->grouped_runner_up[b]) && /* level 0: the root */
-            !root_choice_exact(state, tree, phase->grouped_x + b * tree->dims, (size_t)phase->order[b], k))
-            return (size_t)phase->order[b];
+    size_t fail = to, u = begin;
+    for (int32_t k = 0; u < end; k++) {
+        const root_task *task = &phase->tasks[k];
+        size_t segment_end = task->flat_end < end ? task->flat_end : end;
+        double others = k == loudest ? second_drift : first_drift;
+        if (u >= task->flat_end) continue;
+        for (; u < segment_end; u++) {
+            size_t b = task->end - (task->flat_end - u), i = (size_t)phase->order[b];
+            if (!(phase->upper[b] + others < phase->grouped_runner_up[b]) && /* level 0: the root */
+                !root_choice_exact(state, tree, phase->grouped_x + b * tree->dims, i, k)) {
+                if (i < fail) fail = i;
+                break; /* the task's later points come later in input order */
+            }
+        }
+        u = segment_end;
     }
-    return to;
+    return fail;
 }
 
 /* The two largest drifts of the root entries and whose the largest is. */
@@ -334,16 +352,6 @@ static void largest_drifts(const phase_state *phase, int32_t m, double *first, d
         if (drift > *first) *second = *first, *first = drift, *loudest = k;
         else if (drift > *second) *second = drift;
     }
-}
-
-/* The earliest point of the phase whose serial root choice differs from its
- * speculation (to if none). */
-static size_t earliest_failure(const phase_state *phase, int32_t m, size_t to)
-{
-    size_t fail = to;
-    for (int32_t k = 0; k < m; k++)
-        if (phase->tasks[k].fail < fail) fail = phase->tasks[k].fail;
-    return fail;
 }
 
 /* Root entry k's points before `limit` commit inside its subtree, in input
@@ -483,14 +491,14 @@ static size_t run_phase(window_state *state, birch_tree *tree, size_t from, size
         for (int32_t t = 0; t < m; t++) prepass_entry(state, tree, phase->by_size[t]);
 #pragma omp single
         largest_drifts(phase, m, &first_drift, &second_drift, &loudest);
-#pragma omp for schedule(runtime)
-        for (int32_t t = 0; t < m; t++) {
-            int32_t k = phase->by_size[t];
-            phase->tasks[k].fail =
-                first_root_failure(state, tree, k, k == loudest ? second_drift : first_drift, to);
+#pragma omp for schedule(static) reduction(min : fail)
+        for (int c = 0; c < CHECK_CHUNKS; c++) {
+            size_t total = m > 0 ? phase->tasks[m - 1].flat_end : 0;
+            size_t found = first_root_failure(state, tree, total * (size_t)c / CHECK_CHUNKS,
+                                              total * (size_t)(c + 1) / CHECK_CHUNKS, to, first_drift, second_drift,
+                                              loudest);
+            if (found < fail) fail = found;
         }
-#pragma omp single
-        fail = earliest_failure(phase, m, to);
 #pragma omp for schedule(runtime)
         for (int32_t t = 0; t < m; t++) {
             int32_t k = phase->by_size[t];
