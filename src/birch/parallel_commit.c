@@ -32,7 +32,7 @@ void birch_phase_free(phase_state *phase)
 {
     free(phase->root_entry), free(phase->top), free(phase->subtree_nodes), free(phase->order), free(phase->upper), free(phase->after_count);
     free(phase->after_ssd), free(phase->after_mean), free(phase->max_drift), free(phase->tasks), free(phase->by_size);
-    free(phase->redo), free(phase->paths), free(phase->saved_count), free(phase->saved_ssd), free(phase->saved_mean);
+    free(phase->paths), free(phase->saved_count), free(phase->saved_ssd), free(phase->saved_mean);
     free(phase->saved_drift), free(phase->saved_entries), free(phase->saved_nodes), free(phase->range_counts);
     free(phase->slot_top), free(phase->grouped_x), free(phase->grouped_runner_up), free(phase->grouped_leaf);
 }
@@ -66,6 +66,8 @@ void birch_phase_free(phase_state *phase)
  * range's: every point increments one, and ranges sharing lines made the
  * parallel grouping as slow as the serial one. */
 static size_t range_stride(size_t entries) { return (entries + 7) / 8 * 8 + 8; }
+/* Each task's insertion path on cache lines of its own (written by every serial insertion). */
+static size_t path_stride(size_t height) { return (height + 15) / 16 * 16; }
 
 static parac_status phase_reserve(phase_state *phase, const birch_tree *tree, size_t points, size_t height,
                                   int threads, parac_error *error)
@@ -102,12 +104,11 @@ static parac_status phase_reserve(phase_state *phase, const birch_tree *tree, si
         PHASE_GROW(tasks, root_task, tasks);
         PHASE_GROW(max_drift, double, tasks);
         PHASE_GROW(by_size, int32_t, tasks);
-        PHASE_GROW(redo, int32_t, tasks);
         phase->task_capacity = tasks;
     }
-    if (phase->path_capacity < tasks * height) {
-        PHASE_GROW(paths, int32_t, tasks * height);
-        phase->path_capacity = tasks * height;
+    if (phase->path_capacity < tasks * path_stride(height)) {
+        PHASE_GROW(paths, int32_t, tasks * path_stride(height));
+        phase->path_capacity = tasks * path_stride(height);
     }
     if (phase->bound_capacity < points * height) {
         PHASE_GROW(grouped_runner_up, double, points * height);
@@ -356,13 +357,12 @@ static void largest_drifts(const phase_state *phase, int32_t m, double *first, d
 
 /* Root entry k's points before `limit` commit inside its subtree, in input
  * order, as the serial insertion would; stops before a point that would split. */
-static inline void commit_subtree_in(window_state *state, birch_tree *tree, int32_t k,
-                                     size_t limit, size_t dims)
+static inline size_t commit_subtree_in(window_state *state, birch_tree *tree, int32_t k, size_t limit, size_t dims)
 {
     phase_state *phase = &state->phase;
     root_task *task = &phase->tasks[k];
     int32_t top = tree->child[(size_t)tree->root * (size_t)tree->slots + (size_t)k];
-    int32_t *path = phase->paths + (size_t)k * state->height;
+    int32_t *path = phase->paths + (size_t)k * path_stride(state->height);
     /* counted locally: neighbouring tasks' records share cache lines */
     size_t b, stop = SIZE_MAX, direct = 0, serial = 0, new_entries = 0;
     for (b = task->first; b < task->end; b++) {
@@ -382,14 +382,18 @@ static inline void commit_subtree_in(window_state *state, birch_tree *tree, int3
         for (size_t l = 0; l < levels; l++) track_move(state, tree, (size_t)path[l], dims);
         serial++, new_entries += (size_t)fresh;
     }
-    task->done = b - task->first, task->stop = stop;
+    task->done = b - task->first;
     task->direct = direct, task->serial = serial, task->new_entries = new_entries;
+    return stop;
 }
 
-static void commit_subtree(window_state *state, birch_tree *tree, int32_t k, size_t limit)
+/* Commits root entry k's points before `limit`; returns the point before
+ * which it stopped for a split (SIZE_MAX if none). The caller stores it:
+ * the redo loop runs while other threads still read the first commits' stops. */
+static size_t commit_subtree(window_state *state, birch_tree *tree, int32_t k, size_t limit)
 {
-    if (tree->dims == 2) commit_subtree_in(state, tree, k, limit, 2);
-    else commit_subtree_in(state, tree, k, limit, tree->dims);
+    if (tree->dims == 2) return commit_subtree_in(state, tree, k, limit, 2);
+    return commit_subtree_in(state, tree, k, limit, tree->dims);
 }
 
 /* One field of a subtree between the tree (or window state) and the phase's saved copy. */
@@ -451,20 +455,20 @@ static void finish_phase(window_state *state, birch_tree *tree, int32_t m, birch
     }
 }
 
-/* The phase's stop point (limit or an earlier point that would split a node)
- * and, in phase->redo, the root entries whose commit ran past it; returns
- * how many. */
-static int32_t find_stop(phase_state *phase, int32_t m, size_t limit, size_t *stop)
+/* The phase's stop point: limit or an earlier point that would split a node. */
+static size_t phase_stop(const phase_state *phase, int32_t m, size_t limit)
 {
-    int32_t redo = 0;
-    *stop = limit;
+    size_t stop = limit;
     for (int32_t k = 0; k < m; k++)
-        if (phase->tasks[k].stop < *stop) *stop = phase->tasks[k].stop;
-    for (int32_t k = 0; k < m; k++) {
-        const root_task *task = &phase->tasks[k];
-        if (task->done > 0 && (size_t)phase->order[task->first + task->done - 1] > *stop) phase->redo[redo++] = k;
-    }
-    return redo;
+        if (phase->tasks[k].stop < stop) stop = phase->tasks[k].stop;
+    return stop;
+}
+
+/* Did root entry k's commit run past `stop` (so that it must be redone up to it)? */
+static int ran_past(const phase_state *phase, int32_t k, size_t stop)
+{
+    const root_task *task = &phase->tasks[k];
+    return task->done > 0 && (size_t)phase->order[task->first + task->done - 1] > stop;
 }
 
 /* One phase over points [from, to): grouping, pre-pass, subtree commits before
@@ -479,17 +483,23 @@ static size_t run_phase(window_state *state, birch_tree *tree, size_t from, size
                         birch_speculative_stats *stats)
 {
     phase_state *phase = &state->phase;
-    int32_t m = tree->entry_count[tree->root], loudest = 0, redo = 0;
+    int32_t m = tree->entry_count[tree->root], redo = 0;
     size_t fail = to, stop = to;
-    double first_drift = 0.0, second_drift = 0.0, started;
+    double started;
     select_phase_points(phase, m, from, to);
     order_by_size(phase, m);
     started = parac_now_seconds();
+    /* Between the loops, what every thread needs next (the largest drifts, the
+       stop point) is small, and each thread derives it itself from the loop's
+       results instead of waiting for one thread's `single`: three barriers a
+       phase fewer. */
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
+        double first_drift, second_drift;
+        int32_t loudest;
+        size_t phase_end;
 #pragma omp for schedule(runtime)
         for (int32_t t = 0; t < m; t++) prepass_entry(state, tree, phase->by_size[t]);
-#pragma omp single
         largest_drifts(phase, m, &first_drift, &second_drift, &loudest);
 #pragma omp for schedule(static) reduction(min : fail)
         for (int c = 0; c < CHECK_CHUNKS; c++) {
@@ -503,15 +513,19 @@ static size_t run_phase(window_state *state, birch_tree *tree, size_t from, size
         for (int32_t t = 0; t < m; t++) {
             int32_t k = phase->by_size[t];
             if (phase->tasks[k].end > phase->tasks[k].first) move_subtree(state, tree, k, 1); /* else nothing to redo */
-            commit_subtree(state, tree, k, fail);
+            phase->tasks[k].stop = commit_subtree(state, tree, k, fail);
         }
-#pragma omp single
-        redo = find_stop(phase, m, fail, &stop);
-#pragma omp for schedule(runtime)
-        for (int32_t t = 0; t < redo; t++) {
-            move_subtree(state, tree, phase->redo[t], 0);
-            commit_subtree(state, tree, phase->redo[t], stop);
+        phase_end = phase_stop(phase, m, fail);
+#pragma omp for schedule(runtime) reduction(+ : redo)
+        for (int32_t t = 0; t < m; t++) {
+            int32_t k = phase->by_size[t];
+            if (!ran_past(phase, k, phase_end)) continue;
+            move_subtree(state, tree, k, 0);
+            (void)commit_subtree(state, tree, k, phase_end);
+            redo++;
         }
+#pragma omp master
+        stop = phase_end;
     }
     stats->parallel_seconds += parac_now_seconds() - started;
     stats->redone += (size_t)redo;

@@ -56,7 +56,6 @@ typedef struct phase_state {
     double *max_drift;    /* per root entry: largest drift from the window's snapshot during the phase */
     root_task *tasks;     /* per root entry */
     int32_t *by_size;     /* root entries, most points first */
-    int32_t *redo;        /* root entries whose commit ran past the phase's stop point */
     int32_t *paths;       /* per root entry: `height` slots of a serial insertion */
     size_t *range_counts; /* per (thread's point range, root entry): the grouping's counts, then offsets */
     /* the subtrees as the phase began, to redo a commit that ran past the stop point */
