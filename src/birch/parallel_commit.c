@@ -239,8 +239,10 @@ static void map_root_entries(window_state *state, const birch_tree *tree, const 
         while (tree->parent[below_root] != tree->root) below_root = tree->parent[below_root];
         phase->top[v] = (int32_t)((size_t)state->up_slot[below_root] - root_first);
     }
-    for (int32_t v = 0; v < tree->node_count; v++)
-        for (int32_t k = 0; k < tree->slots; k++) phase->slot_top[(size_t)v * (size_t)tree->slots + (size_t)k] = phase->top[v];
+    for (int32_t v = 0; v < tree->node_count; v++) {
+        int32_t *node_slots = phase->slot_top + (size_t)v * (size_t)tree->slots;
+        for (int32_t k = 0; k < tree->slots; k++) node_slots[k] = phase->top[v];
+    }
     group_subtree_nodes(phase, tree);
     group_by_root_entry(state, tree, points, threads);
 }

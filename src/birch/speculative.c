@@ -24,8 +24,8 @@
 
 static void state_free(window_state *state)
 {
-    free(state->snapshot_mean), free(state->drift), free(state->nodes), free(state->snapshot_entries), free(state->up_slot), free(state->leaf_slot);
-    free(state->runner_up), free(state->path);
+    free(state->snapshot_mean), free(state->drift), free(state->nodes), free(state->snapshot_entries);
+    free(state->up_slot), free(state->leaf_slot), free(state->runner_up), free(state->path);
     birch_phase_free(&state->phase);
     memset(state, 0, sizeof *state);
 }

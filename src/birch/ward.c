@@ -24,7 +24,10 @@ typedef struct ward_matrix {
     int full;
 } ward_matrix;
 
-static size_t ward_matrix_bytes(size_t m, int full) { return full ? m * m * sizeof(double) : birch_ward_matrix_bytes(m); }
+static size_t ward_matrix_bytes(size_t m, int full)
+{
+    return full ? m * m * sizeof(double) : birch_ward_matrix_bytes(m);
+}
 
 /* d(x, i), read along x's row in the full layout. */
 static inline double ward_get(const ward_matrix *w, size_t x, size_t i)
