@@ -22,6 +22,15 @@ double *support_blobs(size_t n, size_t dims, size_t centers, double std, uint64_
     return points;
 }
 
+double *support_uniform(size_t n, size_t dims, double side, uint64_t seed)
+{
+    parac_rng rng;
+    double *points = malloc(n * dims * sizeof(double));
+    parac_rng_seed(&rng, seed);
+    for (size_t i = 0; i < n * dims; i++) points[i] = side * parac_rng_uniform(&rng);
+    return points;
+}
+
 double *support_grid_blobs(size_t n, size_t dims, size_t centers, double std, double spacing, uint64_t seed)
 {
     parac_rng rng;

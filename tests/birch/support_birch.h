@@ -9,6 +9,9 @@
 
 /* n points in d dims around `centers` centres uniform in [-10,10]^d, deviation std (malloc'ed). */
 double *support_blobs(size_t n, size_t dims, size_t centers, double std, uint64_t seed);
+/* n points uniform in [0, side)^dims: no clusters, so every window's points keep landing near
+ * the boundaries between root entries (many root choices that the speculation gets wrong). */
+double *support_uniform(size_t n, size_t dims, double side, uint64_t seed);
 /* As support_blobs with the centres on a grid of spacing `spacing` (well separated). */
 double *support_grid_blobs(size_t n, size_t dims, size_t centers, double std, double spacing, uint64_t seed);
 /* The shared chameleon set (10000×2), NULL when missing. */

@@ -219,6 +219,7 @@ static void test_speculative_is_serial(void)
 {
     double *points = support_blobs(30000, 2, 12, 0.6, 21), *far = malloc(30000 * 2 * sizeof(double));
     double *wide = support_blobs(8000, 7, 5, 1.0, 22), *wide3 = support_blobs(20000, 3, 9, 0.8, 23);
+    double *square = support_uniform(30000, 2, 10.0, 24);
     for (size_t i = 0; i < 60000; i++) far[i] = points[i] + 1e6;
     omp_sched_t schedule;
     int chunk;
@@ -240,9 +241,13 @@ static void test_speculative_is_serial(void)
         exact_equals_serial("blobs, branching 6, threshold 0.5 (3 levels)", points, 30000, 2, 0.5, 6, 4096, 0, threads,
                             variant);
         exact_equals_serial("blobs 3-D, branching 8", wide3, 20000, 3, 0.6, 8, 2048, 0, threads, variant);
+        /* hundreds of root-choice stops: a phase's earliest failure must be found across its checks' slices */
+        exact_equals_serial("uniform square, threshold 0.25", square, 30000, 2, 0.25, 50, 8192, 0, threads, variant);
+        exact_equals_serial("uniform square, threshold 0.4, branching 20", square, 30000, 2, 0.4, 20, 8192, 0, threads,
+                            variant);
     }
     omp_set_schedule(schedule, chunk);
-    free(points), free(far), free(wide), free(wide3);
+    free(points), free(far), free(wide), free(wide3), free(square);
 }
 
 static void test_nearest_is_exact(void)
