@@ -2,7 +2,10 @@
  * (speculative.h, variant speculative-parallel): phases that group the
  * window's points by root entry, check the root choices in a pre-pass and
  * commit the root's subtrees in parallel; the state and the per-point checks
- * are shared with the in-order commit (speculative_window.h). */
+ * are shared with the in-order commit (speculative_window.h).
+ * Data written on every point by one task and read by another lives on cache
+ * lines of its own (grouped point copies, node records, counters, paths): on
+ * 16 cores, shared lines cost more than the work (docs/birch.md, round 6). */
 #include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -473,14 +476,14 @@ static int ran_past(const phase_state *phase, int32_t k, size_t stop)
     return task->done > 0 && (size_t)phase->order[task->first + task->done - 1] > stop;
 }
 
-/* One phase over points [from, to): grouping, pre-pass, subtree commits before
- * the first root failure, redo of the subtrees that ran past an earlier split;
- * returns the stop point (to when none). One parallel region whose loops take
- * the root entries largest first: schedule(runtime), dynamic,1 unless the
- * caller set another (omp_set_schedule / OMP_SCHEDULE); static,1 keeps a
- * subtree on the same thread from loop to loop and phase to phase (its cache
- * lines stay put). Every loop's iterations are independent, so the schedule
- * never changes the result. */
+/* One phase over points [from, to): pre-pass, root checks, subtree commits
+ * before the first root failure, redo of the subtrees that ran past an
+ * earlier split; returns the stop point (to when none). One parallel region:
+ * the root checks run over static slices of the phase's points; the other
+ * loops take the root entries largest first with schedule(runtime), dynamic,1
+ * unless the caller set another (omp_set_schedule / OMP_SCHEDULE; static,1
+ * keeps a subtree on the same thread from loop to loop). Every loop's
+ * iterations are independent, so the schedule never changes the result. */
 static size_t run_phase(window_state *state, birch_tree *tree, size_t from, size_t to, int threads,
                         birch_speculative_stats *stats)
 {
