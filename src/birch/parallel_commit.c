@@ -16,6 +16,7 @@
 #include "birch/speculative.h"
 #include "birch/speculative_window.h"
 #include "core/error.h"
+#include "core/range_offsets.h"
 #include "core/timer.h"
 
 /* ---- The parallel commit: one task per root entry (speculative.h) ---- */
@@ -37,6 +38,7 @@ void birch_phase_free(phase_state *phase)
     free(phase->after_ssd), free(phase->after_mean), free(phase->max_drift), free(phase->tasks), free(phase->by_size);
     free(phase->paths), free(phase->saved_count), free(phase->saved_ssd), free(phase->saved_mean);
     free(phase->saved_drift), free(phase->saved_entries), free(phase->saved_nodes), free(phase->range_counts);
+    free(phase->group_first);
     free(phase->slot_top), free(phase->grouped_x), free(phase->grouped_runner_up), free(phase->grouped_leaf);
 }
 
@@ -107,6 +109,7 @@ static parac_status phase_reserve(phase_state *phase, const birch_tree *tree, si
         PHASE_GROW(tasks, root_task, tasks);
         PHASE_GROW(max_drift, double, tasks);
         PHASE_GROW(by_size, int32_t, tasks);
+        PHASE_GROW(group_first, size_t, tasks + 1);
         phase->task_capacity = tasks;
     }
     if (phase->path_capacity < tasks * path_stride(height)) {
@@ -159,11 +162,9 @@ static inline void copy_to_group(window_state *state, const double *points, size
 
 /* The root entry of every window point's speculation, and the points grouped
  * by it, input order within a group, with their data copied in that order: a
- * stable counting sort whose point ranges (one per thread) count their
- * entries, take their offsets from a prefix over (entry, range) and scatter
- * in input order, so the order is the same for any thread count. It runs
- * once per window, serial work per point otherwise (an integer division and
- * two passes). */
+ * parallel stable counting sort (core/range_offsets.h), so the order is the
+ * same for any thread count. It runs once per window: done serially it was
+ * serial work per point. */
 static void group_by_root_entry(window_state *state, const birch_tree *tree, const double *points, int threads)
 {
     phase_state *phase = &state->phase;
@@ -183,15 +184,10 @@ static void group_by_root_entry(window_state *state, const birch_tree *tree, con
 #pragma omp barrier
 #pragma omp single
         {
-            size_t offset = 0;
+            parac_range_counts_to_offsets(phase->range_counts, (size_t)m, ranges, stride, phase->group_first);
             for (int32_t k = 0; k < m; k++) {
-                phase->tasks[k].window_first = offset;
-                for (int u = 0; u < ranges; u++) {
-                    size_t here = phase->range_counts[(size_t)u * stride + (size_t)k];
-                    phase->range_counts[(size_t)u * stride + (size_t)k] = offset;
-                    offset += here;
-                }
-                phase->tasks[k].window_end = offset;
+                phase->tasks[k].window_first = phase->group_first[k];
+                phase->tasks[k].window_end = phase->group_first[k + 1];
             }
         }
         if (dims == 2)

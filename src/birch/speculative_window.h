@@ -58,6 +58,7 @@ typedef struct phase_state {
     int32_t *by_size;     /* root entries, most points first */
     int32_t *paths;       /* per root entry: `height` slots of a serial insertion */
     size_t *range_counts; /* per (thread's point range, root entry): the grouping's counts, then offsets */
+    size_t *group_first;  /* per root entry (+1): where its group begins in order[] */
     /* the subtrees as the phase began, to redo a commit that ran past the stop point */
     int64_t *saved_count;
     double *saved_ssd, *saved_mean, *saved_drift;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/range_offsets.h"
 
 #define DIGIT_BITS 8
 #define DIGITS (1 << DIGIT_BITS)
@@ -28,15 +29,7 @@ static void scatter_pass(const uint64_t *keys_in, const uint32_t *values_in, uin
         for (size_t i = begin; i < end; i++) mine[(keys_in[i] >> shift) & (DIGITS - 1)]++;
 #pragma omp barrier
 #pragma omp single
-        {
-            size_t position = 0;
-            for (int digit = 0; digit < DIGITS; digit++)
-                for (int u = 0; u < threads; u++) {
-                    size_t here = histogram[(size_t)u * DIGITS + digit];
-                    histogram[(size_t)u * DIGITS + digit] = position;
-                    position += here;
-                }
-        }
+        parac_range_counts_to_offsets(histogram, DIGITS, threads, DIGITS, NULL);
         for (size_t i = begin; i < end; i++) {
             size_t at = mine[(keys_in[i] >> shift) & (DIGITS - 1)]++;
             keys_out[at] = keys_in[i];
