@@ -164,7 +164,8 @@ static inline void copy_to_group(window_state *state, const double *points, size
  * by it, input order within a group, with their data copied in that order: a
  * parallel stable counting sort (core/range_offsets.h), so the order is the
  * same for any thread count. It runs once per window: done serially it was
- * serial work per point. */
+ * serial work per point. Each thread sorts the point range the speculation
+ * gave it (birch_speculation_range): those lines are still in its core's cache. */
 static void group_by_root_entry(window_state *state, const birch_tree *tree, const double *points, int threads)
 {
     phase_state *phase = &state->phase;
@@ -173,7 +174,7 @@ static void group_by_root_entry(window_state *state, const birch_tree *tree, con
 #pragma omp parallel num_threads(threads) if (threads > 1 && n >= PARALLEL_GROUPING_MIN)
     {
         int r = omp_get_thread_num(), ranges = omp_get_num_threads();
-        size_t begin = n * (size_t)r / (size_t)ranges, end = n * (size_t)(r + 1) / (size_t)ranges;
+        size_t begin = birch_speculation_range(n, r, ranges), end = birch_speculation_range(n, r + 1, ranges);
         size_t stride = range_stride((size_t)m), *mine = phase->range_counts + (size_t)r * stride;
         memset(mine, 0, (size_t)m * sizeof(size_t));
         for (size_t i = begin; i < end; i++) {
@@ -246,20 +247,24 @@ static void map_root_entries(window_state *state, const birch_tree *tree, const 
     group_by_root_entry(state, tree, points, threads);
 }
 
-/* How far `mean` lies from slot's mean when the window began (an upper bound, as track_move). */
-static double drift_from_snapshot(const window_state *state, size_t slot, const double *mean, size_t dims)
+/* The squared distance of `mean` from slot's mean when the window began
+ * (birch_distance_upper of it bounds the drift, as track_move). */
+static inline double squared_move(const window_state *state, size_t slot, const double *mean, size_t dims)
 {
     double moved = 0.0;
     for (size_t j = 0; j < dims; j++) {
         double delta = mean[j] - state->snapshot_mean[slot * dims + j];
         moved += delta * delta;
     }
-    return birch_distance_upper(moved, state->slack);
+    return moved;
 }
 
 /* Root entry k absorbs its points of the phase in input order, with the
- * serial arithmetic: its CF after each point, the distance bound each point
- * sees, and the entry's largest drift. */
+ * serial arithmetic: its CF after each point, the squared distance each point
+ * sees, and the entry's largest drift. This recurrence is sequential per
+ * entry, and the largest entry's bounds the loop: square roots stay out of it
+ * (the bound is monotone, so the largest drift is the bound of the largest
+ * squared move; the distances' bounds are taken in the parallel root checks). */
 static inline void prepass_entry_in(window_state *state, const birch_tree *tree, int32_t k,
                                     size_t dims)
 {
@@ -268,21 +273,22 @@ static inline void prepass_entry_in(window_state *state, const birch_tree *tree,
     size_t slot = (size_t)tree->root * (size_t)tree->slots + (size_t)k;
     const double *mean = tree->mean + slot * dims;
     int64_t count = tree->count[slot];
-    double ssd = tree->ssd[slot], largest = drift_from_snapshot(state, slot, mean, dims);
+    double ssd = tree->ssd[slot], largest = squared_move(state, slot, mean, dims);
     for (size_t b = task->first; b < task->end; b++) {
         const double *x = phase->grouped_x + b * dims;
         double *next = phase->after_mean + b * dims;
-        double new_ssd = birch_ssd_with_point(count, mean, ssd, x, 1, dims);
-        double drift;
-        phase->upper[b] = birch_distance_upper(birch_squared_distance_strided(x, 1, mean, dims), state->slack);
+        double distance = birch_squared_distance_strided(x, 1, mean, dims), moved;
+        /* birch_ssd_with_point's operations, its distance shared with the check */
+        double new_ssd = BIRCH_ADD(ssd, BIRCH_MUL(distance, BIRCH_DIV((double)count, (double)(count + 1))));
+        phase->upper[b] = distance;
         memcpy(next, mean, dims * sizeof(double));
         birch_absorb_point(&count, next, &ssd, new_ssd, x, 1, dims);
         phase->after_count[b] = count, phase->after_ssd[b] = ssd;
-        drift = drift_from_snapshot(state, slot, next, dims);
-        if (drift > largest) largest = drift;
+        moved = squared_move(state, slot, next, dims);
+        if (moved > largest) largest = moved;
         mean = next;
     }
-    phase->max_drift[k] = largest;
+    phase->max_drift[k] = birch_distance_upper(largest, state->slack);
 }
 
 static void prepass_entry(window_state *state, const birch_tree *tree, int32_t k)
@@ -334,7 +340,8 @@ static size_t first_root_failure(const window_state *state, const birch_tree *tr
         if (u >= task->flat_end) continue;
         for (; u < segment_end; u++) {
             size_t b = task->end - (task->flat_end - u), i = (size_t)phase->order[b];
-            if (!(phase->upper[b] + others < phase->grouped_runner_up[b]) && /* level 0: the root */
+            if (!(birch_distance_upper(phase->upper[b], state->slack) + others < phase->grouped_runner_up[b]) &&
+                /* level 0: the root */
                 !root_choice_exact(state, tree, phase->grouped_x + b * tree->dims, i, k)) {
                 if (i < fail) fail = i;
                 break; /* the task's later points come later in input order */

@@ -50,7 +50,7 @@ typedef struct phase_state {
     double *grouped_x;         /* × dims */
     double *grouped_runner_up; /* level * points + position */
     int32_t *grouped_leaf;
-    double *upper;        /* per order position: upper bound of its distance to its root entry then */
+    double *upper;        /* per order position: its squared distance to its root entry then */
     int64_t *after_count; /* per order position: the root entry's CF once the point is absorbed */
     double *after_ssd, *after_mean;
     double *max_drift;    /* per root entry: largest drift from the window's snapshot during the phase */
