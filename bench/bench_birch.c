@@ -116,7 +116,8 @@ static void measure(bench_report *report, const char *case_name, const parac_bir
 
 /* The same case with the parallel commit's loops on schedule(static, 1)
  * instead of the default dynamic,1 (parallel_commit.c: run_phase uses
- * schedule(runtime); a subtree then stays on one core across phases). Same
+ * schedule(runtime) in phases whose root has more entries than the team has
+ * threads; with fewer, thread k takes entry k whatever the schedule). Same
  * tree; only the time may differ. */
 static void measure_static_schedule(bench_report *report, const char *case_name, const parac_birch_options *options,
                                     const double *points, size_t n, const int32_t *serial_labels, double serial_sse,

@@ -225,14 +225,17 @@ static void test_speculative_is_serial(void)
     int chunk;
     omp_get_schedule(&schedule, &chunk);
     /* the original commit, then the parallel commit on 1, 2 and 3 threads; on 3
-       threads with its loops on schedule(static, 1) (the bench's other timing) */
-    for (int run = 0; run < 4; run++) {
+       threads with its loops on schedule(static, 1) (the bench's other timing);
+       then on 20 threads, where the root mostly has no more entries than the
+       team has threads (the commit's loops then give thread k entry k) */
+    for (int run = 0; run < 5; run++) {
         parac_birch_variant variant = run == 0 ? PARAC_BIRCH_SPECULATIVE : PARAC_BIRCH_SPECULATIVE_PARALLEL;
-        int threads = run == 0 ? 2 : run;
+        int threads = run == 0 ? 2 : run == 4 ? 20 : run;
         if (run == 3) omp_set_schedule(omp_sched_static, 1);
         exact_equals_serial("blobs, branching 3 (deep tree)", points, 30000, 2, 0.2, 3, 2048, 0, threads, variant);
         exact_equals_serial("blobs, windows of 7", points, 5000, 2, 0.3, 50, 7, 0, threads, variant);
-        exact_equals_serial("blobs, chunks of 999", points, 30000, 2, 0.3, 10, 4096, 999, run == 0 ? 1 : run, variant);
+        exact_equals_serial("blobs, chunks of 999", points, 30000, 2, 0.3, 10, 4096, 999, run == 0 ? 1 : threads,
+                            variant);
         exact_equals_serial("blobs at 1e6", far, 30000, 2, 0.3, 50, 8192, 0, threads, variant);
         exact_equals_serial("7-D, branching 5", wide, 8000, 7, 1.2, 5, 1000, 0, threads, variant);
         exact_equals_serial("threshold 0.01 (a subcluster per point)", points, 4000, 2, 0.01, 50, 8192, 0, threads,
