@@ -54,8 +54,9 @@ static float *generate(int64_t rows, int64_t cols, parac_gemm_matrix_kind kind, 
     return x;
 }
 
-static void emit(bench_setup *s, const char *case_name, const char *device, int threads, double seconds,
-                 double tflops, const char *extra)
+/* One result row (bench_util's JSON line). */
+static void emit_row(bench_setup *s, const char *case_name, const char *device, int threads, double seconds,
+                     const char *metric, double value, const char *unit, const char *extra)
 {
     bench_result r;
     memset(&r, 0, sizeof r);
@@ -64,11 +65,17 @@ static void emit(bench_setup *s, const char *case_name, const char *device, int 
     snprintf(r.device, sizeof r.device, "%s", device);
     r.threads = threads;
     r.seconds = seconds;
-    snprintf(r.metric, sizeof r.metric, "tflops");
-    r.value = tflops;
-    snprintf(r.unit, sizeof r.unit, "TFLOP/s");
+    snprintf(r.metric, sizeof r.metric, "%s", metric);
+    r.value = value;
+    snprintf(r.unit, sizeof r.unit, "%s", unit);
     snprintf(r.extra, sizeof r.extra, "%s", extra ? extra : "");
     bench_emit(&s->report, &r);
+}
+
+static void emit(bench_setup *s, const char *case_name, const char *device, int threads, double seconds,
+                 double tflops, const char *extra)
+{
+    emit_row(s, case_name, device, threads, seconds, "tflops", tflops, "TFLOP/s", extra);
 }
 
 /* --- CPU ------------------------------------------------------------------------------- */
@@ -400,17 +407,7 @@ static void bench_gpu_dense(bench_setup *s, cublasHandle_t handle, int64_t n, in
 /* A row whose figure is parac's speed as a fraction of cuBLAS's (1 = as fast). */
 static void emit_ratio(bench_setup *s, const char *case_name, double seconds, double fraction, const char *extra)
 {
-    bench_result r;
-    memset(&r, 0, sizeof r);
-    snprintf(r.module, sizeof r.module, "gemm");
-    snprintf(r.case_name, sizeof r.case_name, "%s", case_name);
-    snprintf(r.device, sizeof r.device, "cuda");
-    r.seconds = seconds;
-    snprintf(r.metric, sizeof r.metric, "vs_cublas");
-    r.value = fraction;
-    snprintf(r.unit, sizeof r.unit, "of cuBLAS");
-    snprintf(r.extra, sizeof r.extra, "%s", extra ? extra : "");
-    bench_emit(&s->report, &r);
+    emit_row(s, case_name, "cuda", 0, seconds, "vs_cublas", fraction, "of cuBLAS", extra);
 }
 
 /* The fp32 goal's ratio with both sides under the same conditions: the rows above time cuBLAS first
@@ -581,17 +578,7 @@ static double time_pack(const gemm_pack_operand *a, const gemm_pack_operand *b, 
 
 static void emit_pack(bench_setup *s, const char *name, double seconds, double bytes, const char *extra)
 {
-    bench_result r;
-    memset(&r, 0, sizeof r);
-    snprintf(r.module, sizeof r.module, "gemm");
-    snprintf(r.case_name, sizeof r.case_name, "%s", name);
-    snprintf(r.device, sizeof r.device, "cuda");
-    r.seconds = seconds;
-    snprintf(r.metric, sizeof r.metric, "bandwidth");
-    r.value = bytes / seconds / 1e9;
-    snprintf(r.unit, sizeof r.unit, "GB/s");
-    snprintf(r.extra, sizeof r.extra, "%s", extra ? extra : "");
-    bench_emit(&s->report, &r);
+    emit_row(s, name, "cuda", 0, seconds, "bandwidth", bytes / seconds / 1e9, "GB/s", extra);
 }
 
 /* A alone into the 64-row fp32 panels a sparse A gets (B read in place), all tiles vs a tile mask
