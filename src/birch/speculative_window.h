@@ -26,10 +26,11 @@
  * each such write evict its neighbours' records from the other cores. */
 #define NODE_DRIFT_BYTES 64
 typedef struct node_drift {
-    double quiet;        /* bound on the drift of its entries outside `loud` */
+    double quiet;         /* bound on the drift of its entries outside `loud`: birch_distance_upper(quiet_squared) */
+    double quiet_squared; /* the largest squared move among them (0: none moved yet, and quiet is 0) */
     int32_t loud_count;
-    int32_t loud[LOUD];  /* slots compared exactly */
-    char padding[NODE_DRIFT_BYTES - sizeof(double) - (1 + LOUD) * sizeof(int32_t)];
+    int32_t loud[LOUD];   /* slots compared exactly */
+    char padding[NODE_DRIFT_BYTES - 2 * sizeof(double) - (1 + LOUD) * sizeof(int32_t)];
 } node_drift;
 _Static_assert(sizeof(node_drift) == NODE_DRIFT_BYTES, "one node's record per cache line");
 
@@ -70,7 +71,7 @@ typedef struct window_state {
     size_t height, points, slot_capacity, node_capacity, point_capacity, bound_capacity;
     double slack;
     double *snapshot_mean;     /* per slot × dims: means when the window began */
-    double *drift;             /* per slot: how far its mean lies from the snapshot (bound) */
+    double *drift;             /* per slot: squared distance of its mean from the snapshot */
     node_drift *nodes;         /* per node, cache-line aligned */
     int32_t *snapshot_entries; /* per node: entries when the window began (later ones are compared exactly) */
     int32_t *up_slot;          /* per node: the entry of its parent that points to it */
@@ -81,8 +82,12 @@ typedef struct window_state {
 } window_state;
 
 /* Keeps the node's LOUD largest movers in `loud`; an entry pushed out hands its
- * drift to the node's quiet bound (which never decreases within a window). */
-static inline void classify_move(window_state *state, size_t node, int32_t slot, double drift)
+ * move to the node's quiet bound (which never decreases within a window).
+ * Moves are compared squared: the bound is monotone, so the quiet bound of the
+ * largest squared move is the largest bound, and the square root is taken only
+ * when the quiet bound grows (once per absorption, it was the commit's second
+ * square root per point). */
+static inline void classify_move(window_state *state, size_t node, int32_t slot, double moved)
 {
     node_drift *record = &state->nodes[node];
     int32_t *loud = record->loud, *count = &record->loud_count, smallest = 0;
@@ -94,18 +99,21 @@ static inline void classify_move(window_state *state, size_t node, int32_t slot,
         loud[(*count)++] = slot;
         return;
     }
-    if (drift > state->drift[loud[smallest]]) {
+    if (moved > state->drift[loud[smallest]]) {
         double pushed_out = state->drift[loud[smallest]];
         loud[smallest] = slot;
-        drift = pushed_out;
+        moved = pushed_out;
     }
-    if (drift > record->quiet) record->quiet = drift;
+    if (moved > record->quiet_squared) {
+        record->quiet_squared = moved;
+        record->quiet = birch_distance_upper(moved, state->slack);
+    }
 }
 
 /* Records how far the mean of `slot` now lies from where it was when the
  * window began (the displacement itself, not the sum of the steps: random
- * steps mostly cancel). Entries created in this window are skipped: they are
- * always compared exactly. */
+ * steps mostly cancel), squared. Entries created in this window are skipped:
+ * they are always compared exactly. */
 static inline void track_move(window_state *state, const birch_tree *tree, size_t slot, size_t dims)
 {
     size_t node = slot / (size_t)tree->slots;
@@ -115,8 +123,8 @@ static inline void track_move(window_state *state, const birch_tree *tree, size_
         double delta = tree->mean[slot * dims + j] - state->snapshot_mean[slot * dims + j];
         moved += delta * delta;
     }
-    state->drift[slot] = birch_distance_upper(moved, state->slack);
-    classify_move(state, node, (int32_t)slot, state->drift[slot]);
+    state->drift[slot] = moved;
+    classify_move(state, node, (int32_t)slot, moved);
 }
 
 /* The serial absorption of x by `slot` (given new_ssd), with its drift recorded. */
