@@ -64,10 +64,6 @@ typedef struct gemm_cuda_state {
     int tables_ready;
     gemm_work_item *items;
     int32_t *dynamic_order, *k_list;
-    float *stream_slots;            /* the stream-K tail's per-block accumulator slots (bk32 static) */
-    int *stream_flags;              /* per block: its slot is written */
-    size_t stream_slot_bytes;       /* allocated size of stream_slots */
-    int stream_capacity;            /* blocks stream_flags holds */
     gemm_reduce_item *reductions;
     float *packed_a, *packed_b, *partials;
     unsigned char *a_mask, *b_mask; /* device tile masks for the pack; NULL when that operand is dense */
@@ -655,63 +651,6 @@ fail:
     return status;
 }
 
-/* The length of every C tile's k chain when all items are whole tiles written to C with the same
- * number of k tiles (a dense, unsplit plan), else 0: the stream-K tail needs that. */
-static int uniform_whole_tiles(const parac_gemm_plan *plan)
-{
-    int length = plan->item_count > 0 ? plan->items[0].list_end - plan->items[0].list_begin : 0;
-    for (int64_t i = 0; i < plan->item_count && length > 0; i++)
-        if (plan->items[i].partial_slot >= 0 || plan->items[i].list_end - plan->items[i].list_begin != length) return 0;
-    return length;
-}
-
-/* Static bk32 at 128 x 128 with a partial last wave: the whole waves but one as one tile a block,
- * then the last whole wave and the partial one shared out by a resident wave of bk32_stream blocks
- * (gemm_ffma_bk32.cuh). A partial wave alone cannot be shared: each tile's chain would still start
- * with the wave. 0 blocks when the tail is not worth it (or the plan does not qualify). */
-static int stream_tail_blocks(const parac_gemm_plan *plan, int resident, int length)
-{
-    int64_t tail = resident > 0 ? plan->item_count % resident : 0;
-    if (length <= 0 || resident <= 0 || plan->item_count < 2 * (int64_t)resident || tail == 0) return 0;
-    return resident;
-}
-
-template <int BM, int BN, bool DIRECT_B>
-static parac_status launch_bk32_stream_tail(parac_gemm_plan *plan, const gemm_args &g, int blocks, int length,
-                                            parac_error *error)
-{
-    typedef bk32_shape<BM, BN> S;
-    gemm_cuda_state *st = state_of(plan);
-    cudaStream_t stream = (cudaStream_t)st->context.stream;
-    parac_status status = PARAC_OK;
-    int tiles = blocks + (int)(plan->item_count % blocks), whole = (int)plan->item_count - tiles;
-    size_t slot_bytes = (size_t)blocks * BM * BN * sizeof(float);
-    bk32_stream_args s;
-    if (st->stream_slot_bytes < slot_bytes || st->stream_capacity < blocks) {
-        parac_cuda_free(&st->context, st->stream_slots);
-        parac_cuda_free(&st->context, st->stream_flags);
-        st->stream_slots = NULL, st->stream_flags = NULL, st->stream_slot_bytes = 0, st->stream_capacity = 0;
-        PARAC_TRY(parac_cuda_alloc(&st->context, (void **)&st->stream_slots, slot_bytes, error));
-        PARAC_TRY(parac_cuda_alloc(&st->context, (void **)&st->stream_flags, (size_t)blocks * sizeof(int), error));
-        st->stream_slot_bytes = slot_bytes, st->stream_capacity = blocks;
-    }
-    s.first_item = whole, s.tiles = tiles, s.length = length, s.blocks = blocks;
-    s.slots = st->stream_slots, s.flags = st->stream_flags, s.ticket = g.counter;
-    if (whole > 0) {
-        bk32_static<BM, BN, DIRECT_B><<<whole, S::THREADS, S::SMEM, stream>>>(g);
-        PARAC_CUDA_TRY_LAUNCH();
-    }
-    PARAC_CUDA_TRY(cudaMemsetAsync(s.flags, 0, (size_t)blocks * sizeof(int), stream));
-    PARAC_CUDA_TRY(cudaMemsetAsync(s.ticket, 0, sizeof(unsigned int), stream));
-    PARAC_CUDA_TRY(cudaFuncSetAttribute(bk32_stream<BM, BN, DIRECT_B>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::SMEM));
-    PARAC_CUDA_TRY(cudaFuncSetAttribute(bk32_stream<BM, BN, DIRECT_B>, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                        (int)cudaSharedmemCarveoutMaxShared));
-    bk32_stream<BM, BN, DIRECT_B><<<blocks, S::THREADS, S::SMEM, stream>>>(g, s);
-    PARAC_CUDA_TRY_LAUNCH();
-fail:
-    return status;
-}
-
 template <int BM, int BN, bool DIRECT_B>
 static parac_status launch_bk32_kernel(parac_gemm_plan *plan, const gemm_args &g, parac_error *error);
 
@@ -737,16 +676,9 @@ static parac_status launch_bk32_kernel(parac_gemm_plan *plan, const gemm_args &g
     if (g.item_count == 0) return PARAC_OK;
     /* all of the unified L1/shared array as shared memory: 2 blocks of 96 KiB must fit (cp.async.cg skips L1) */
     if (plan->schedule == PARAC_GEMM_SCHEDULE_STATIC) {
-        int length = BM == 128 && BN == 128 ? uniform_whole_tiles(plan) : 0;
-        int tail_blocks = 0;
         PARAC_CUDA_TRY(cudaFuncSetAttribute(bk32_static<BM, BN, DIRECT_B>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::SMEM));
         PARAC_CUDA_TRY(cudaFuncSetAttribute(bk32_static<BM, BN, DIRECT_B>, cudaFuncAttributePreferredSharedMemoryCarveout,
                                             (int)cudaSharedmemCarveoutMaxShared));
-        if (length > 0) {
-            PARAC_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, bk32_static<BM, BN, DIRECT_B>, S::THREADS, S::SMEM));
-            tail_blocks = stream_tail_blocks(plan, per_sm * st->context.multiprocessors, length);
-        }
-        if (tail_blocks > 0) return launch_bk32_stream_tail<BM, BN, DIRECT_B>(plan, g, tail_blocks, length, error);
         bk32_static<BM, BN, DIRECT_B><<<g.item_count, S::THREADS, S::SMEM, stream>>>(g);
         PARAC_CUDA_TRY_LAUNCH();
     } else {
@@ -922,8 +854,6 @@ extern "C" void gemm_cuda_state_destroy(parac_gemm_plan *plan)
         parac_cuda_free(&st->context, st->dynamic_order);
         parac_cuda_free(&st->context, st->k_list);
         parac_cuda_free(&st->context, st->reductions);
-        parac_cuda_free(&st->context, st->stream_slots);
-        parac_cuda_free(&st->context, st->stream_flags);
         parac_cuda_free(&st->context, st->packed_a);
         parac_cuda_free(&st->context, st->packed_b);
         parac_cuda_free(&st->context, st->partials);
@@ -952,9 +882,6 @@ extern "C" void gemm_cuda_release_workspace(parac_gemm_plan *plan)
         parac_cuda_free(&st->context, *buffers[i]);
         *buffers[i] = NULL;
     }
-    parac_cuda_free(&st->context, st->stream_slots);
-    parac_cuda_free(&st->context, st->stream_flags);
-    st->stream_slots = NULL, st->stream_flags = NULL, st->stream_slot_bytes = 0, st->stream_capacity = 0;
     cudaStreamSynchronize((cudaStream_t)st->context.stream);
     st->tables_ready = 0;
 }

@@ -122,42 +122,19 @@ __device__ __forceinline__ void bk32_store4(const gemm_args &g, int64_t row, int
     for (int e = 0; e < 4; e++) store_value(g, along_row ? row : row + e, along_row ? col + e : col, values[e]);
 }
 
-/* Where accumulator row i, half h of this thread lies in a BM x BN row-major slot. */
-template <int BN> __device__ __forceinline__ int bk32_slot_offset(int row0, int col0, int i, int h)
-{
-    return (row0 + (i / 4) * 32 + i % 4) * BN + col0 + h * 16;
-}
-
-/* The 8x8 register tile, unscaled, to a BM x BN row-major slot (aligned). */
-template <int BN> __device__ __forceinline__ void bk32_store_raw(float *slot, int row0, int col0, const float (&acc)[8][8])
-{
-#pragma unroll
-    for (int i = 0; i < 8; i++)
-#pragma unroll
-        for (int h = 0; h < 2; h++)
-            *(float4 *)(slot + bk32_slot_offset<BN>(row0, col0, i, h)) =
-                make_float4(acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3]);
-}
-
-/* The 8x8 register tile back from a slot that another block wrote (L2, not a stale L1 line). */
-template <int BN> __device__ __forceinline__ void bk32_load_raw(const float *slot, int row0, int col0, float (&acc)[8][8])
-{
-#pragma unroll
-    for (int i = 0; i < 8; i++)
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-            float4 v = __ldcg((const float4 *)(slot + bk32_slot_offset<BN>(row0, col0, i, h)));
-            acc[i][4 * h] = v.x, acc[i][4 * h + 1] = v.y, acc[i][4 * h + 2] = v.z, acc[i][4 * h + 3] = v.w;
-        }
-}
-
 /* The 8x8 register tile to C, or to the item's split-k partial slot (BM x BN row-major, aligned). */
 template <int BM, int BN>
 __device__ __forceinline__ void bk32_store(const gemm_args &g, const gemm_work_item &w, int row0, int col0, const float (&acc)[8][8])
 {
     int64_t tile_row0 = (int64_t)w.tile_row * BM, tile_col0 = (int64_t)w.tile_col * BN;
     if (w.partial_slot >= 0) {
-        bk32_store_raw<BN>(g.partials + (int64_t)w.partial_slot * BM * BN, row0, col0, acc);
+        float *slot = g.partials + (int64_t)w.partial_slot * BM * BN;
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+#pragma unroll
+            for (int h = 0; h < 2; h++)
+                *(float4 *)(slot + (row0 + (i / 4) * 32 + i % 4) * BN + col0 + h * 16) =
+                    make_float4(acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3]);
         return;
     }
     /* row0, col0 and the tile origins are multiples of 4, so with ldc % 4 == 0 and a 16-byte aligned C
@@ -202,12 +179,8 @@ __device__ __forceinline__ void bk32_load_if(const gemm_args &g, const gemm_work
     cp_async_commit(); /* an empty group keeps the wait counts uniform */
 }
 
-/* A work item; with `resume`, its accumulators start from that slot (a stream-K piece continuing a
- * C tile's fmaf chains where another block left them) instead of zero; with `pause`, they end
- * there unscaled instead of in C or the item's partial slot. */
 template <int BM, int BN, bool DIRECT_B>
-__device__ void bk32_work_item(const gemm_args &g, const gemm_work_item &w, float *shared, const float *resume = NULL,
-                               float *pause = NULL)
+__device__ void bk32_work_item(const gemm_args &g, const gemm_work_item &w, float *shared)
 {
     typedef bk32_shape<BM, BN> S;
     int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -218,7 +191,6 @@ __device__ void bk32_work_item(const gemm_args &g, const gemm_work_item &w, floa
     for (int i = 0; i < 8; i++)
 #pragma unroll
         for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;
-    if (resume) bk32_load_raw<BN>(resume, row0, col0, acc);
     float4 frag[2][4];
     constexpr int ST = S::STAGES;
     static_assert(ST == 2 || ST == 3, "the ring below is written for 2 or 3 stages");
@@ -244,8 +216,7 @@ __device__ void bk32_work_item(const gemm_args &g, const gemm_work_item &w, floa
     }
     cp_async_wait<0>();
     __syncthreads(); /* the next work item may refill every stage */
-    if (pause) bk32_store_raw<BN>(pause, row0, col0, acc);
-    else bk32_store<BM, BN>(g, w, row0, col0, acc);
+    bk32_store<BM, BN>(g, w, row0, col0, acc);
 }
 
 /* __launch_bounds__(THREADS, 2): 128x128 (256 threads) gets at most 128 registers, 2 blocks/SM. */
@@ -271,68 +242,6 @@ __global__ void __launch_bounds__(bk32_shape<BM, BN>::THREADS, 2) bk32_dynamic(g
         gemm_work_item w = g.items[g.order[position]];
         bk32_work_item<BM, BN, DIRECT_B>(g, w, shared);
     }
-}
-
-/* --- The stream-K tail (GPU scheduling only: the bits are those of whole tiles) ---------------------
- * The last `tiles` items (C tiles of `length` k tiles each, whole-tile items of a static plan) are
- * shared by `blocks` blocks: block b takes k tiles [b U / blocks, (b+1) U / blocks) of their
- * U = tiles * length laid end to end. Its range starts inside tile t_first (at k tile x) and ends
- * inside t_last (after k tile y). It runs first the start of t_last (from k 0: no wait; unless that
- * ends the tile, the accumulators go unscaled to its slot and a flag says so), then its whole tiles,
- * last the rest of t_first, resumed from block b-1's slot once b-1's flag is up. Every C value stays
- * one fmaf chain in ascending k, so C has the bits of one block per tile. Blocks number themselves
- * by an atomic ticket in the order they start: the block waited on has always started, and its first
- * piece waits on nothing, so the wait always ends. */
-struct bk32_stream_args {
-    int first_item, tiles, length, blocks;
-    float *slots;           /* blocks x BM x BN */
-    int *flags;             /* blocks, zero at launch */
-    unsigned int *ticket;   /* zero at launch */
-};
-
-template <int BM, int BN, bool DIRECT_B>
-__device__ __forceinline__ void bk32_stream_piece(const gemm_args &g, const bk32_stream_args &s, int tile, int from,
-                                                  int to, int b, float *shared)
-{
-    gemm_work_item w = g.items[s.first_item + tile];
-    const float *resume = NULL;
-    float *pause = to < s.length ? s.slots + (int64_t)b * BM * BN : NULL;
-    if (from > 0) { /* block b-1 ran this tile's k tiles before `from` as its first piece */
-        if (threadIdx.x == 0) {
-            while (atomicAdd(&s.flags[b - 1], 0) == 0) __nanosleep(200);
-            __threadfence();
-        }
-        __syncthreads();
-        resume = s.slots + (int64_t)(b - 1) * BM * BN;
-    }
-    w.list_end = w.list_begin + to;
-    w.list_begin += from;
-    bk32_work_item<BM, BN, DIRECT_B>(g, w, shared, resume, pause);
-    if (pause) { /* publish: every thread's slot stores before the flag */
-        __threadfence();
-        __syncthreads();
-        if (threadIdx.x == 0) atomicExch(&s.flags[b], 1);
-    }
-}
-
-template <int BM, int BN, bool DIRECT_B>
-__global__ void __launch_bounds__(bk32_shape<BM, BN>::THREADS, 2) bk32_stream(gemm_args g, bk32_stream_args s)
-{
-    extern __shared__ __align__(16) float shared[];
-    __shared__ int ticket;
-    if (threadIdx.x == 0) ticket = (int)atomicAdd(s.ticket, 1u);
-    __syncthreads();
-    int b = ticket;
-    int64_t units = (int64_t)s.tiles * s.length, u0 = units * b / s.blocks, u1 = units * (b + 1) / s.blocks;
-    int t_first = (int)(u0 / s.length), t_last = (int)((u1 - 1) / s.length);
-    int x = (int)(u0 - (int64_t)t_first * s.length), y = (int)(u1 - (int64_t)t_last * s.length);
-    if (t_last == t_first) { /* one piece (only when a block's range is shorter than a tile and inside one) */
-        bk32_stream_piece<BM, BN, DIRECT_B>(g, s, t_first, x, y, b, shared);
-        return;
-    }
-    bk32_stream_piece<BM, BN, DIRECT_B>(g, s, t_last, 0, y, b, shared);
-    for (int t = t_first + 1; t < t_last; t++) bk32_stream_piece<BM, BN, DIRECT_B>(g, s, t, 0, s.length, b, shared);
-    bk32_stream_piece<BM, BN, DIRECT_B>(g, s, t_first, x, s.length, b, shared);
 }
 
 #endif
