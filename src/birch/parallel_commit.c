@@ -56,9 +56,9 @@ void birch_phase_free(phase_state *phase)
  * one-thread commit time. */
 #define STOP_HORIZON 8
 /* Phases looking ahead fewer points run on one thread (same result). */
+#define PARALLEL_PHASE_MIN 1024
 /* The root checks' slices of a phase (over its points, statically spread over the threads). */
 #define CHECK_CHUNKS 64
-#define PARALLEL_PHASE_MIN 1024
 
 #define PHASE_GROW(field, type, need)                                                                 \
     do {                                                                                              \
@@ -164,12 +164,11 @@ static inline void copy_to_group(window_state *state, const double *points, size
 static void gather_group(window_state *state, const double *points, size_t dims, int32_t k)
 {
     phase_state *phase = &state->phase;
-    size_t end = phase->tasks[k].window_end;
-    for (size_t at = phase->tasks[k].window_first; at < end; at++) {
-        size_t i = (size_t)phase->order[at];
-        if (dims == 2) copy_to_group(state, points, 2, i, at);
-        else copy_to_group(state, points, dims, i, at);
-    }
+    size_t at = phase->tasks[k].window_first, end = phase->tasks[k].window_end;
+    if (dims == 2)
+        for (; at < end; at++) copy_to_group(state, points, 2, (size_t)phase->order[at], at);
+    else
+        for (; at < end; at++) copy_to_group(state, points, dims, (size_t)phase->order[at], at);
 }
 
 /* The root entry of every window point's speculation, and the points grouped
