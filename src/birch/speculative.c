@@ -1,11 +1,10 @@
 /* birch/speculative.c — validated speculation (speculative.h): windows, the
- * in-order commit, drift bookkeeping, and the CPU speculator. The parallel
- * commit is in parallel_commit.c; the state and inline checks both share are
- * in speculative_window.h. */
+ * in-order commit, drift bookkeeping. The CPU speculator is in
+ * speculate_cpu.c, the parallel commit in parallel_commit.c; the state and
+ * inline checks both commits share are in speculative_window.h. */
 #include "birch/speculative.h"
 
 #include <math.h>
-#include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +13,6 @@
 #include "birch/speculate_math.h"
 #include "birch/speculative_window.h"
 #include "core/error.h"
-#include "core/threads.h"
 #include "core/timer.h"
 
 /* The first window is short (an empty or young tree splits every few points);
@@ -186,27 +184,3 @@ parac_status birch_insert_speculative(birch_tree *tree, const double *points, si
 }
 
 size_t birch_speculation_range(size_t n, int r, int ranges) { return n * (size_t)r / (size_t)ranges; }
-
-parac_status birch_speculate_cpu(void *context, const birch_tree *tree, const double *points, size_t n, size_t height,
-                                 int32_t *leaf_slot, double *runner_up, parac_error *error)
-{
-    int threads = parac_threads_resolve(*(const int *)context);
-    (void)height, (void)error;
-    /* contiguous ranges, birch_speculation_range's: the parallel commit's
-       grouping then reads on each core what that core wrote */
-#pragma omp parallel num_threads(threads) if (n >= 512)
-    {
-        int r = omp_get_thread_num(), ranges = omp_get_num_threads();
-        size_t end = birch_speculation_range(n, r + 1, ranges);
-        /* dims passed as a constant for 2-D points: the inlined descent's
-           coordinate loop unrolls (the same operations, so the same bits) */
-        for (size_t i = birch_speculation_range(n, r, ranges); i < end; i++)
-            leaf_slot[i] = tree->dims == 2
-                               ? birch_descend_speculative(tree->root, tree->slots, 2, tree->entry_count, tree->child,
-                                                           tree->mean, points + i * 2, 1, runner_up + i, n)
-                               : birch_descend_speculative(tree->root, tree->slots, tree->dims, tree->entry_count,
-                                                           tree->child, tree->mean, points + i * tree->dims, 1,
-                                                           runner_up + i, n);
-    }
-    return PARAC_OK;
-}

@@ -51,7 +51,7 @@ extern "C" {
 typedef parac_status (*birch_speculate_fn)(void *context, const birch_tree *tree, const double *points, size_t n,
                                            size_t height, int32_t *leaf_slot, double *margins, parac_error *error);
 
-/* The CPU speculator; context points to an int thread count (0 = all cores). */
+/* The CPU speculator (speculate_cpu.c); context points to an int thread count (0 = all cores). */
 parac_status birch_speculate_cpu(void *context, const birch_tree *tree, const double *points, size_t n, size_t height,
                                  int32_t *leaf_slot, double *margins, parac_error *error);
 
