@@ -141,10 +141,34 @@ void parac_birch_destroy(parac_birch *model)
     free(model);
 }
 
+/* Whether v[0..n) holds an infinity or NaN: all exponent bits set, tested
+ * without a branch per value so that the loop vectorizes. */
+static int has_non_finite(const double *v, size_t n)
+{
+    uint64_t found = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t bits;
+        memcpy(&bits, v + i, sizeof bits);
+        found |= (uint64_t)(((bits >> 52) & 0x7ff) == 0x7ff);
+    }
+    return found != 0;
+}
+
+#define FINITE_BLOCK 4096
+
+/* The first non-finite coordinate is reported; the blocks are scanned in
+ * parallel on the batched paths' threads (the serial path is one thread). */
 static parac_status check_finite(const parac_birch *model, const double *points, size_t count, parac_error *error)
 {
-    size_t dims = model->tree.dims;
-    for (size_t i = 0; i < count * dims; i++)
+    size_t dims = model->tree.dims, values = count * dims, blocks = (values + FINITE_BLOCK - 1) / FINITE_BLOCK;
+    size_t first_bad = blocks;
+    int threads = model->options.batch_size == 0 ? 1 : parac_threads_resolve(model->options.exec.threads);
+#pragma omp parallel for schedule(static) reduction(min : first_bad) num_threads(threads) if (threads > 1 && blocks > 16)
+    for (size_t b = 0; b < blocks; b++) {
+        size_t begin = b * FINITE_BLOCK, n = values - begin < FINITE_BLOCK ? values - begin : FINITE_BLOCK;
+        if (b < first_bad && has_non_finite(points + begin, n)) first_bad = b;
+    }
+    for (size_t i = first_bad * FINITE_BLOCK; i < values; i++)
         if (!isfinite(points[i]))
             return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: point %zu has a non-finite coordinate %zu",
                               model->points_seen + i / dims, i % dims);
@@ -339,10 +363,20 @@ parac_status parac_birch_predict(parac_birch *model, const double *points, size_
 {
     int32_t *nearest = subcluster;
     parac_status status = PARAC_OK;
+    int on_gpu = 0;
+#ifdef PARAC_HAVE_CUDA
+    on_gpu = model->gpu != NULL;
+#endif
     if (!model->global_done)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: predict called before the global step");
     if (model->subclusters == 0)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: predict called on an empty model");
+    if (!on_gpu && !subcluster) { /* labels only: the cluster of the nearest centroid, in the search's own pass */
+        if (labels)
+            birch_kdtree_nearest_all(&model->index, points, count, model->options.exec.threads, model->cluster_of,
+                                     labels);
+        return PARAC_OK;
+    }
     if (!nearest && !(nearest = malloc((count + 1) * sizeof(int32_t))))
         return parac_fail_no_memory(error, "nearest subclusters", count * sizeof(int32_t));
 #ifdef PARAC_HAVE_CUDA
@@ -351,7 +385,7 @@ parac_status parac_birch_predict(parac_birch *model, const double *points, size_
                                     nearest, error);
     else
 #endif
-        birch_kdtree_nearest_all(&model->index, points, count, model->options.exec.threads, nearest);
+        birch_kdtree_nearest_all(&model->index, points, count, model->options.exec.threads, NULL, nearest);
     if (status == PARAC_OK && labels) {
         int threads = parac_threads_resolve(model->options.exec.threads);
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && count >= 65536)

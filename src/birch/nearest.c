@@ -118,8 +118,11 @@ int32_t birch_kdtree_nearest(const birch_kdtree *tree, const double *x)
 }
 
 void birch_kdtree_nearest_all(const birch_kdtree *tree, const double *points, size_t count, int threads,
-                              int32_t *nearest)
+                              const int32_t *relabel, int32_t *out)
 {
 #pragma omp parallel for schedule(static, 1024) num_threads(parac_threads_resolve(threads))
-    for (size_t i = 0; i < count; i++) nearest[i] = birch_kdtree_nearest(tree, points + i * tree->dims);
+    for (size_t i = 0; i < count; i++) {
+        int32_t nearest = birch_kdtree_nearest(tree, points + i * tree->dims);
+        out[i] = relabel ? relabel[nearest] : nearest;
+    }
 }

@@ -33,9 +33,11 @@ void birch_kdtree_free(birch_kdtree *tree);
 /* Index of the nearest centroid to x (m >= 1). */
 int32_t birch_kdtree_nearest(const birch_kdtree *tree, const double *x);
 
-/* Labels points[count×dims] in parallel: nearest[i] = nearest centroid. */
+/* Labels points[count×dims] in parallel: out[i] = the nearest centroid, or
+ * relabel[the nearest centroid] when relabel is not NULL (cluster labels in
+ * the same pass: no per-point scratch array to allocate and fault in). */
 void birch_kdtree_nearest_all(const birch_kdtree *tree, const double *points, size_t count, int threads,
-                              int32_t *nearest);
+                              const int32_t *relabel, int32_t *out);
 
 #ifdef __cplusplus
 }

@@ -330,6 +330,28 @@ static void test_ward_against_naive(void)
     parac_birch_destroy(model);
 }
 
+/* The batched paths scan the input for non-finite values in parallel
+ * blocks: the error still names the first bad coordinate, and a failed call
+ * inserts nothing. */
+static void test_first_non_finite_reported(void)
+{
+    size_t n = 300000;
+    double *points = malloc(2 * n * sizeof *points);
+    parac_birch_options options = make_options(0.5, 50, 3, 4096, 4);
+    parac_birch *model = NULL;
+    parac_error error;
+    for (size_t i = 0; i < 2 * n; i++) points[i] = (double)(i % 97) * 0.01;
+    points[2 * 123457 + 1] = INFINITY; /* in a block after the first few thousand */
+    points[2 * 200001] = NAN;
+    points[2 * 299999 + 1] = -INFINITY;
+    CHECK_OK(parac_birch_create(&options, 2, &model, &error), &error);
+    CHECK(parac_birch_partial_fit(model, points, n, &error) == PARAC_ERR_INVALID_ARGUMENT, "infinity accepted");
+    CHECK(strstr(error.message, "point 123457 has a non-finite coordinate 1") != NULL, "message: %s", error.message);
+    CHECK_EQ_INT(parac_birch_subcluster_count(model), 0);
+    parac_birch_destroy(model);
+    free(points);
+}
+
 static void test_bad_arguments(void)
 {
     parac_birch_options options = make_options(0.5, 50, 3, 0, 1);
@@ -347,6 +369,7 @@ static void test_bad_arguments(void)
     CHECK(parac_birch_predict(model, bad, 1, NULL, NULL, &error) == PARAC_ERR_INVALID_ARGUMENT,
           "predict before the global step accepted");
     parac_birch_destroy(model);
+    test_first_non_finite_reported();
 }
 
 int main(void)
