@@ -163,7 +163,7 @@ static parac_status check_finite(const parac_birch *model, const double *points,
     size_t dims = model->tree.dims, values = count * dims, blocks = (values + FINITE_BLOCK - 1) / FINITE_BLOCK;
     size_t first_bad = blocks;
     int threads = model->options.batch_size == 0 ? 1 : parac_threads_resolve(model->options.exec.threads);
-#pragma omp parallel for schedule(static) reduction(min : first_bad) num_threads(threads) if (threads > 1 && blocks > 16)
+#pragma omp parallel for schedule(dynamic, 4) reduction(min : first_bad) num_threads(threads) if (threads > 1 && blocks > 16)
     for (size_t b = 0; b < blocks; b++) {
         size_t begin = b * FINITE_BLOCK, n = values - begin < FINITE_BLOCK ? values - begin : FINITE_BLOCK;
         if (b < first_bad && has_non_finite(points + begin, n)) first_bad = b;

@@ -120,7 +120,9 @@ int32_t birch_kdtree_nearest(const birch_kdtree *tree, const double *x)
 void birch_kdtree_nearest_all(const birch_kdtree *tree, const double *points, size_t count, int threads,
                               const int32_t *relabel, int32_t *out)
 {
-#pragma omp parallel for schedule(static, 1024) num_threads(parac_threads_resolve(threads))
+    /* dynamic: at times some cores of a shared host run 1.3-1.5x slower, and
+       equal static shares would wait for the slowest */
+#pragma omp parallel for schedule(dynamic, 1024) num_threads(parac_threads_resolve(threads))
     for (size_t i = 0; i < count; i++) {
         int32_t nearest = birch_kdtree_nearest(tree, points + i * tree->dims);
         out[i] = relabel ? relabel[nearest] : nearest;

@@ -57,7 +57,8 @@ void birch_phase_free(phase_state *phase)
 #define STOP_HORIZON 8
 /* Phases looking ahead fewer points run on one thread (same result). */
 #define PARALLEL_PHASE_MIN 1024
-/* The root checks' slices of a phase (over its points, statically spread over the threads). */
+/* The root checks' slices of a phase (over its points, taken dynamically:
+ * a core that runs slow at times on a shared host then holds up nobody). */
 #define CHECK_CHUNKS 64
 
 #define PHASE_GROW(field, type, need)                                                                 \
@@ -175,8 +176,8 @@ static void gather_group(window_state *state, const double *points, size_t dims,
  * by it, input order within a group, with their data copied in that order: a
  * parallel stable counting sort (core/range_offsets.h), so the order is the
  * same for any thread count. It runs once per window: done serially it was
- * serial work per point. Each thread sorts the point range the speculation
- * gave it (birch_speculation_range): those lines are still in its core's cache. */
+ * serial work per point. Each thread sorts one range of points
+ * (birch_speculation_range). */
 static void group_by_root_entry(window_state *state, const birch_tree *tree, const double *points, int threads)
 {
     phase_state *phase = &state->phase;
@@ -534,7 +535,7 @@ static int redo_task(window_state *state, birch_tree *tree, int32_t k, size_t st
 /* One phase over points [from, to): pre-pass, root checks, subtree commits
  * before the first root failure, redo of the subtrees that ran past an
  * earlier split; returns the stop point (to when none). One parallel region:
- * the root checks run over static slices of the phase's points; the other
+ * the root checks run over dynamic slices of the phase's points; the other
  * loops give thread k root entry k when the team has a thread per entry
  * (FOR_EACH_ROOT_ENTRY; measured 5-8 % off the phases on 16 cores, run L),
  * else take the entries largest first with schedule(runtime), dynamic,1
@@ -562,7 +563,7 @@ static size_t run_phase(window_state *state, birch_tree *tree, size_t from, size
         int redone_here = 0, owned = m <= omp_get_num_threads();
         FOR_EACH_ROOT_ENTRY(owned, m, phase->by_size, k, prepass_entry(state, tree, k));
         largest_drifts(phase, m, &first_drift, &second_drift, &loudest);
-#pragma omp for schedule(static) reduction(min : fail)
+#pragma omp for schedule(dynamic, 1) reduction(min : fail)
         for (int c = 0; c < CHECK_CHUNKS; c++) {
             size_t total = m > 0 ? phase->tasks[m - 1].flat_end : 0;
             size_t found = first_root_failure(state, tree, total * (size_t)c / CHECK_CHUNKS,

@@ -10,6 +10,12 @@
 #include "birch/speculative.h"
 #include "core/threads.h"
 
+/* Chunks of a window per thread, taken dynamically: on a shared host some
+ * cores run 1.3-1.5x slower than others at times (measured on the H200
+ * machine, one core at a time), and equal static ranges then wait for the
+ * slowest core. */
+#define SPECULATION_CHUNKS_PER_THREAD 8
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #define BIRCH_SIMD_DESCENT 1
 #include <immintrin.h>
@@ -261,16 +267,12 @@ void birch_speculate_range(birch_descent_isa isa, const birch_tree *tree, const 
 parac_status birch_speculate_cpu(void *context, const birch_tree *tree, const double *points, size_t n, size_t height,
                                  int32_t *leaf_slot, double *runner_up, parac_error *error)
 {
-    int threads = parac_threads_resolve(*(const int *)context);
+    int threads = parac_threads_resolve(*(const int *)context), chunks = threads * SPECULATION_CHUNKS_PER_THREAD;
     birch_descent_isa isa = birch_descent_best_isa();
     (void)height, (void)error;
-    /* contiguous ranges, birch_speculation_range's: the parallel commit's
-       grouping then reads on each core what that core wrote */
-#pragma omp parallel num_threads(threads) if (n >= 512)
-    {
-        int r = omp_get_thread_num(), ranges = omp_get_num_threads();
-        birch_speculate_range(isa, tree, points, n, birch_speculation_range(n, r, ranges),
-                              birch_speculation_range(n, r + 1, ranges), leaf_slot, runner_up);
-    }
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (n >= 512)
+    for (int c = 0; c < chunks; c++)
+        birch_speculate_range(isa, tree, points, n, birch_speculation_range(n, c, chunks),
+                              birch_speculation_range(n, c + 1, chunks), leaf_slot, runner_up);
     return PARAC_OK;
 }

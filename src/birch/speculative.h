@@ -56,8 +56,7 @@ parac_status birch_speculate_cpu(void *context, const birch_tree *tree, const do
                                  int32_t *leaf_slot, double *margins, parac_error *error);
 
 /* The first point of range r of `ranges` over a window of n points: the CPU
- * speculator's thread r descends points [range(r), range(r + 1)), and the
- * parallel commit's grouping reads them on the same thread. */
+ * speculator's chunks and the parallel commit's grouping ranges. */
 size_t birch_speculation_range(size_t n, int r, int ranges);
 
 /* Levels from the root to the leaves (the tree is height-balanced). */
