@@ -108,9 +108,10 @@ static void measure(bench_report *report, const char *case_name, const parac_bir
     if (stats.windows > 0 && used < sizeof result.extra) /* the last repeat's split of the fit */
         snprintf(result.extra + used, sizeof result.extra - used,
                  ",\"speculate_s\":%.4f,\"commit_s\":%.4f,\"commit_parallel_s\":%.4f,\"windows\":%zu,"
-                 "\"serial_points\":%zu,\"phases\":%zu,\"stop_points\":%zu,\"redone\":%zu,\"critical_points\":%zu",
+                 "\"serial_points\":%zu,\"phases\":%zu,\"stop_points\":%zu,\"rerouted\":%zu,\"redone\":%zu,"
+                 "\"critical_points\":%zu",
                  stats.speculate_seconds, stats.commit_seconds, stats.commit_parallel_seconds, stats.windows,
-                 stats.serial, stats.phases, stats.stop_points, stats.redone, stats.critical_points);
+                 stats.serial, stats.phases, stats.stop_points, stats.rerouted, stats.redone, stats.critical_points);
     bench_emit(report, &result);
 }
 

@@ -20,7 +20,7 @@ typedef struct bench_result {
     char metric[32];   /* the figure of merit: "concepts_per_s", "tflops", ... */
     double value;
     char unit[16];
-    char extra[256];   /* e.g. "\"speedup_vs_sklearn\":41.2" (no braces), or "" */
+    char extra[384];   /* e.g. "\"speedup_vs_sklearn\":41.2" (no braces), or "" */
 } bench_result;
 
 typedef struct bench_report {

@@ -132,6 +132,7 @@ typedef struct parac_birch_insert_stats {
     size_t phases;            /* SPECULATIVE_PARALLEL: parallel commit phases */
     size_t stop_points;       /* SPECULATIVE_PARALLEL: points committed alone between phases */
     size_t redone;            /* SPECULATIVE_PARALLEL: subtree commits redone past an earlier stop */
+    size_t rerouted;          /* SPECULATIVE_PARALLEL: points moved in their phase to the root entry chosen serially */
     size_t critical_points;   /* SPECULATIVE_PARALLEL: sum over phases of the largest subtree's points */
     double commit_parallel_seconds; /* SPECULATIVE_PARALLEL: of commit_seconds, in the parallel loops */
     double speculate_seconds; /* wall time of the descents (GPU transfers included) */

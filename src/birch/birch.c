@@ -315,6 +315,7 @@ void parac_birch_get_insert_stats(const parac_birch *model, parac_birch_insert_s
     stats->windows = own->windows, stats->speculated = own->speculated;
     stats->direct = own->direct, stats->serial = own->serial;
     stats->phases = own->phases, stats->stop_points = own->stops, stats->redone = own->redone;
+    stats->rerouted = own->rerouted;
     stats->critical_points = own->critical, stats->commit_parallel_seconds = own->parallel_seconds;
     stats->speculate_seconds = own->speculate_seconds, stats->commit_seconds = own->commit_seconds;
 }

@@ -25,12 +25,37 @@
 struct root_task {
     size_t window_first, window_end;  /* its points of the window: order[window_first..window_end) */
     size_t first, end;                /* of them, the phase's: order[first..end), input order */
-    size_t done;                      /* of them committed */
+    size_t done;                      /* of them committed (or passed over: moved to another task) */
+    size_t incoming;                  /* points of the phase rerouted to it */
+    size_t last_index;                /* window index of its last committed point, SIZE_MAX if none */
+    int64_t last_count;               /* the root entry's CF after it */
+    double last_ssd;
+    const double *last_mean;
     size_t stop;                      /* window index of its first point that would split a node, or SIZE_MAX */
     size_t flat_end;                  /* end of its phase points when the tasks' are laid end to end */
     size_t nodes_first, nodes_end;    /* its subtree's nodes: subtree_nodes[nodes_first..nodes_end) */
     size_t direct, serial, new_entries;
 };
+
+/* A root failure handled inside its phase: window point `index`, grouped at
+ * `position` of task `from` (its speculation), goes to task `to` (the serial
+ * root choice at its time). Task `from` passes over the position; task `to`
+ * takes the point in input order, records its root entry's CF after it, and
+ * inserts it serially below its subtree's top. Phase-local: the position's
+ * grouped_leaf is restored when the phase ends. */
+struct birch_reroute {
+    size_t index, position;
+    int32_t from, to, leaf;
+    int64_t after_count;
+    double after_ssd, after_largest;
+};
+
+/* grouped_leaf of a position whose point moved to another task. */
+#define MOVED_AWAY INT32_MIN
+/* Reroutes a phase may take before its next root failure stops it as before
+ * (1 M bench blobs: about 2 a phase; the uniform squares of birch.birch reach
+ * it, so the stop after it is tested too). */
+#define MAX_REROUTES 16
 
 void birch_phase_free(phase_state *phase)
 {
@@ -40,6 +65,7 @@ void birch_phase_free(phase_state *phase)
     free(phase->saved_drift), free(phase->saved_entries), free(phase->saved_nodes), free(phase->range_counts);
     free(phase->group_first);
     free(phase->slot_top), free(phase->grouped_x), free(phase->grouped_runner_up), free(phase->grouped_leaf);
+    free(phase->reroutes), free(phase->reroute_mean), free(phase->root_ok), free(phase->after_largest);
 }
 
 /* Windows shorter than this commit in input order: a phase's fixed costs
@@ -86,9 +112,11 @@ static parac_status phase_reserve(phase_state *phase, const birch_tree *tree, si
         PHASE_GROW(upper, double, points);
         PHASE_GROW(after_count, int64_t, points);
         PHASE_GROW(after_ssd, double, points);
+        PHASE_GROW(after_largest, double, points);
         PHASE_GROW(after_mean, double, points * dims);
         PHASE_GROW(grouped_x, double, points * dims);
         PHASE_GROW(grouped_leaf, int32_t, points);
+        PHASE_GROW(root_ok, uint8_t, points);
         phase->point_capacity = points;
     }
     if (phase->node_capacity < nodes) {
@@ -120,6 +148,11 @@ static parac_status phase_reserve(phase_state *phase, const birch_tree *tree, si
     if (phase->bound_capacity < points * height) {
         PHASE_GROW(grouped_runner_up, double, points * height);
         phase->bound_capacity = points * height;
+    }
+    if (!phase->reroutes) { /* dims are the tree's for the whole insertion */
+        PHASE_GROW(reroutes, birch_reroute, MAX_REROUTES);
+        PHASE_GROW(reroute_mean, double, MAX_REROUTES * dims);
+        phase->reroute_count = 0;
     }
     if (phase->range_capacity < range_stride(tasks) * (size_t)threads) {
         PHASE_GROW(range_counts, size_t, range_stride(tasks) * (size_t)threads);
@@ -235,6 +268,7 @@ static void select_phase_points(phase_state *phase, int32_t m, size_t from, size
         root_task *task = &phase->tasks[k];
         task->first = first_at_or_after(phase->order, task->window_first, task->window_end, from);
         task->end = first_at_or_after(phase->order, task->first, task->window_end, to);
+        task->incoming = 0;
         flat += task->end - task->first;
         task->flat_end = flat;
     }
@@ -275,13 +309,27 @@ static inline double squared_move(const window_state *state, size_t slot, const 
     return moved;
 }
 
+/* The next reroute at or after r that task k takes (reroute_count if none). */
+static inline size_t next_reroute_to(const phase_state *phase, int32_t k, size_t r)
+{
+    if (phase->tasks[k].incoming == 0) return phase->reroute_count;
+    while (r < phase->reroute_count && phase->reroutes[r].to != k) r++;
+    return r;
+}
+
 /* Root entry k absorbs its points of the phase in input order, with the
  * serial arithmetic: its CF after each point, the squared distance each point
  * sees, and the entry's largest drift. This recurrence is sequential per
  * entry, and the largest entry's bounds the loop: square roots stay out of it
  * (the bound is monotone, so the largest drift is the bound of the largest
- * squared move; the distances' bounds are taken in the parallel root checks). */
-static inline void prepass_entry_in(window_state *state, const birch_tree *tree, int32_t k,
+ * squared move; the distances' bounds are taken in the parallel root checks).
+ * Points rerouted to k are absorbed at their place in input order (their CF
+ * kept in the reroute); a position whose point moved away keeps the CF as it
+ * was, so that a lookup landing on it still finds k's state at that time.
+ * resume: SIZE_MAX runs the phase from its start; a window index resumes
+ * there, from the state after k's last point before it (a reroute changed
+ * k's sequence from that point on). */
+static inline void prepass_entry_in(window_state *state, const birch_tree *tree, int32_t k, size_t resume,
                                     size_t dims)
 {
     phase_state *phase = &state->phase;
@@ -290,35 +338,74 @@ static inline void prepass_entry_in(window_state *state, const birch_tree *tree,
     const double *mean = tree->mean + slot * dims;
     int64_t count = tree->count[slot];
     double ssd = tree->ssd[slot], largest = squared_move(state, slot, mean, dims);
-    for (size_t b = task->first; b < task->end; b++) {
-        const double *x = phase->grouped_x + b * dims;
-        double *next = phase->after_mean + b * dims;
-        double distance = birch_squared_distance_strided(x, 1, mean, dims), moved;
+    size_t r = next_reroute_to(phase, k, 0), b = task->first;
+    if (resume != SIZE_MAX) {
+        size_t before = SIZE_MAX; /* the last reroute to k before `resume` */
+        b = first_at_or_after(phase->order, task->first, task->end, resume);
+        for (; r < phase->reroute_count && phase->reroutes[r].index < resume; r = next_reroute_to(phase, k, r + 1))
+            before = r;
+        if (before != SIZE_MAX && (b == task->first || phase->reroutes[before].index > (size_t)phase->order[b - 1])) {
+            const birch_reroute *moved = &phase->reroutes[before];
+            count = moved->after_count, ssd = moved->after_ssd, largest = moved->after_largest;
+            mean = phase->reroute_mean + before * dims;
+        } else if (b > task->first) {
+            count = phase->after_count[b - 1], ssd = phase->after_ssd[b - 1], largest = phase->after_largest[b - 1];
+            mean = phase->after_mean + (b - 1) * dims;
+        }
+    }
+    for (;;) {
+        int incoming = r < phase->reroute_count && (b >= task->end || phase->reroutes[r].index < (size_t)phase->order[b]);
+        size_t at = incoming ? phase->reroutes[r].position : b;
+        const double *x = phase->grouped_x + at * dims;
+        double *next, distance, moved, new_ssd;
+        if (!incoming && b >= task->end) break;
+        if (!incoming && phase->grouped_leaf[b] == MOVED_AWAY) {
+            phase->after_count[b] = count, phase->after_ssd[b] = ssd, phase->after_largest[b] = largest;
+            memcpy(phase->after_mean + b * dims, mean, dims * sizeof(double));
+            mean = phase->after_mean + b * dims;
+            b++;
+            continue;
+        }
+        next = incoming ? phase->reroute_mean + r * dims : phase->after_mean + b * dims;
+        distance = birch_squared_distance_strided(x, 1, mean, dims);
         /* birch_ssd_with_point's operations, its distance shared with the check */
-        double new_ssd = BIRCH_ADD(ssd, BIRCH_MUL(distance, BIRCH_DIV((double)count, (double)(count + 1))));
-        phase->upper[b] = distance;
+        new_ssd = BIRCH_ADD(ssd, BIRCH_MUL(distance, BIRCH_DIV((double)count, (double)(count + 1))));
         memcpy(next, mean, dims * sizeof(double));
         birch_absorb_point(&count, next, &ssd, new_ssd, x, 1, dims);
-        phase->after_count[b] = count, phase->after_ssd[b] = ssd;
         moved = squared_move(state, slot, next, dims);
         if (moved > largest) largest = moved;
+        if (incoming) {
+            birch_reroute *in = &phase->reroutes[r];
+            in->after_count = count, in->after_ssd = ssd, in->after_largest = largest;
+            r = next_reroute_to(phase, k, r + 1);
+        } else {
+            phase->upper[b] = distance;
+            phase->after_count[b] = count, phase->after_ssd[b] = ssd, phase->after_largest[b] = largest;
+            b++;
+        }
         mean = next;
     }
     phase->max_drift[k] = birch_distance_upper(largest, state->slack);
 }
 
-static void prepass_entry(window_state *state, const birch_tree *tree, int32_t k)
+static void prepass_entry(window_state *state, const birch_tree *tree, int32_t k, size_t resume)
 {
-    if (tree->dims == 2) prepass_entry_in(state, tree, k, 2);
-    else prepass_entry_in(state, tree, k, tree->dims);
+    if (tree->dims == 2) prepass_entry_in(state, tree, k, resume, 2);
+    else prepass_entry_in(state, tree, k, resume, tree->dims);
 }
 
 /* Root entry k's mean just before window point i (of the phase): after its
- * last point before i, or as the phase began. */
+ * last point before i (its own or one rerouted to it), or as the phase began. */
 static const double *root_mean_before(const window_state *state, const birch_tree *tree, int32_t k, size_t i)
 {
     const phase_state *phase = &state->phase;
-    size_t low = first_at_or_after(phase->order, phase->tasks[k].first, phase->tasks[k].end, i);
+    size_t low = first_at_or_after(phase->order, phase->tasks[k].first, phase->tasks[k].end, i), last_rerouted = SIZE_MAX;
+    for (size_t r = next_reroute_to(phase, k, 0); r < phase->reroute_count && phase->reroutes[r].index < i;
+         r = next_reroute_to(phase, k, r + 1))
+        last_rerouted = r;
+    if (last_rerouted != SIZE_MAX &&
+        (low == phase->tasks[k].first || phase->reroutes[last_rerouted].index > (size_t)phase->order[low - 1]))
+        return phase->reroute_mean + last_rerouted * tree->dims;
     if (low > phase->tasks[k].first) return phase->after_mean + (low - 1) * tree->dims;
     return tree->mean + ((size_t)tree->root * (size_t)tree->slots + (size_t)k) * tree->dims;
 }
@@ -338,30 +425,89 @@ static int root_choice_exact(const window_state *state, const birch_tree *tree, 
     return 1;
 }
 
-/* The earliest point among the phase's flat positions [begin, end) (the
- * tasks' points laid end to end, each task's in input order) whose serial
- * root choice differs from its speculation (to if none). Cheap test first:
- * its chosen entry as it is then, every other entry at its largest drift of
- * the phase; when that fails, the exact comparison. Over points, not root
- * entries: the largest entry's points no longer bound the loop. */
-static size_t first_root_failure(const window_state *state, const birch_tree *tree, size_t begin, size_t end,
-                                 size_t to, double first_drift, double second_drift, int32_t loudest)
+/* The serial closest_entry of the root for point i (x) on the entries'
+ * states at its time: the first entry at the smallest distance. */
+static int32_t root_choice_serial(const window_state *state, const birch_tree *tree, const double *x, size_t i)
+{
+    int32_t best = 0;
+    double best_distance = INFINITY;
+    for (int32_t f = 0; f < tree->entry_count[tree->root]; f++) {
+        double d = birch_squared_distance_strided(x, 1, root_mean_before(state, tree, f, i), tree->dims);
+        if (d < best_distance) best_distance = d, best = f;
+    }
+    return best;
+}
+
+/* What a round of root checks must look at: round 0 checks every point of
+ * the phase; after a point was rerouted from entry `moved_from` to
+ * `moved_to`, only the points after it (`after`) can have changed, and of
+ * those, points of other entries that passed already need only be compared
+ * with the two entries whose CF sequences changed. */
+typedef struct check_round {
+    size_t after;       /* window index of the last reroute (SIZE_MAX: round 0) */
+    int32_t moved_from, moved_to;
+    double moved_drift; /* the larger of the two changed entries' largest drifts */
+    double first_drift, second_drift; /* the largest drifts of the root entries in the phase */
+    int32_t loudest;    /* whose is first_drift */
+} check_round;
+
+/* The full check of point i (position b) of entry k's group. Cheap test
+ * first: its entry as it is then, every other entry at its largest drift of
+ * the phase; when that fails, the exact comparison. */
+static int root_check_full(const window_state *state, const birch_tree *tree, const check_round *round, int32_t k,
+                           size_t b, size_t i)
 {
     const phase_state *phase = &state->phase;
+    double others = k == round->loudest ? round->second_drift : round->first_drift;
+    return birch_distance_upper(phase->upper[b], state->slack) + others < phase->grouped_runner_up[b] ||
+           root_choice_exact(state, tree, phase->grouped_x + b * tree->dims, i, k);
+}
+
+/* Point i (position b) of entry k passed against every entry; does entry f,
+ * whose CF sequence changed, now beat k? (The exact comparison; ties go to
+ * the first entry.) */
+static int beaten_by(const window_state *state, const birch_tree *tree, int32_t k, size_t b, size_t i, int32_t f)
+{
+    const phase_state *phase = &state->phase;
+    double d = birch_squared_distance_strided(phase->grouped_x + b * tree->dims, 1, root_mean_before(state, tree, f, i),
+                                              tree->dims);
+    return d < phase->upper[b] || (d == phase->upper[b] && f < k);
+}
+
+/* The earliest point among the phase's flat positions [begin, end) (the
+ * tasks' points laid end to end, each task's in input order) whose serial
+ * root choice differs from the one it is grouped by (to if none); each
+ * checked point's verdict goes to root_ok for the next round. Over points,
+ * not root entries: the largest entry's points no longer bound the loop. */
+static size_t first_root_failure(window_state *state, const birch_tree *tree, size_t begin, size_t end, size_t to,
+                                 const check_round *round)
+{
+    phase_state *phase = &state->phase;
     size_t fail = to, u = begin;
     for (int32_t k = 0; u < end; k++) {
         const root_task *task = &phase->tasks[k];
-        size_t segment_end = task->flat_end < end ? task->flat_end : end;
-        double others = k == loudest ? second_drift : first_drift;
+        size_t segment_end = task->flat_end < end ? task->flat_end : end, b;
+        int changed = k == round->moved_from || k == round->moved_to;
         if (u >= task->flat_end) continue;
-        for (; u < segment_end; u++) {
-            size_t b = task->end - (task->flat_end - u), i = (size_t)phase->order[b];
-            if (!(birch_distance_upper(phase->upper[b], state->slack) + others < phase->grouped_runner_up[b]) &&
-                /* level 0: the root */
-                !root_choice_exact(state, tree, phase->grouped_x + b * tree->dims, i, k)) {
-                if (i < fail) fail = i;
-                break; /* the task's later points come later in input order */
-            }
+        b = task->end - (task->flat_end - u);
+        if (round->after != SIZE_MAX) { /* earlier points keep their verdict */
+            size_t later = first_at_or_after(phase->order, b, task->end - (task->flat_end - segment_end),
+                                             round->after + 1);
+            u += later - b, b = later;
+        }
+        for (; u < segment_end; u++, b++) {
+            size_t i = (size_t)phase->order[b];
+            int ok;
+            if (phase->grouped_leaf[b] == MOVED_AWAY) continue; /* its serial root choice was taken */
+            if (round->after == SIZE_MAX || changed || !phase->root_ok[b])
+                ok = root_check_full(state, tree, round, k, b, i);
+            else /* cheap test against the two changed entries' drifts alone, else exact */
+                ok = birch_distance_upper(phase->upper[b], state->slack) + round->moved_drift <
+                         phase->grouped_runner_up[b] ||
+                     (!beaten_by(state, tree, k, b, i, round->moved_from) &&
+                      !beaten_by(state, tree, k, b, i, round->moved_to));
+            phase->root_ok[b] = (uint8_t)ok;
+            if (!ok && i < fail) fail = i;
         }
         u = segment_end;
     }
@@ -379,8 +525,24 @@ static void largest_drifts(const phase_state *phase, int32_t m, double *first, d
     }
 }
 
+/* The serial insertion of x below the subtree's top inside a task, its moves
+ * recorded; 0 (nothing changed) when it would split a node. */
+static inline int insert_in_subtree(window_state *state, birch_tree *tree, int32_t top, const double *x, int32_t *path,
+                                    size_t *new_entries, size_t dims)
+{
+    size_t levels;
+    int fresh;
+    if (!birch_tree_insert_below(tree, top, x, path, &levels, &fresh)) return 0;
+    for (size_t l = 0; l < levels; l++) track_move(state, tree, (size_t)path[l], dims);
+    *new_entries += (size_t)fresh;
+    return 1;
+}
+
 /* Root entry k's points before `limit` commit inside its subtree, in input
- * order, as the serial insertion would; stops before a point that would split. */
+ * order, as the serial insertion would; stops before a point that would
+ * split. Points rerouted to k join in input order (inserted serially: their
+ * speculated leaf lies in another subtree); positions whose point moved away
+ * are passed over. Records the root entry's CF after the last committed point. */
 static inline size_t commit_subtree_in(window_state *state, birch_tree *tree, int32_t k, size_t limit, size_t dims)
 {
     phase_state *phase = &state->phase;
@@ -388,23 +550,48 @@ static inline size_t commit_subtree_in(window_state *state, birch_tree *tree, in
     int32_t top = tree->child[(size_t)tree->root * (size_t)tree->slots + (size_t)k];
     int32_t *path = phase->paths + (size_t)k * path_stride(state->height);
     /* counted locally: neighbouring tasks' records share cache lines */
-    size_t b, stop = SIZE_MAX, direct = 0, serial = 0, new_entries = 0;
-    for (b = task->first; b < task->end; b++) {
-        size_t i = (size_t)phase->order[b], levels, slot = (size_t)phase->grouped_leaf[b];
-        const double *x = phase->grouped_x + b * dims;
-        int fresh;
-        if (i >= limit) break;
-        if (speculation_holds(state, tree, x, phase->grouped_runner_up + b, slot, 1, dims) &&
-            absorb_along_path(state, tree, x, slot, top, dims)) {
-            direct++;
+    size_t b = task->first, r = next_reroute_to(phase, k, 0), stop = SIZE_MAX, direct = 0, serial = 0;
+    size_t new_entries = 0;
+    task->last_index = SIZE_MAX;
+    for (;;) {
+        int incoming = r < phase->reroute_count && (b >= task->end || phase->reroutes[r].index < (size_t)phase->order[b]);
+        size_t i, slot;
+        const double *x;
+        if (incoming) {
+            const birch_reroute *moved = &phase->reroutes[r];
+            if (moved->index >= limit) break;
+            if (!insert_in_subtree(state, tree, top, phase->grouped_x + moved->position * dims, path, &new_entries,
+                                   dims)) {
+                stop = moved->index;
+                break;
+            }
+            serial++;
+            task->last_index = moved->index, task->last_count = moved->after_count, task->last_ssd = moved->after_ssd;
+            task->last_mean = phase->reroute_mean + r * dims;
+            r = next_reroute_to(phase, k, r + 1);
             continue;
         }
-        if (!birch_tree_insert_below(tree, top, x, path, &levels, &fresh)) {
+        if (b >= task->end) break;
+        i = (size_t)phase->order[b];
+        if (i >= limit) break;
+        if (phase->grouped_leaf[b] == MOVED_AWAY) { /* committed by the task it moved to */
+            b++;
+            continue;
+        }
+        slot = (size_t)phase->grouped_leaf[b];
+        x = phase->grouped_x + b * dims;
+        if (speculation_holds(state, tree, x, phase->grouped_runner_up + b, slot, 1, dims) &&
+            absorb_along_path(state, tree, x, slot, top, dims))
+            direct++;
+        else if (insert_in_subtree(state, tree, top, x, path, &new_entries, dims))
+            serial++;
+        else {
             stop = i;
             break;
         }
-        for (size_t l = 0; l < levels; l++) track_move(state, tree, (size_t)path[l], dims);
-        serial++, new_entries += (size_t)fresh;
+        task->last_index = i, task->last_count = phase->after_count[b], task->last_ssd = phase->after_ssd[b];
+        task->last_mean = phase->after_mean + b * dims;
+        b++;
     }
     task->done = b - task->first;
     task->direct = direct, task->serial = serial, task->new_entries = new_entries;
@@ -469,14 +656,19 @@ static void finish_phase(window_state *state, birch_tree *tree, int32_t m, birch
     size_t dims = tree->dims, root_first = (size_t)tree->root * (size_t)tree->slots;
     for (int32_t k = 0; k < m; k++) {
         const root_task *task = &phase->tasks[k];
-        size_t slot = root_first + (size_t)k, last = task->first + task->done - 1;
-        if (task->done == 0) continue;
-        tree->count[slot] = phase->after_count[last], tree->ssd[slot] = phase->after_ssd[last];
-        memcpy(tree->mean + slot * dims, phase->after_mean + last * dims, dims * sizeof(double));
+        size_t slot = root_first + (size_t)k;
+        if (task->last_index == SIZE_MAX) continue;
+        tree->count[slot] = task->last_count, tree->ssd[slot] = task->last_ssd;
+        memcpy(tree->mean + slot * dims, task->last_mean, dims * sizeof(double));
         tree->leaf_entries += task->new_entries;
         stats->direct += task->direct, stats->serial += task->serial;
         track_move(state, tree, slot, dims);
     }
+    for (size_t r = 0; r < phase->reroute_count; r++) { /* the moves end with the phase */
+        phase->grouped_leaf[phase->reroutes[r].position] = phase->reroutes[r].leaf;
+        phase->tasks[phase->reroutes[r].to].incoming = 0;
+    }
+    phase->reroute_count = 0;
 }
 
 /* The phase's stop point: limit or an earlier point that would split a node. */
@@ -492,14 +684,15 @@ static size_t phase_stop(const phase_state *phase, int32_t m, size_t limit)
 static int ran_past(const phase_state *phase, int32_t k, size_t stop)
 {
     const root_task *task = &phase->tasks[k];
-    return task->done > 0 && (size_t)phase->order[task->first + task->done - 1] > stop;
+    return task->last_index != SIZE_MAX && task->last_index > stop;
 }
 
 /* Root entry k's commit of the phase, its subtree saved first (to redo it). */
 static void commit_task(window_state *state, birch_tree *tree, int32_t k, size_t fail)
 {
     phase_state *phase = &state->phase;
-    if (phase->tasks[k].end > phase->tasks[k].first) move_subtree(state, tree, k, 1); /* else nothing to redo */
+    if (phase->tasks[k].end > phase->tasks[k].first || next_reroute_to(phase, k, 0) < phase->reroute_count)
+        move_subtree(state, tree, k, 1); /* else nothing to redo */
     phase->tasks[k].stop = commit_subtree(state, tree, k, fail);
 }
 
@@ -509,6 +702,31 @@ static int redo_task(window_state *state, birch_tree *tree, int32_t k, size_t st
     if (!ran_past(&state->phase, k, stop)) return 0;
     move_subtree(state, tree, k, 0);
     (void)commit_subtree(state, tree, k, stop);
+    return 1;
+}
+
+/* Window point i failed its root check: its serial root choice differs from
+ * the speculation. It moves to the task of that choice; both tasks'
+ * pre-passes must then be resumed at i (their CF sequences changed from i
+ * on; nothing before i did, so every earlier check still holds). Refused (0) when the
+ * phase holds MAX_REROUTES already: the phase then stops at i as before. */
+static int reroute_point(window_state *state, const birch_tree *tree, size_t i)
+{
+    phase_state *phase = &state->phase;
+    int32_t from = phase->root_entry[i], to;
+    const root_task *task = &phase->tasks[from];
+    size_t b;
+    birch_reroute *moved;
+    if (phase->reroute_count == MAX_REROUTES ||
+        (phase->reroute_count > 0 && phase->reroutes[phase->reroute_count - 1].index >= i))
+        return 0; /* (failures come in input order: each is after the reroutes before it) */
+    b = first_at_or_after(phase->order, task->first, task->end, i);
+    to = root_choice_serial(state, tree, phase->grouped_x + b * tree->dims, i);
+    if (to == from) return 0;
+    moved = &phase->reroutes[phase->reroute_count++];
+    moved->index = i, moved->position = b, moved->from = from, moved->to = to, moved->leaf = phase->grouped_leaf[b];
+    phase->grouped_leaf[b] = MOVED_AWAY;
+    phase->tasks[to].incoming++;
     return 1;
 }
 
@@ -546,30 +764,55 @@ static size_t run_phase(window_state *state, birch_tree *tree, size_t from, size
 {
     phase_state *phase = &state->phase;
     int32_t m = tree->entry_count[tree->root], redo = 0;
-    size_t fail = to, stop = to;
+    size_t stop = to, round_fail[2] = {to, to}, reroutes;
+    int rerouted = 0;
     double started;
     select_phase_points(phase, m, from, to);
     order_by_size(phase, m);
     started = parac_now_seconds();
     /* Between the loops, what every thread needs next (the largest drifts, the
        stop point) is small, and each thread derives it itself from the loop's
-       results instead of waiting for one thread's `single`: three barriers a
-       phase fewer. */
+       results instead of waiting for one thread's `single`. */
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
-        double first_drift, second_drift;
-        int32_t loudest;
-        size_t phase_end;
-        int redone_here = 0, owned = m <= omp_get_num_threads();
-        FOR_EACH_ROOT_ENTRY(owned, m, phase->by_size, k, prepass_entry(state, tree, k));
-        largest_drifts(phase, m, &first_drift, &second_drift, &loudest);
-#pragma omp for schedule(dynamic, 1) reduction(min : fail)
-        for (int c = 0; c < CHECK_CHUNKS; c++) {
-            size_t total = m > 0 ? phase->tasks[m - 1].flat_end : 0;
-            size_t found = first_root_failure(state, tree, total * (size_t)c / CHECK_CHUNKS,
-                                              total * (size_t)(c + 1) / CHECK_CHUNKS, to, first_drift, second_drift,
-                                              loudest);
-            if (found < fail) fail = found;
+        check_round round = {SIZE_MAX, -1, -1, 0.0, 0.0, 0.0, 0};
+        size_t phase_end, fail;
+        int redone_here = 0, owned = m <= omp_get_num_threads(), parity = 0;
+        FOR_EACH_ROOT_ENTRY(owned, m, phase->by_size, k, prepass_entry(state, tree, k, SIZE_MAX));
+        /* root checks; a failure is rerouted (one thread), the two changed
+           pre-passes resumed at it (two threads) and the points after it checked again, until none fails or
+           a reroute is refused. round_fail alternates: a slow thread may
+           still read this round's while the next one's is reset. */
+        for (;; parity ^= 1) {
+            size_t mine = to;
+            largest_drifts(phase, m, &round.first_drift, &round.second_drift, &round.loudest);
+            if (round.moved_from >= 0)
+                round.moved_drift = phase->max_drift[round.moved_from] > phase->max_drift[round.moved_to]
+                                        ? phase->max_drift[round.moved_from]
+                                        : phase->max_drift[round.moved_to];
+#pragma omp for schedule(dynamic, 1) nowait
+            for (int c = 0; c < CHECK_CHUNKS; c++) {
+                size_t total = m > 0 ? phase->tasks[m - 1].flat_end : 0;
+                size_t found = first_root_failure(state, tree, total * (size_t)c / CHECK_CHUNKS,
+                                                  total * (size_t)(c + 1) / CHECK_CHUNKS, to, &round);
+                if (found < mine) mine = found;
+            }
+#pragma omp critical(birch_root_failure)
+            if (mine < round_fail[parity]) round_fail[parity] = mine;
+#pragma omp barrier
+            fail = round_fail[parity];
+            if (fail == to) break;
+#pragma omp single
+            {
+                rerouted = reroute_point(state, tree, fail);
+                round_fail[parity ^ 1] = to;
+            }
+            if (!rerouted) break;
+            round.after = fail;
+            round.moved_from = phase->reroutes[phase->reroute_count - 1].from;
+            round.moved_to = phase->reroutes[phase->reroute_count - 1].to;
+#pragma omp for schedule(static, 1)
+            for (int e = 0; e < 2; e++) prepass_entry(state, tree, e ? round.moved_to : round.moved_from, fail);
         }
         FOR_EACH_ROOT_ENTRY(owned, m, phase->by_size, k, commit_task(state, tree, k, fail));
         phase_end = phase_stop(phase, m, fail);
@@ -582,6 +825,8 @@ static size_t run_phase(window_state *state, birch_tree *tree, size_t from, size
     stats->parallel_seconds += parac_now_seconds() - started;
     stats->redone += (size_t)redo;
     if (m > 0) stats->critical += phase->tasks[phase->by_size[0]].done;
+    reroutes = phase->reroute_count;
+    for (size_t r = 0; r < reroutes; r++) stats->rerouted += phase->reroutes[r].index < stop;
     finish_phase(state, tree, m, stats);
     return stop;
 }

@@ -70,6 +70,7 @@ typedef struct birch_speculative_stats {
     size_t phases;    /* parallel commit phases (parallel commit only) */
     size_t stops;     /* stop points committed alone between phases (parallel commit only) */
     size_t redone;    /* subtree commits redone because another subtree stopped earlier */
+    size_t rerouted;  /* points moved within their phase to the root entry their serial insertion chose */
     size_t critical;  /* sum over phases of the largest subtree's points (the commit's critical path) */
     double parallel_seconds; /* of commit_seconds: in the parallel loops (pre-pass and subtree commits) */
     double speculate_seconds, commit_seconds;

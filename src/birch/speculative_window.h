@@ -36,6 +36,8 @@ _Static_assert(sizeof(node_drift) == NODE_DRIFT_BYTES, "one node's record per ca
 
 /* The parallel commit's bookkeeping per root entry (parallel_commit.c). */
 typedef struct root_task root_task;
+/* A phase's point moved to the root entry its serial insertion chooses (parallel_commit.c). */
+typedef struct birch_reroute birch_reroute;
 
 typedef struct phase_state {
     size_t point_capacity, node_capacity, slot_capacity, task_capacity, path_capacity, range_capacity;
@@ -54,12 +56,19 @@ typedef struct phase_state {
     double *upper;        /* per order position: its squared distance to its root entry then */
     int64_t *after_count; /* per order position: the root entry's CF once the point is absorbed */
     double *after_ssd, *after_mean;
+    double *after_largest; /* per order position: its root entry's largest squared move so far in the phase */
     double *max_drift;    /* per root entry: largest drift from the window's snapshot during the phase */
     root_task *tasks;     /* per root entry */
     int32_t *by_size;     /* root entries, most points first */
     int32_t *paths;       /* per root entry: `height` slots of a serial insertion */
     size_t *range_counts; /* per (thread's point range, root entry): the grouping's counts, then offsets */
     size_t *group_first;  /* per root entry (+1): where its group begins in order[] */
+    /* points of the phase whose serial root choice differs from their
+       speculation, each moved to its serial root entry's task (input order) */
+    birch_reroute *reroutes;
+    double *reroute_mean; /* per reroute × dims: its new root entry's mean once it absorbed the point */
+    size_t reroute_count;
+    uint8_t *root_ok;     /* per order position: its root check's verdict in the phase's last round */
     /* the subtrees as the phase began, to redo a commit that ran past the stop point */
     int64_t *saved_count;
     double *saved_ssd, *saved_mean, *saved_drift;

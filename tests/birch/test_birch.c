@@ -201,9 +201,12 @@ static void exact_equals_serial(const char *name, const double *points, size_t n
         if (variant == PARAC_BIRCH_SPECULATIVE_PARALLEL) {
             parac_birch_insert_stats stats;
             parac_birch_get_insert_stats(b, &stats);
-            printf("%s, %s %d threads: %zu windows, %zu phases, %zu stop points, %zu redone, %zu direct, %zu serial\n",
+            printf("%s, %s %d threads: %zu windows, %zu phases, %zu stop points, %zu rerouted, %zu redone, %zu direct, "
+                   "%zu serial\n",
                    name, parac_birch_variant_name(variant), threads, stats.windows, stats.phases, stats.stop_points,
-                   stats.redone, stats.direct, stats.serial);
+                   stats.rerouted, stats.redone, stats.direct, stats.serial);
+            /* the uniform square's root boundaries are everywhere: its phases must reroute root-choice failures */
+            CHECK(strncmp(name, "uniform square", 14) != 0 || stats.rerouted > 0, "%s: nothing rerouted", name);
             CHECK(stats.direct + stats.serial == n, "%s: %zu + %zu points committed of %zu", name, stats.direct,
                   stats.serial, n);
             /* windows of >= 512 points on a tree of >= 2 levels go through the parallel phases
@@ -244,7 +247,8 @@ static void test_speculative_is_serial(void)
         exact_equals_serial("blobs, branching 6, threshold 0.5 (3 levels)", points, 30000, 2, 0.5, 6, 4096, 0, threads,
                             variant);
         exact_equals_serial("blobs 3-D, branching 8", wide3, 20000, 3, 0.6, 8, 2048, 0, threads, variant);
-        /* hundreds of root-choice stops: a phase's earliest failure must be found across its checks' slices */
+        /* hundreds of root-choice failures: a phase's earliest must be found across its checks' slices, and
+           rerouted within the phase (up to MAX_REROUTES, then the phase stops there) */
         exact_equals_serial("uniform square, threshold 0.25", square, 30000, 2, 0.25, 50, 8192, 0, threads, variant);
         exact_equals_serial("uniform square, threshold 0.4, branching 20", square, 30000, 2, 0.4, 20, 8192, 0, threads,
                             variant);
