@@ -58,6 +58,22 @@ static void speculate_range_scalar(const birch_tree *tree, const double *points,
         best_index = LANE_SELECT_IF_LESS(W, d, old_best, index, best_index);                 \
     } while (0)
 
+/* One butterfly step: every lane combines with the lane `swap` puts in its place. */
+#define COMBINE_SWAPPED(combine, swap) combine(&best, &second, &best_index, swap(best), swap(second), swap(best_index))
+#define SWAP_HALVES_256(v) _mm256_permute2f128_pd(v, v, 1)
+#define SWAP_NEIGHBOURS_256(v) _mm256_permute_pd(v, 5)
+#define SWAP_HALVES_512(v) _mm512_shuffle_f64x2(v, v, 0x4E)
+#define SWAP_QUARTERS_512(v) _mm512_permutex_pd(v, 0x4E)
+#define SWAP_NEIGHBOURS_512(v) _mm512_permute_pd(v, 0x55)
+
+/* The reduced lanes' result: the node's entry (0 when no distance was finite,
+ * as the scalar scan leaves it) and its runner-up's squared distance. */
+static inline int32_t node_result(double second, double chosen, double *runner_up_squared)
+{
+    *runner_up_squared = second;
+    return chosen < 0 ? 0 : (int32_t)chosen;
+}
+
 __attribute__((target("avx2"))) static inline void combine_avx2(__m256d *best, __m256d *second, __m256d *index,
                                                                  __m256d other_best, __m256d other_second,
                                                                  __m256d other_index)
@@ -82,7 +98,6 @@ __attribute__((target("avx2"))) static inline int32_t closest_entry_avx2(const d
     const __m256d infinity = _mm256_set1_pd(INFINITY), step = _mm256_set1_pd(4.0);
     __m256d best = infinity, second = infinity, best_index = _mm256_set1_pd(-1.0);
     __m256d index = _mm256_setr_pd(0.0, 2.0, 1.0, 3.0);
-    double chosen;
     for (int32_t k = 0; k < count; k += 4) {
         int32_t left = count - k;
         __m256d a, b, d, dx, dy;
@@ -106,13 +121,9 @@ __attribute__((target("avx2"))) static inline int32_t closest_entry_avx2(const d
         index = _mm256_add_pd(index, step);
     }
     /* butterfly: swap the 128-bit halves, then the neighbours */
-    combine_avx2(&best, &second, &best_index, _mm256_permute2f128_pd(best, best, 1),
-                 _mm256_permute2f128_pd(second, second, 1), _mm256_permute2f128_pd(best_index, best_index, 1));
-    combine_avx2(&best, &second, &best_index, _mm256_permute_pd(best, 5), _mm256_permute_pd(second, 5),
-                 _mm256_permute_pd(best_index, 5));
-    *runner_up_squared = _mm256_cvtsd_f64(second);
-    chosen = _mm256_cvtsd_f64(best_index);
-    return chosen < 0 ? 0 : (int32_t)chosen;
+    COMBINE_SWAPPED(combine_avx2, SWAP_HALVES_256);
+    COMBINE_SWAPPED(combine_avx2, SWAP_NEIGHBOURS_256);
+    return node_result(_mm256_cvtsd_f64(second), _mm256_cvtsd_f64(best_index), runner_up_squared);
 }
 #undef LANE_SELECT_IF_LESS
 
@@ -140,7 +151,6 @@ __attribute__((target("avx512f"))) static inline int32_t closest_entry_avx512(co
     const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), odd = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
     __m512d best = infinity, second = infinity, best_index = _mm512_set1_pd(-1.0);
     __m512d index = _mm512_setr_pd(0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0);
-    double chosen;
     for (int32_t k = 0; k < count; k += 8) {
         int32_t left = count - k;
         __m512d a, b, d, dx, dy;
@@ -160,18 +170,14 @@ __attribute__((target("avx512f"))) static inline int32_t closest_entry_avx512(co
         index = _mm512_add_pd(index, step);
     }
     /* butterfly: swap the 256-bit halves, the 128-bit quarters, the neighbours */
-    combine_avx512(&best, &second, &best_index, _mm512_shuffle_f64x2(best, best, 0x4E),
-                   _mm512_shuffle_f64x2(second, second, 0x4E), _mm512_shuffle_f64x2(best_index, best_index, 0x4E));
-    combine_avx512(&best, &second, &best_index, _mm512_permutex_pd(best, 0x4E), _mm512_permutex_pd(second, 0x4E),
-                   _mm512_permutex_pd(best_index, 0x4E));
-    combine_avx512(&best, &second, &best_index, _mm512_permute_pd(best, 0x55), _mm512_permute_pd(second, 0x55),
-                   _mm512_permute_pd(best_index, 0x55));
-    *runner_up_squared = _mm512_cvtsd_f64(second);
-    chosen = _mm512_cvtsd_f64(best_index);
-    return chosen < 0 ? 0 : (int32_t)chosen;
+    COMBINE_SWAPPED(combine_avx512, SWAP_HALVES_512);
+    COMBINE_SWAPPED(combine_avx512, SWAP_QUARTERS_512);
+    COMBINE_SWAPPED(combine_avx512, SWAP_NEIGHBOURS_512);
+    return node_result(_mm512_cvtsd_f64(second), _mm512_cvtsd_f64(best_index), runner_up_squared);
 }
 #undef LANE_SELECT_IF_LESS
 #undef LANE_UPDATE
+#undef COMBINE_SWAPPED
 
 /* One 2-D speculative descent with closest_entry_* per node, writing the
  * runner-ups squared: bound_pass_* turns them into bounds afterwards, on four
