@@ -14,6 +14,7 @@
 #include "birch/speculative.h"
 #include "birch/ward.h"
 #include "core/error.h"
+#include "core/finite.h"
 #include "core/threads.h"
 #ifdef PARAC_HAVE_CUDA
 #include "birch/birch_cuda.h"
@@ -141,37 +142,15 @@ void parac_birch_destroy(parac_birch *model)
     free(model);
 }
 
-/* Whether v[0..n) holds an infinity or NaN: all exponent bits set, tested
- * without a branch per value so that the loop vectorizes. */
-static int has_non_finite(const double *v, size_t n)
-{
-    uint64_t found = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t bits;
-        memcpy(&bits, v + i, sizeof bits);
-        found |= (uint64_t)(((bits >> 52) & 0x7ff) == 0x7ff);
-    }
-    return found != 0;
-}
-
-#define FINITE_BLOCK 4096
-
-/* The first non-finite coordinate is reported; the blocks are scanned in
- * parallel on the batched paths' threads (the serial path is one thread). */
+/* The batched paths scan on their threads (the serial path is one thread). */
 static parac_status check_finite(const parac_birch *model, const double *points, size_t count, parac_error *error)
 {
-    size_t dims = model->tree.dims, values = count * dims, blocks = (values + FINITE_BLOCK - 1) / FINITE_BLOCK;
-    size_t first_bad = blocks;
+    size_t dims = model->tree.dims, values = count * dims;
     int threads = model->options.batch_size == 0 ? 1 : parac_threads_resolve(model->options.exec.threads);
-#pragma omp parallel for schedule(dynamic, 4) reduction(min : first_bad) num_threads(threads) if (threads > 1 && blocks > 16)
-    for (size_t b = 0; b < blocks; b++) {
-        size_t begin = b * FINITE_BLOCK, n = values - begin < FINITE_BLOCK ? values - begin : FINITE_BLOCK;
-        if (b < first_bad && has_non_finite(points + begin, n)) first_bad = b;
-    }
-    for (size_t i = first_bad * FINITE_BLOCK; i < values; i++)
-        if (!isfinite(points[i]))
-            return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: point %zu has a non-finite coordinate %zu",
-                              model->points_seen + i / dims, i % dims);
+    size_t bad = parac_first_non_finite(points, values, threads);
+    if (bad < values)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: point %zu has a non-finite coordinate %zu",
+                          model->points_seen + bad / dims, bad % dims);
     return PARAC_OK;
 }
 

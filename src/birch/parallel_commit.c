@@ -317,6 +317,36 @@ static inline size_t next_reroute_to(const phase_state *phase, int32_t k, size_t
     return r;
 }
 
+/* Does task k's next point in input order come from reroute r rather than
+ * from its own position b? (Both walks merge the two in input order.) */
+static inline int reroute_comes_first(const phase_state *phase, const root_task *task, size_t r, size_t b)
+{
+    return r < phase->reroute_count && (b >= task->end || phase->reroutes[r].index < (size_t)phase->order[b]);
+}
+
+/* Where task k stands at window index i: its first own position and first
+ * reroute at or after i, the last reroute to it before i (SIZE_MAX if none),
+ * and whether its last point before i is that reroute (else its own position
+ * just before `position`, if any). */
+typedef struct task_cursor {
+    size_t position, reroute, reroute_before;
+    int last_is_reroute;
+} task_cursor;
+
+static task_cursor task_cursor_at(const phase_state *phase, int32_t k, size_t i)
+{
+    const root_task *task = &phase->tasks[k];
+    task_cursor at = {first_at_or_after(phase->order, task->first, task->end, i), next_reroute_to(phase, k, 0),
+                      SIZE_MAX, 0};
+    for (; at.reroute < phase->reroute_count && phase->reroutes[at.reroute].index < i;
+         at.reroute = next_reroute_to(phase, k, at.reroute + 1))
+        at.reroute_before = at.reroute;
+    at.last_is_reroute = at.reroute_before != SIZE_MAX &&
+                         (at.position == task->first ||
+                          phase->reroutes[at.reroute_before].index > (size_t)phase->order[at.position - 1]);
+    return at;
+}
+
 /* Root entry k absorbs its points of the phase in input order, with the
  * serial arithmetic: its CF after each point, the squared distance each point
  * sees, and the entry's largest drift. This recurrence is sequential per
@@ -340,21 +370,19 @@ static inline void prepass_entry_in(window_state *state, const birch_tree *tree,
     double ssd = tree->ssd[slot], largest = squared_move(state, slot, mean, dims);
     size_t r = next_reroute_to(phase, k, 0), b = task->first;
     if (resume != SIZE_MAX) {
-        size_t before = SIZE_MAX; /* the last reroute to k before `resume` */
-        b = first_at_or_after(phase->order, task->first, task->end, resume);
-        for (; r < phase->reroute_count && phase->reroutes[r].index < resume; r = next_reroute_to(phase, k, r + 1))
-            before = r;
-        if (before != SIZE_MAX && (b == task->first || phase->reroutes[before].index > (size_t)phase->order[b - 1])) {
-            const birch_reroute *moved = &phase->reroutes[before];
+        task_cursor at = task_cursor_at(phase, k, resume);
+        b = at.position, r = at.reroute;
+        if (at.last_is_reroute) {
+            const birch_reroute *moved = &phase->reroutes[at.reroute_before];
             count = moved->after_count, ssd = moved->after_ssd, largest = moved->after_largest;
-            mean = phase->reroute_mean + before * dims;
+            mean = phase->reroute_mean + at.reroute_before * dims;
         } else if (b > task->first) {
             count = phase->after_count[b - 1], ssd = phase->after_ssd[b - 1], largest = phase->after_largest[b - 1];
             mean = phase->after_mean + (b - 1) * dims;
         }
     }
     for (;;) {
-        int incoming = r < phase->reroute_count && (b >= task->end || phase->reroutes[r].index < (size_t)phase->order[b]);
+        int incoming = reroute_comes_first(phase, task, r, b);
         size_t at = incoming ? phase->reroutes[r].position : b;
         const double *x = phase->grouped_x + at * dims;
         double *next, distance, moved, new_ssd;
@@ -399,14 +427,9 @@ static void prepass_entry(window_state *state, const birch_tree *tree, int32_t k
 static const double *root_mean_before(const window_state *state, const birch_tree *tree, int32_t k, size_t i)
 {
     const phase_state *phase = &state->phase;
-    size_t low = first_at_or_after(phase->order, phase->tasks[k].first, phase->tasks[k].end, i), last_rerouted = SIZE_MAX;
-    for (size_t r = next_reroute_to(phase, k, 0); r < phase->reroute_count && phase->reroutes[r].index < i;
-         r = next_reroute_to(phase, k, r + 1))
-        last_rerouted = r;
-    if (last_rerouted != SIZE_MAX &&
-        (low == phase->tasks[k].first || phase->reroutes[last_rerouted].index > (size_t)phase->order[low - 1]))
-        return phase->reroute_mean + last_rerouted * tree->dims;
-    if (low > phase->tasks[k].first) return phase->after_mean + (low - 1) * tree->dims;
+    task_cursor at = task_cursor_at(phase, k, i);
+    if (at.last_is_reroute) return phase->reroute_mean + at.reroute_before * tree->dims;
+    if (at.position > phase->tasks[k].first) return phase->after_mean + (at.position - 1) * tree->dims;
     return tree->mean + ((size_t)tree->root * (size_t)tree->slots + (size_t)k) * tree->dims;
 }
 
@@ -554,7 +577,7 @@ static inline size_t commit_subtree_in(window_state *state, birch_tree *tree, in
     size_t new_entries = 0;
     task->last_index = SIZE_MAX;
     for (;;) {
-        int incoming = r < phase->reroute_count && (b >= task->end || phase->reroutes[r].index < (size_t)phase->order[b]);
+        int incoming = reroute_comes_first(phase, task, r, b);
         size_t i, slot;
         const double *x;
         if (incoming) {
@@ -708,8 +731,9 @@ static int redo_task(window_state *state, birch_tree *tree, int32_t k, size_t st
 /* Window point i failed its root check: its serial root choice differs from
  * the speculation. It moves to the task of that choice; both tasks'
  * pre-passes must then be resumed at i (their CF sequences changed from i
- * on; nothing before i did, so every earlier check still holds). Refused (0) when the
- * phase holds MAX_REROUTES already: the phase then stops at i as before. */
+ * on; nothing before i did, so every earlier check still holds). Refused
+ * (0) when the phase holds MAX_REROUTES already: the phase then stops at i
+ * as before. */
 static int reroute_point(window_state *state, const birch_tree *tree, size_t i)
 {
     phase_state *phase = &state->phase;
@@ -764,7 +788,7 @@ static size_t run_phase(window_state *state, birch_tree *tree, size_t from, size
 {
     phase_state *phase = &state->phase;
     int32_t m = tree->entry_count[tree->root], redo = 0;
-    size_t stop = to, round_fail[2] = {to, to}, reroutes;
+    size_t stop = to, round_fail[2] = {to, to};
     int rerouted = 0;
     double started;
     select_phase_points(phase, m, from, to);
@@ -780,9 +804,10 @@ static size_t run_phase(window_state *state, birch_tree *tree, size_t from, size
         int redone_here = 0, owned = m <= omp_get_num_threads(), parity = 0;
         FOR_EACH_ROOT_ENTRY(owned, m, phase->by_size, k, prepass_entry(state, tree, k, SIZE_MAX));
         /* root checks; a failure is rerouted (one thread), the two changed
-           pre-passes resumed at it (two threads) and the points after it checked again, until none fails or
-           a reroute is refused. round_fail alternates: a slow thread may
-           still read this round's while the next one's is reset. */
+           pre-passes resumed at it (two threads) and the points after it
+           checked again, until none fails or a reroute is refused.
+           round_fail alternates: a slow thread may still read this round's
+           while the next one's is reset. */
         for (;; parity ^= 1) {
             size_t mine = to;
             largest_drifts(phase, m, &round.first_drift, &round.second_drift, &round.loudest);
@@ -825,8 +850,7 @@ static size_t run_phase(window_state *state, birch_tree *tree, size_t from, size
     stats->parallel_seconds += parac_now_seconds() - started;
     stats->redone += (size_t)redo;
     if (m > 0) stats->critical += phase->tasks[phase->by_size[0]].done;
-    reroutes = phase->reroute_count;
-    for (size_t r = 0; r < reroutes; r++) stats->rerouted += phase->reroutes[r].index < stop;
+    for (size_t r = 0; r < phase->reroute_count; r++) stats->rerouted += phase->reroutes[r].index < stop;
     finish_phase(state, tree, m, stats);
     return stop;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/finite.h"
 #include "core/line_reader.h"
 
 static parac_status open_npy(parac_matrix_stream *stream, const char *path, parac_error *error)
@@ -77,10 +78,10 @@ static parac_status read_npy_rows(parac_matrix_stream *stream, double *dst, size
     }
     if (status != PARAC_OK) return status;
     if (!stream->allow_nonfinite) {
-        for (size_t i = 0; i < got * stream->cols; i++)
-            if (!isfinite(dst[i]))
-                return parac_fail_at(error, PARAC_ERR_PARSE, stream->path, 0, "row %zu, column %zu: non-finite value",
-                                     stream->rows_read + i / stream->cols + 1, i % stream->cols + 1);
+        size_t i = parac_first_non_finite(dst, got * stream->cols, 1);
+        if (i < got * stream->cols)
+            return parac_fail_at(error, PARAC_ERR_PARSE, stream->path, 0, "row %zu, column %zu: non-finite value",
+                                 stream->rows_read + i / stream->cols + 1, i % stream->cols + 1);
     }
     *rows_got = (size_t)got;
     return PARAC_OK;

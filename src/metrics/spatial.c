@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/finite.h"
 #include "core/rng.h"
 #include "core/threads.h"
 #include "metrics/label_table.h"
@@ -24,10 +25,10 @@ static parac_status check_points(const double *points, size_t count, size_t dim,
 {
     if (count == 0) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "metrics: no points");
     if (dim == 0) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "metrics: points have dimension 0");
-    for (size_t i = 0; i < count * dim; i++)
-        if (!isfinite(points[i]))
-            return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "metrics: point %zu has a non-finite coordinate",
-                              i / dim);
+    size_t bad = parac_first_non_finite(points, count * dim, 1);
+    if (bad < count * dim)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "metrics: point %zu has a non-finite coordinate",
+                          bad / dim);
     return PARAC_OK;
 }
 

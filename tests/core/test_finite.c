@@ -1,0 +1,35 @@
+/* tests/core/test_finite.c — core/finite: the first infinity or NaN of an
+ * array, on one thread and on several (block boundaries, several bad values,
+ * the last value, none at all, subnormals and huge finite values). */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/finite.h"
+#include "test_util.h"
+
+static void check_threads(const double *values, size_t n, size_t expected, const char *what)
+{
+    for (int threads = 1; threads <= 4; threads += 3)
+        CHECK(parac_first_non_finite(values, n, threads) == expected, "%s, %d threads: %zu, expected %zu", what,
+              threads, parac_first_non_finite(values, n, threads), expected);
+}
+
+int main(void)
+{
+    size_t n = 200003;
+    double *values = malloc(n * sizeof *values);
+    for (size_t i = 0; i < n; i++) values[i] = i % 3 == 0 ? DBL_MAX : i % 3 == 1 ? -DBL_MIN / 4 : (double)i;
+    check_threads(values, n, n, "all finite (huge and subnormal values)");
+    check_threads(values, 0, 0, "empty");
+    values[n - 1] = NAN;
+    check_threads(values, n, n - 1, "NaN last");
+    values[4096 * 17] = -INFINITY; /* the first value of a block */
+    values[4096 * 17 + 5] = INFINITY;
+    check_threads(values, n, 4096 * 17, "-inf at a block start, inf after it");
+    values[4095] = INFINITY; /* the last value of the first block */
+    check_threads(values, n, 4095, "inf at the end of the first block");
+    check_threads(values + 4096, n - 4096, 4096 * 16, "the same array from its second block");
+    free(values);
+    return test_finish("core.finite");
+}
