@@ -81,9 +81,8 @@ typedef enum parac_gemm_variant {
                                    sm_90a) it runs as WGMMA_TMA */,
     PARAC_GEMM_VARIANT_BK32 /* fp32: base's 8x8-per-thread FFMA on the plan's tiles with BK 32 x 3 cp.async
                                stages (one barrier per 32 k), register double-buffered fragments, float4
-                               epilogue, B copied in place when row-major and 16-byte aligned (as N256),
-                               a row-major A copied in place (any lda; info.a_in_place); needs
-                               tile_k % 32 == 0 (else BASE); base's bits */,
+                               epilogue, B copied in place when row-major and 16-byte aligned (as N256);
+                               needs tile_k % 32 == 0 (else BASE); base's bits */,
     PARAC_GEMM_VARIANT_WGMMA_WS_A /* tf32: WGMMA_WS with A not packed: its 128x32 stages are loaded by TMA
                                      tensor copies from the caller's row-major A (lda % 4 == 0, 16-byte
                                      aligned base, m >= tile_m, k >= 32; else A is packed as for WGMMA_WS).
@@ -117,8 +116,6 @@ typedef struct parac_gemm_options {
     int pipeline_stages;              /* WGMMA_TMA shared-memory stages: 4 or 6 (0 = chosen: tuning
                                          cache, else 4); N256: 4 = its first kernel (BK 16 x 4 stages),
                                          0 = BK 32 x 2; other variants have fixed pipelines */
-    int pack_operands;                /* 1: pack A and B into the plan's panels even where the kernel could copy
-                                         them in place (BK32, N256), to compare the two; 0: in place where it can */
 } parac_gemm_options;
 
 typedef struct parac_gemm_plan parac_gemm_plan;
@@ -130,8 +127,6 @@ typedef struct parac_gemm_plan_info {
     parac_gemm_schedule schedule;  /* static or dynamic (auto resolved) */
     parac_gemm_variant variant;    /* the GPU kernel family that runs (auto and unsupported resolved) */
     int pipeline_stages;           /* stages of the WGMMA_TMA or N256 pipeline (0 for other variants) */
-    int a_in_place;                /* 1: the GPU kernel copies A's tiles straight from the caller's row-major A
-                                      (BK32, N256 on BK32's pipeline; fp32): no packed copy of A */
     int tile_m, tile_n, tile_k, split_k;
     int64_t tiles_m, tiles_n, tiles_k;   /* the tile grid */
     int64_t a_tiles_nonzero, b_tiles_nonzero;

@@ -131,14 +131,9 @@ size_t parac_gemm_plan_explain(const parac_gemm_plan *plan, char *text, size_t s
         parac_device_name(plan->device));
     put(&out, "  tile grid: %lld x %lld C tiles of %d x %d, %lld k tiles of %d; split-k %d\n", (long long)i->tiles_m,
         (long long)i->tiles_n, i->tile_m, i->tile_n, (long long)i->tiles_k, i->tile_k, i->split_k);
-    if (i->a_in_place)
-        put(&out, "  layout: A read in place (row-major rows copied into k-major stages), B packed k-major %lld x %lld "
-                  "(zero-padded) unless read in place, %.1f MiB workspace\n",
-            (long long)plan->padded_k, (long long)plan->padded_n, i->bytes_packed / 1048576.0);
-    else
-        put(&out, "  layout: A packed k-major %lld x %lld, B packed k-major %lld x %lld (zero-padded), %.1f MiB workspace\n",
-            (long long)plan->padded_k, (long long)plan->padded_m, (long long)plan->padded_k, (long long)plan->padded_n,
-            i->bytes_packed / 1048576.0);
+    put(&out, "  layout: A packed k-major %lld x %lld, B packed k-major %lld x %lld (zero-padded), %.1f MiB workspace\n",
+        (long long)plan->padded_k, (long long)plan->padded_m, (long long)plan->padded_k, (long long)plan->padded_n,
+        i->bytes_packed / 1048576.0);
     put(&out, "  sparsity: A %lld/%lld tiles non-zero, B %lld/%lld; %lld of %lld C tiles empty\n",
         (long long)i->a_tiles_nonzero, (long long)(i->tiles_m * i->tiles_k), (long long)i->b_tiles_nonzero,
         (long long)(i->tiles_k * i->tiles_n), (long long)i->c_tiles_empty, (long long)i->c_tiles);

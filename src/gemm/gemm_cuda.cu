@@ -17,10 +17,9 @@
  *                    (zero-filled past k and n) instead of packed, when aligned. Since round 5b
  *                    only with pipeline_stages 4 (or tile_k % 32): by default N256 launches
  *                    bk32_static/_dynamic<64, 256> (2 stages of 32 k), same bits.
- *   (gemm_bk32.cu)   fp32 FFMA variant BK32 (kernels in gemm_ffma_bk32.cuh): base's 8x8
- *                    thread tile with BK 32 x 3 stages, register double-buffered fragments,
- *                    B in place when aligned, a row-major A in place (no pack), float4
- *                    epilogue; same fmaf chains, same bits.
+ *   bk32_static/_dynamic (gemm_ffma_bk32.cuh) fp32 FFMA variant BK32: base's 8x8 thread
+ *                    tile with BK 32 x 3 stages, register double-buffered fragments, B in
+ *                    place when aligned, float4 epilogue; same fmaf chains, same bits.
  *   ffma_persistent  fp32 FFMA variant PERSISTENT: base's tile math in resident
  *                    blocks that stream work items through one cp.async ring kept
  *                    full across C tiles (next tile's loads overlap the epilogue).
@@ -50,6 +49,7 @@
 #include "cuda/context.h"
 #include "cuda/cuda_check.h"
 #include "gemm/gemm_internal.h"
+#include "gemm/gemm_ffma_bk32.cuh"
 #include "gemm/gemm_kernels.cuh"
 #include "gemm/gemm_pack.h"
 
@@ -556,8 +556,7 @@ __global__ void reduce_split(gemm_args g, const gemm_reduce_item *reductions, in
 
 /* --- packing (gemm_pack.cu) ----------------------------------------------------------- */
 
-/* A packed unless the kernel reads it in place (a_direct: copies or a tensor map), B unless the kernel reads it in
- * place (b_direct). */
+/* A packed unless its tensor map feeds the kernel (a_direct), B unless the kernel reads it in place (b_direct). */
 static parac_status pack_operands(parac_gemm_plan *plan, const float *a, const float *b, int a_direct, int b_direct,
                                   parac_error *error)
 {
@@ -652,22 +651,64 @@ fail:
     return status;
 }
 
-/* BK32's launcher (gemm_bk32.cu) for this plan's tiles and schedule. */
-static parac_status launch_bk32_tiles(parac_gemm_plan *plan, const gemm_args &g, int tile_m, int tile_n, parac_error *error)
-{
-    gemm_cuda_state *st = state_of(plan);
-    return gemm_bk32_launch(g, tile_m, tile_n, plan->schedule == PARAC_GEMM_SCHEDULE_DYNAMIC, st->context.multiprocessors,
-                            (cudaStream_t)st->context.stream, error);
-}
+template <int BM, int BN, bool DIRECT_B>
+static parac_status launch_bk32_kernel(parac_gemm_plan *plan, const gemm_args &g, parac_error *error);
 
 /* N256 reads B in place when make_args found it usable (g.b_direct), else from its panels. Its
- * kernel: BK32's pipeline at 64x256 (2 stages of 32 k, plan->stages 2; A in place when the plan says
- * so), or the first one, base's pipeline (4 stages of 16 k, plan->stages 4). Same tiles, same fmaf
- * chains: same bits. */
+ * kernel: BK32's pipeline at 64x256 (2 stages of 32 k, plan->stages 2), or the first one, base's
+ * pipeline (4 stages of 16 k, plan->stages 4). Same tiles, same fmaf chains: same bits. */
 static parac_status launch_n256(parac_gemm_plan *plan, const gemm_args &g, parac_error *error)
 {
-    if (plan->stages == 2) return launch_bk32_tiles(plan, g, 64, 256, error);
+    if (plan->stages == 2)
+        return g.b_direct ? launch_bk32_kernel<64, 256, true>(plan, g, error) : launch_bk32_kernel<64, 256, false>(plan, g, error);
     return g.b_direct ? launch_n256_kernel<true>(plan, g, error) : launch_n256_kernel<false>(plan, g, error);
+}
+
+template <int BM, int BN, bool DIRECT_B>
+static parac_status launch_bk32_kernel(parac_gemm_plan *plan, const gemm_args &g, parac_error *error)
+{
+    typedef bk32_shape<BM, BN> S;
+    gemm_cuda_state *st = state_of(plan);
+    cudaStream_t stream = (cudaStream_t)st->context.stream;
+    int per_sm = 0;
+    parac_status status = PARAC_OK;
+    long long blocks;
+    if (g.item_count == 0) return PARAC_OK;
+    /* all of the unified L1/shared array as shared memory: 2 blocks of 96 KiB must fit (cp.async.cg skips L1) */
+    if (plan->schedule == PARAC_GEMM_SCHEDULE_STATIC) {
+        PARAC_CUDA_TRY(cudaFuncSetAttribute(bk32_static<BM, BN, DIRECT_B>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::SMEM));
+        PARAC_CUDA_TRY(cudaFuncSetAttribute(bk32_static<BM, BN, DIRECT_B>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                            (int)cudaSharedmemCarveoutMaxShared));
+        bk32_static<BM, BN, DIRECT_B><<<g.item_count, S::THREADS, S::SMEM, stream>>>(g);
+        PARAC_CUDA_TRY_LAUNCH();
+    } else {
+        PARAC_CUDA_TRY(cudaFuncSetAttribute(bk32_dynamic<BM, BN, DIRECT_B>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::SMEM));
+        PARAC_CUDA_TRY(cudaFuncSetAttribute(bk32_dynamic<BM, BN, DIRECT_B>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                            (int)cudaSharedmemCarveoutMaxShared));
+        PARAC_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, bk32_dynamic<BM, BN, DIRECT_B>, S::THREADS, S::SMEM));
+        if (per_sm < 1) per_sm = 1;
+        blocks = (long long)per_sm * st->context.multiprocessors;
+        if (blocks > g.item_count) blocks = g.item_count;
+        PARAC_CUDA_TRY(cudaMemsetAsync(g.counter, 0, sizeof(unsigned int), stream));
+        bk32_dynamic<BM, BN, DIRECT_B><<<(unsigned)blocks, S::THREADS, S::SMEM, stream>>>(g);
+        PARAC_CUDA_TRY_LAUNCH();
+    }
+fail:
+    return status;
+}
+
+template <bool DIRECT_B> static parac_status launch_bk32_for_tiles(parac_gemm_plan *plan, const gemm_args &g, parac_error *error)
+{
+    if (plan->tile_m == 128 && plan->tile_n == 128) return launch_bk32_kernel<128, 128, DIRECT_B>(plan, g, error);
+    if (plan->tile_m == 128) return launch_bk32_kernel<128, 64, DIRECT_B>(plan, g, error);
+    if (plan->tile_n == 128) return launch_bk32_kernel<64, 128, DIRECT_B>(plan, g, error);
+    return launch_bk32_kernel<64, 64, DIRECT_B>(plan, g, error);
+}
+
+/* BK32 reads B in place when make_args found it usable (g.b_direct), else from its panels. */
+static parac_status launch_bk32(parac_gemm_plan *plan, const gemm_args &g, parac_error *error)
+{
+    return g.b_direct ? launch_bk32_for_tiles<true>(plan, g, error) : launch_bk32_for_tiles<false>(plan, g, error);
 }
 
 /* Persistent FFMA: as many blocks as fit at once (capped by the item count); g.order
@@ -722,7 +763,7 @@ static parac_status launch_variant(parac_gemm_plan *plan, const gemm_args &g, pa
     if (plan->variant == PARAC_GEMM_VARIANT_WIDE) return launch_for_tiles<KIND_WIDE>(plan, g, error);
     if (plan->variant == PARAC_GEMM_VARIANT_PERSISTENT) return launch_persistent_for_tiles(plan, g, error);
     if (plan->variant == PARAC_GEMM_VARIANT_N256) return launch_n256(plan, g, error);
-    if (plan->variant == PARAC_GEMM_VARIANT_BK32) return launch_bk32_tiles(plan, g, plan->tile_m, plan->tile_n, error);
+    if (plan->variant == PARAC_GEMM_VARIANT_BK32) return launch_bk32(plan, g, error);
     return launch_for_tiles<KIND_FFMA>(plan, g, error);
 }
 
@@ -765,7 +806,7 @@ static parac_status upload_mask(parac_gemm_plan *plan, unsigned char **device, c
 static parac_status prepare_tables(parac_gemm_plan *plan, parac_error *error)
 {
     gemm_cuda_state *st = state_of(plan);
-    size_t packed_a = plan->a_in_place ? sizeof(float) : (size_t)(plan->padded_k * plan->padded_m) * sizeof(float);
+    size_t packed_a = (size_t)(plan->padded_k * plan->padded_m) * sizeof(float);
     size_t packed_b = (size_t)(plan->padded_k * plan->padded_n) * sizeof(float);
     size_t partials = (size_t)(plan->partial_slots * plan->tile_m * plan->tile_n) * sizeof(float);
     parac_status status;
@@ -850,20 +891,18 @@ extern "C" const char *gemm_cuda_device_name(const parac_gemm_plan *plan) { retu
 /* --- execution ---------------------------------------------------------------------------- */
 
 /* Whether the N256 or BK32 kernel may cp.async B's rows in place: fp32, row-major, every row
- * start 16-byte aligned (base aligned, ldb % 4 == 0) and whole float4 chunks (n % 4 == 0), and
- * the caller did not ask for packed operands. */
+ * start 16-byte aligned (base aligned, ldb % 4 == 0) and whole float4 chunks (n % 4 == 0). */
 static int b_direct_usable(const parac_gemm_plan *plan, const float *b)
 {
     const parac_gemm_options *o = &plan->options;
-    return (plan->variant == PARAC_GEMM_VARIANT_N256 || plan->variant == PARAC_GEMM_VARIANT_BK32) && !o->pack_operands &&
-           o->dtype == PARAC_GEMM_FP32 && o->layout_b == PARAC_GEMM_ROW_MAJOR &&
+    return (plan->variant == PARAC_GEMM_VARIANT_N256 || plan->variant == PARAC_GEMM_VARIANT_BK32) && o->dtype == PARAC_GEMM_FP32 && o->layout_b == PARAC_GEMM_ROW_MAJOR &&
            o->n % 4 == 0 && plan->ldb % 4 == 0 && (uintptr_t)b % 16 == 0;
 }
 
 /* Whether WGMMA_WS_A may load A through a TMA tensor map instead of packing it: the 256-wide wgmma_ws
  * kernel runs, A is row-major with 16-byte aligned rows (base, lda % 4 == 0), and A covers at least one
  * box (m >= tile_m, k >= 32; smaller A is packed). */
-static int a_tensor_map_usable(const parac_gemm_plan *plan, const float *a)
+static int a_direct_usable(const parac_gemm_plan *plan, const float *a)
 {
     const parac_gemm_options *o = &plan->options;
     return o->variant == PARAC_GEMM_VARIANT_WGMMA_WS_A && plan->variant == PARAC_GEMM_VARIANT_WGMMA_TMA && plan->tile_n == 256 &&
@@ -895,7 +934,7 @@ static gemm_args make_args(parac_gemm_plan *plan, float alpha, float beta, const
     g.b_direct = b_direct_usable(plan, b) ? b : NULL;
     g.ldb = plan->ldb;
     g.k = plan->options.k;
-    g.a_direct = NULL; /* set by the caller: a_in_place or a_tensor_map_usable */
+    g.a_direct = NULL; /* set by the caller when a_direct_usable */
     g.lda = plan->lda;
     return g;
 }
@@ -912,7 +951,7 @@ extern "C" parac_status gemm_cuda_execute_device(parac_gemm_plan *plan, float al
     PARAC_TRY(prepare_tables(plan, error));
     g = make_args(plan, alpha, beta, b, c);
     PARAC_CUDA_TRY(cudaEventRecord(st->start, stream));
-    if (plan->a_in_place || a_tensor_map_usable(plan, a)) g.a_direct = a;
+    if (a_direct_usable(plan, a)) g.a_direct = a;
     PARAC_TRY(pack_operands(plan, a, b, g.a_direct != NULL, g.b_direct != NULL, error));
     PARAC_TRY(launch_variant(plan, g, error));
     if (plan->reduction_count > 0) {

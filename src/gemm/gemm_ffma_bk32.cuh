@@ -9,15 +9,10 @@
  *     barrier sits before a stage's last 64 FFMAs (its fragments already in registers), so the next
  *     stage's first fragments load under them too and the freed buffer is refilled at once;
  *   - B cp.async'ed in place from the caller's row-major B when aligned (no pack pass over B);
- *   - A (DIRECT_A) cp.async'ed in place from the caller's row-major A, 4 bytes a copy into its
- *     k-major stage rows (the transpose the pack would do, with no pass over A: at 4096^2 the
- *     pack took 2 % of the multiply's time);
  *   - a float4 epilogue (row-major C: 4 columns, column-major C: 4 rows per store).
  * Shared layouts are the panels' k-major rows without padding: a quarter-warp's float4 reads hit
  * 2 distinct A addresses (broadcast) and 4 consecutive B float4s, so they are conflict-free, and the
- * cp.async writes are contiguous 16-byte chunks (no swizzle needed). With DIRECT_A, A's k rows are
- * 4 floats longer (A_LD = BM + 4): a warp's 4-byte copies cover 8 k x 4 rows, which then land in
- * 32 distinct banks (bank = 4 k + row mod 4), and the float4 reads stay 16-byte aligned.
+ * cp.async writes are contiguous 16-byte chunks (no swizzle needed).
  * Each C value is one fmaf chain in ascending k (stages ascending, kk ascending inside a stage),
  * over the same zero-padded operands: the bits of base and of the CPU path. */
 #ifndef PARAC_GEMM_FFMA_BK32_CUH
@@ -32,70 +27,27 @@
  * one block per SM (8 warps), 2 x 40 KiB = 80 KiB gives two (16 warps, as N256's BK16 x 4 stages).
  * Two stages suffice there: a stage is 2048 FFMAs per thread, far longer than a load's latency, and
  * the other resident block covers each block's barrier. */
-template <int BM, int BN, bool DIRECT_A = false> struct bk32_shape {
+template <int BM, int BN> struct bk32_shape {
     static constexpr int WARPS_M = BM / 64, WARPS_N = BN / 32, THREADS = WARPS_M * WARPS_N * 32;
     static constexpr int STAGES = BM == 64 && BN == 256 ? 2 : BK32_STAGES;
-    static constexpr int A_LD = BM + (DIRECT_A ? 4 : 0); /* floats from one k row of an A stage to the next */
-    static constexpr int A_STAGE = BK32_BK * A_LD, B_STAGE = BK32_BK * BN;
-    static constexpr int A_CHUNKS = BK32_BK * BM / 4 / THREADS, B_CHUNKS = B_STAGE / 4 / THREADS; /* 16-byte copies per thread */
-    /* DIRECT_A: one 4-byte copy instruction of the block covers 8 k x A_ROWS rows; a thread makes
-     * 4 (k) x A_ROW_GROUPS (rows) of them per stage */
-    static constexpr int A_ROWS = THREADS / 8, A_ROW_GROUPS = BM / A_ROWS;
+    static constexpr int A_STAGE = BK32_BK * BM, B_STAGE = BK32_BK * BN;
+    static constexpr int A_CHUNKS = A_STAGE / 4 / THREADS, B_CHUNKS = B_STAGE / 4 / THREADS; /* 16-byte copies per thread */
     static constexpr size_t SMEM = (size_t)STAGES * (A_STAGE + B_STAGE) * sizeof(float);
-    static constexpr int BLOCKS_PER_SM = THREADS == 256 ? 2 : THREADS == 128 ? 3 : 4; /* what shared memory allows */
-    static_assert(A_CHUNKS * THREADS * 4 == BK32_BK * BM && B_CHUNKS * THREADS * 4 == B_STAGE, "whole chunks per thread");
-    static_assert(A_ROW_GROUPS * A_ROWS == BM && A_ROWS % 4 == 0, "whole row groups; a warp's copies span 4 rows");
+    static_assert(A_CHUNKS * THREADS * 4 == A_STAGE && B_CHUNKS * THREADS * 4 == B_STAGE, "whole chunks per thread");
     static_assert(THREADS % (BN / 4) == 0, "a thread keeps one B column chunk across its copies");
 };
 
-/* The rows of A's BK x BM stage copied in place from the caller's row-major A, each element to
- * its k-major place (stage row kk, column r): what the pack writes, zeros past m and k included.
- * Thread t copies k offsets t % 8 + 8 i of rows t / 8 + A_ROWS j: a warp reads 32 bytes of each of
- * 4 rows per instruction (whole sectors) and writes 32 distinct banks. Offsets inside the tile's
- * rows are 32-bit (the plan keeps BM * lda below 2^31), which the 128x128 kernel needs to stay
- * within its 128 registers. A stage wholly inside A (the common case) takes no bounds checks; the
- * edges of A take a rolled, checked loop, so their arithmetic adds no registers to the main loop. */
-template <int BM, int BN>
-__device__ __forceinline__ void bk32_load_a_rows(const gemm_args &g, const gemm_work_item &w, int64_t k_offset, float *a_stage)
-{
-    typedef bk32_shape<BM, BN, true> S;
-    int t = threadIdx.x, k_lo = t % 8, row_lo = t / 8;
-    const float *tile = g.a_direct + (int64_t)w.tile_row * BM * g.lda + k_offset;
-    int offset = row_lo * (int)g.lda + k_lo, row_step = S::A_ROWS * (int)g.lda;
-    float *dst = a_stage + k_lo * S::A_LD + row_lo;
-    if (k_offset + BK32_BK <= g.k && (int64_t)(w.tile_row + 1) * BM <= g.m) {
-#pragma unroll
-        for (int j = 0; j < S::A_ROW_GROUPS; j++)
-#pragma unroll
-            for (int i = 0; i < BK32_BK / 8; i++) cp_async4(dst + 8 * i * S::A_LD + j * S::A_ROWS, tile + (offset + j * row_step + 8 * i));
-        return;
-    }
-    /* only the first BM rows and 32 k left matter: clamped to 32-bit */
-    int rows_left = (int)min(g.m - ((int64_t)w.tile_row * BM + row_lo), (int64_t)BM);
-    int k_left = (int)min(g.k - (k_offset + k_lo), (int64_t)BK32_BK);
-#pragma unroll 1
-    for (int c = 0; c < S::A_ROW_GROUPS * (BK32_BK / 8); c++) {
-        int j = c / (BK32_BK / 8), i = c % (BK32_BK / 8);
-        bool inside = j * S::A_ROWS < rows_left && 8 * i < k_left;
-        cp_async4_zfill(dst + 8 * i * S::A_LD + j * S::A_ROWS, inside ? tile + (offset + j * row_step + 8 * i) : g.a_direct, inside ? 4 : 0);
-    }
-}
-
 /* Stage `step` of a work item: A's BK x BM panel chunk, B's BK x BN block from its panel or
  * (DIRECT_B) in place, zero-filled past k and n exactly where the pack writes zeros. */
-template <int BM, int BN, bool DIRECT_B, bool DIRECT_A>
+template <int BM, int BN, bool DIRECT_B>
 __device__ __forceinline__ void bk32_load(const gemm_args &g, const gemm_work_item &w, int step, float *a_stage, float *b_stage)
 {
-    typedef bk32_shape<BM, BN, DIRECT_A> S;
+    typedef bk32_shape<BM, BN> S;
     int sub_steps = g.tile_k / BK32_BK, t = threadIdx.x;
     int64_t k_offset = (int64_t)g.k_list[w.list_begin + step / sub_steps] * g.tile_k + (step % sub_steps) * BK32_BK;
-    if (DIRECT_A) {
-        bk32_load_a_rows<BM, BN>(g, w, k_offset, a_stage);
-    } else {
-        const float *a_src = g.packed_a + ((int64_t)w.tile_row * g.padded_k + k_offset) * BM;
+    const float *a_src = g.packed_a + ((int64_t)w.tile_row * g.padded_k + k_offset) * BM;
 #pragma unroll
-        for (int q = 0; q < S::A_CHUNKS; q++) cp_async16(a_stage + (q * S::THREADS + t) * 4, a_src + (q * S::THREADS + t) * 4);
-    }
+    for (int q = 0; q < S::A_CHUNKS; q++) cp_async16(a_stage + (q * S::THREADS + t) * 4, a_src + (q * S::THREADS + t) * 4);
     if (!DIRECT_B) {
         const float *b_src = g.packed_b + ((int64_t)w.tile_col * g.padded_k + k_offset) * BN;
 #pragma unroll
@@ -119,11 +71,11 @@ __device__ __forceinline__ void bk32_load(const gemm_args &g, const gemm_work_it
 }
 
 /* The A (rows row0..+3, row0+32..+3) and B (cols col0..+3, col0+16..+3) fragments of k step kk. */
-template <int A_LD, int BN>
+template <int BM, int BN>
 __device__ __forceinline__ void bk32_fragments(const float *a_stage, const float *b_stage, int kk, int row0, int col0, float4 (&f)[4])
 {
-    f[0] = *(const float4 *)(a_stage + kk * A_LD + row0);
-    f[1] = *(const float4 *)(a_stage + kk * A_LD + row0 + 32);
+    f[0] = *(const float4 *)(a_stage + kk * BM + row0);
+    f[1] = *(const float4 *)(a_stage + kk * BM + row0 + 32);
     f[2] = *(const float4 *)(b_stage + kk * BN + col0);
     f[3] = *(const float4 *)(b_stage + kk * BN + col0 + 16);
 }
@@ -140,13 +92,13 @@ __device__ __forceinline__ void bk32_fma(const float4 (&f)[4], float (&acc)[8][8
 
 /* k steps 0..BK-2 of a stage whose step-0 fragments are in frag[0]: the fragments of step kk+1 are
  * read while step kk's 64 FFMAs run; on return frag[1] holds step BK-1's (not yet multiplied). */
-template <int A_LD, int BN>
+template <int BM, int BN>
 __device__ __forceinline__ void bk32_stage_head(const float *a_stage, const float *b_stage, int row0, int col0,
                                                 float4 (&frag)[2][4], float (&acc)[8][8])
 {
 #pragma unroll
     for (int kk = 0; kk < BK32_BK - 1; kk++) {
-        bk32_fragments<A_LD, BN>(a_stage, b_stage, kk + 1, row0, col0, frag[(kk + 1) % 2]);
+        bk32_fragments<BM, BN>(a_stage, b_stage, kk + 1, row0, col0, frag[(kk + 1) % 2]);
         bk32_fma(frag[kk % 2], acc);
     }
     static_assert((BK32_BK - 1) % 2 == 1, "the last step's fragments land in frag[1]");
@@ -206,27 +158,31 @@ __device__ __forceinline__ void bk32_store(const gemm_args &g, const gemm_work_i
 }
 
 /* Ring buffers of stage `step`: A's, then (after all A buffers) B's. */
-template <typename S> __device__ __forceinline__ float *bk32_a(float *shared, int step)
+template <int BM, int BN> __device__ __forceinline__ const float *bk32_a(const float *shared, int step)
 {
+    typedef bk32_shape<BM, BN> S;
     return shared + (step % S::STAGES) * S::A_STAGE;
 }
-template <typename S> __device__ __forceinline__ float *bk32_b(float *shared, int step)
+template <int BM, int BN> __device__ __forceinline__ const float *bk32_b(const float *shared, int step)
 {
+    typedef bk32_shape<BM, BN> S;
     return shared + S::STAGES * S::A_STAGE + (step % S::STAGES) * S::B_STAGE;
 }
 
-template <int BM, int BN, bool DIRECT_B, bool DIRECT_A>
+template <int BM, int BN, bool DIRECT_B>
 __device__ __forceinline__ void bk32_load_if(const gemm_args &g, const gemm_work_item &w, int step, int steps, float *shared)
 {
-    typedef bk32_shape<BM, BN, DIRECT_A> S;
-    if (step < steps) bk32_load<BM, BN, DIRECT_B, DIRECT_A>(g, w, step, bk32_a<S>(shared, step), bk32_b<S>(shared, step));
+    typedef bk32_shape<BM, BN> S;
+    if (step < steps)
+        bk32_load<BM, BN, DIRECT_B>(g, w, step, shared + (step % S::STAGES) * S::A_STAGE,
+                                    shared + S::STAGES * S::A_STAGE + (step % S::STAGES) * S::B_STAGE);
     cp_async_commit(); /* an empty group keeps the wait counts uniform */
 }
 
-template <int BM, int BN, bool DIRECT_B, bool DIRECT_A>
+template <int BM, int BN, bool DIRECT_B>
 __device__ void bk32_work_item(const gemm_args &g, const gemm_work_item &w, float *shared)
 {
-    typedef bk32_shape<BM, BN, DIRECT_A> S;
+    typedef bk32_shape<BM, BN> S;
     int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     int row0 = (warp / S::WARPS_N) * 64 + (lane / 4) * 4, col0 = (warp % S::WARPS_N) * 32 + (lane % 4) * 4;
     int steps = (w.list_end - w.list_begin) * (g.tile_k / BK32_BK);
@@ -241,20 +197,21 @@ __device__ void bk32_work_item(const gemm_args &g, const gemm_work_item &w, floa
     /* prologue: stages 0 .. ST-2 committed, stage 0 awaited, then stage ST-1 (3 stages: exactly
      * load 0, load 1, wait<1>, barrier, load 2; 2 stages: load 0, wait<0>, barrier, load 1) */
 #pragma unroll
-    for (int s = 0; s < ST - 1; s++) bk32_load_if<BM, BN, DIRECT_B, DIRECT_A>(g, w, s, steps, shared);
+    for (int s = 0; s < ST - 1; s++) bk32_load_if<BM, BN, DIRECT_B>(g, w, s, steps, shared);
     cp_async_wait<ST - 2>();
     __syncthreads(); /* stage 0 landed for all */
-    bk32_load_if<BM, BN, DIRECT_B, DIRECT_A>(g, w, ST - 1, steps, shared);
-    if (steps > 0) bk32_fragments<S::A_LD, BN>(bk32_a<S>(shared, 0), bk32_b<S>(shared, 0), 0, row0, col0, frag[0]);
+    bk32_load_if<BM, BN, DIRECT_B>(g, w, ST - 1, steps, shared);
+    if (steps > 0) bk32_fragments<BM, BN>(bk32_a<BM, BN>(shared, 0), bk32_b<BM, BN>(shared, 0), 0, row0, col0, frag[0]);
     for (int step = 0; step < steps; step++) {
         /* groups committed: stages 0 .. step+ST-1; stages step+1 .. step+ST-1 may be in flight */
-        bk32_stage_head<S::A_LD, BN>(bk32_a<S>(shared, step), bk32_b<S>(shared, step), row0, col0, frag, acc);
+        bk32_stage_head<BM, BN>(bk32_a<BM, BN>(shared, step), bk32_b<BM, BN>(shared, step), row0, col0, frag, acc);
         /* the last k step's fragments are in registers, so past this barrier nobody reads stage step's
          * buffer: it takes stage step+ST, and stage step+1's first fragments load under the last 64 FFMAs */
         cp_async_wait<ST - 2>();
         __syncthreads(); /* stage step+1 landed for all */
-        bk32_load_if<BM, BN, DIRECT_B, DIRECT_A>(g, w, step + ST, steps, shared);
-        if (step + 1 < steps) bk32_fragments<S::A_LD, BN>(bk32_a<S>(shared, step + 1), bk32_b<S>(shared, step + 1), 0, row0, col0, frag[0]);
+        bk32_load_if<BM, BN, DIRECT_B>(g, w, step + ST, steps, shared);
+        if (step + 1 < steps)
+            bk32_fragments<BM, BN>(bk32_a<BM, BN>(shared, step + 1), bk32_b<BM, BN>(shared, step + 1), 0, row0, col0, frag[0]);
         bk32_fma(frag[1], acc);
     }
     cp_async_wait<0>();
@@ -262,19 +219,17 @@ __device__ void bk32_work_item(const gemm_args &g, const gemm_work_item &w, floa
     bk32_store<BM, BN>(g, w, row0, col0, acc);
 }
 
-/* __launch_bounds__(THREADS, BLOCKS_PER_SM): the blocks per SM that shared memory allows are also
- * kept by the registers: 256 threads (128x128, 64x256) get at most 128, 128 threads (128x64, 64x128)
- * 168 for 3 blocks; 64x64 (4 blocks by shared memory) is not bound by registers. */
-template <int BM, int BN, bool DIRECT_B, bool DIRECT_A>
-__global__ void __launch_bounds__(bk32_shape<BM, BN>::THREADS, bk32_shape<BM, BN>::BLOCKS_PER_SM) bk32_static(gemm_args g)
+/* __launch_bounds__(THREADS, 2): 128x128 (256 threads) gets at most 128 registers, 2 blocks/SM. */
+template <int BM, int BN, bool DIRECT_B>
+__global__ void __launch_bounds__(bk32_shape<BM, BN>::THREADS, 2) bk32_static(gemm_args g)
 {
     extern __shared__ __align__(16) float shared[];
     gemm_work_item w = g.items[blockIdx.x];
-    bk32_work_item<BM, BN, DIRECT_B, DIRECT_A>(g, w, shared);
+    bk32_work_item<BM, BN, DIRECT_B>(g, w, shared);
 }
 
-template <int BM, int BN, bool DIRECT_B, bool DIRECT_A>
-__global__ void __launch_bounds__(bk32_shape<BM, BN>::THREADS, bk32_shape<BM, BN>::BLOCKS_PER_SM) bk32_dynamic(gemm_args g)
+template <int BM, int BN, bool DIRECT_B>
+__global__ void __launch_bounds__(bk32_shape<BM, BN>::THREADS, 2) bk32_dynamic(gemm_args g)
 {
     extern __shared__ __align__(16) float shared[];
     __shared__ int next_item;
@@ -285,7 +240,7 @@ __global__ void __launch_bounds__(bk32_shape<BM, BN>::THREADS, bk32_shape<BM, BN
         int position = next_item;
         if (position >= g.item_count) return;
         gemm_work_item w = g.items[g.order[position]];
-        bk32_work_item<BM, BN, DIRECT_B, DIRECT_A>(g, w, shared);
+        bk32_work_item<BM, BN, DIRECT_B>(g, w, shared);
     }
 }
 

@@ -44,7 +44,6 @@ struct parac_gemm_plan {
     parac_gemm_schedule schedule;
     parac_gemm_variant variant; /* resolved: never AUTO; WGMMA_WS runs as WGMMA_TMA with tile_n 256 */
     int stages;                 /* WGMMA_TMA pipeline stages (4 or 6); 0 for other variants */
-    int a_in_place;             /* GPU: the kernel copies A's tiles from the caller's row-major A (no packed A) */
     int64_t lda, ldb, ldc;
     int tile_m, tile_n, tile_k, split_k;
     int64_t tiles_m, tiles_n, tiles_k;

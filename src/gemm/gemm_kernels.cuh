@@ -22,18 +22,6 @@ static __device__ __forceinline__ void cp_async16_zfill(void *shared, const void
     unsigned address = (unsigned)__cvta_generic_to_shared(shared);
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(global), "r"(src_bytes));
 }
-/* cp.async of one float (4-byte copies go through L1: .ca is their only form); the _zfill form
- * reads src_bytes (0 or 4) and writes zero when it reads none. */
-static __device__ __forceinline__ void cp_async4(void *shared, const void *global)
-{
-    unsigned address = (unsigned)__cvta_generic_to_shared(shared);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(address), "l"(global));
-}
-static __device__ __forceinline__ void cp_async4_zfill(void *shared, const void *global, int src_bytes)
-{
-    unsigned address = (unsigned)__cvta_generic_to_shared(shared);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(address), "l"(global), "r"(src_bytes));
-}
 static __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N> static __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
 
@@ -68,9 +56,8 @@ struct gemm_args {
      * NULL = B comes packed; k bounds its rows (zero-filled past it, as the pack pads). */
     const float *b_direct;
     int64_t ldb, k;
-    /* A read from the caller's row-major matrix, NULL = A comes packed: tf32 WGMMA_WS_A through a TMA
-     * tensor map (lda % 4 == 0, 16-byte aligned base); fp32 BK32 (and N256 on its pipeline) when the
-     * plan says a_in_place (any lda: 4-byte copies, zero-filled past m and k as the pack pads). */
+    /* tf32 WGMMA_WS_A only: A loaded through a TMA tensor map from the caller's row-major matrix
+     * (lda % 4 == 0, 16-byte aligned base), NULL = A comes packed. */
     const float *a_direct;
     int64_t lda;
 };
@@ -82,11 +69,6 @@ static __device__ __forceinline__ void store_value(const gemm_args &g, int64_t r
     *target = epilogue(g.alpha, acc, g.beta, g.beta == 0.0f ? 0.0f : *target);
 }
 
-
-/* bk32 variant (gemm_bk32.cu; kernels in gemm_ffma_bk32.cuh): the plan's tiles (64/128 each, or
- * 64x256 for N256), static grid or dynamic queue; B in place when g.b_direct, A when g.a_direct. */
-parac_status gemm_bk32_launch(const gemm_args &g, int tile_m, int tile_n, int dynamic, int multiprocessors,
-                              cudaStream_t stream, parac_error *error);
 
 /* wgmma variant (gemm_wgmma.cu, sm_90a). The packed panels for it are k-major
  * per tile row: 32-wide k blocks, one 128-byte row per M (N) index, 16-byte

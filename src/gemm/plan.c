@@ -54,8 +54,6 @@ static parac_status check_options(const parac_gemm_options *o, parac_error *erro
     if (o->pipeline_stages != 0 && o->pipeline_stages != 4 && o->pipeline_stages != 6)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: pipeline_stages must be 0, 4 or 6 (got %d)",
                           o->pipeline_stages);
-    if (o->pack_operands != 0 && o->pack_operands != 1)
-        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: pack_operands must be 0 or 1 (got %d)", o->pack_operands);
     if (o->variant == PARAC_GEMM_VARIANT_N256 && o->dtype == PARAC_GEMM_FP32 && o->pipeline_stages == 6)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
                           "gemm: the n256 variant runs 2 stages of 32 k (pipeline_stages 0) or 4 of 16 k (pipeline_stages 4), not 6");
@@ -268,7 +266,6 @@ static void fill_info(parac_gemm_plan *plan)
                                                                                            : plan->variant;
     if (info->variant == PARAC_GEMM_VARIANT_WGMMA_WS && o->variant == PARAC_GEMM_VARIANT_WGMMA_WS_A) info->variant = o->variant;
     info->pipeline_stages = plan->stages;
-    info->a_in_place = plan->a_in_place;
     info->tile_m = plan->tile_m;
     info->tile_n = plan->tile_n;
     info->tile_k = plan->tile_k;
@@ -285,7 +282,7 @@ static void fill_info(parac_gemm_plan *plan)
     info->work_items = plan->item_count;
     info->flops_dense = 2.0 * (double)o->m * (double)o->n * (double)o->k;
     info->flops = info->flops_dense * (double)info->tile_kernels / (double)info->tile_kernels_dense;
-    info->bytes_packed = 4.0 * (double)plan->padded_k * (double)(plan->a_in_place ? plan->padded_n : plan->padded_m + plan->padded_n) +
+    info->bytes_packed = 4.0 * (double)plan->padded_k * (double)(plan->padded_m + plan->padded_n) +
                          4.0 * (double)plan->partial_slots * plan->tile_m * plan->tile_n;
 }
 
@@ -329,18 +326,6 @@ static int n256_stages(const parac_gemm_plan *plan, const parac_gemm_options *o)
     return o->pipeline_stages == 4 || plan->tile_k % 32 ? 4 : 2;
 }
 
-/* Whether the GPU kernel reads A from the caller's matrix instead of a packed copy: BK32's pipeline
- * (BK32, N256 with 2 stages) on a row-major fp32 A, whose rows it copies 4 bytes at a time into the
- * k-major stage layout the pack would write (any lda below 2^31 / tile_m, zero fill past m and k). The bits are the
- * packed path's: the same operands reach the same fmaf chains. */
-static int a_read_in_place(const parac_gemm_plan *plan, const parac_gemm_options *o)
-{
-    int bk32_pipeline = plan->variant == PARAC_GEMM_VARIANT_BK32 || (plan->variant == PARAC_GEMM_VARIANT_N256 && plan->stages == 2);
-    /* the kernel's offsets inside a tile's rows are 32-bit: tile_m * lda < 2^31 */
-    return plan->device == PARAC_DEVICE_CUDA && bk32_pipeline && !o->pack_operands && o->dtype == PARAC_GEMM_FP32 &&
-           o->layout_a == PARAC_GEMM_ROW_MAJOR && plan->lda < INT32_MAX / plan->tile_m;
-}
-
 static parac_status build_plan(parac_gemm_plan *plan, const parac_gemm_options *caller, parac_error *error)
 {
     parac_status status;
@@ -372,7 +357,6 @@ static parac_status build_plan(parac_gemm_plan *plan, const parac_gemm_options *
             return parac_fail(error, PARAC_ERR_UNSUPPORTED, "gemm: tile_n 256 (wgmma_ws) needs tf32, tile_k %% 32 == 0 and an sm_90a GPU");
         if (plan->variant == PARAC_GEMM_VARIANT_WGMMA_TMA) plan->stages = 4; /* 48 KiB stages: 4 fit */
     }
-    plan->a_in_place = a_read_in_place(plan, o);
     if ((status = gemm_schedule_build(plan, error)) != PARAC_OK) return status;
     if ((status = measure_residency(plan, error)) != PARAC_OK) return status;
     fill_info(plan);

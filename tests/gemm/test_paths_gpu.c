@@ -26,14 +26,13 @@ typedef struct gpu_case {
     int zero_rows; /* > 0: A rows [64, 64 + zero_rows) zeroed and scanned (empty C tile rows) */
     int ldb_pad;   /* > 0: B stored with leading dimension (minor extent + ldb_pad) */
     double keep_b; /* in (0, 1): fraction of non-zero 64 x tile_n B tiles (scanned); 0 = dense B */
-    int lda_pad;   /* > 0: A stored with leading dimension (minor extent + lda_pad) */
 } gpu_case;
 
 static const gpu_case CASES[] = {
-    {1, 1, 1, 0, 0, 0, 0, 1.0, 0, 0, 0.0, 0},        {1, 1, 300, 0, 0, 0, 1, 1.0, 0, 0, 0.0, 0},      {300, 200, 1, 0, 0, 0, 2, 1.0, 0, 0, 0.0, 0},
-    {2000, 3, 100, 0, 0, 0, 3, 1.0, 0, 0, 0.0, 0},   {5, 1500, 70, 0, 0, 0, 4, 1.0, 0, 0, 0.0, 0},    {129, 130, 131, 128, 128, 0, 5, 1.0, 0, 0, 0.0, 0},
-    {257, 255, 190, 128, 64, 0, 6, 1.0, 0, 0, 0.0, 0}, {191, 257, 65, 64, 128, 0, 7, 1.0, 0, 0, 0.0, 0}, {100, 90, 3000, 64, 64, 6, 0, 1.0, 0, 0, 0.0, 0},
-    {1000, 1000, 1000, 128, 128, 0, 1, 1.0, 0, 0, 0.0, 0}, {700, 600, 900, 64, 64, 0, 2, 0.2, 0, 0, 0.0, 0}, {1030, 515, 777, 64, 64, 0, 4, 0.35, 0, 0, 0.0, 0},
+    {1, 1, 1, 0, 0, 0, 0, 1.0, 0, 0, 0.0},        {1, 1, 300, 0, 0, 0, 1, 1.0, 0, 0, 0.0},      {300, 200, 1, 0, 0, 0, 2, 1.0, 0, 0, 0.0},
+    {2000, 3, 100, 0, 0, 0, 3, 1.0, 0, 0, 0.0},   {5, 1500, 70, 0, 0, 0, 4, 1.0, 0, 0, 0.0},    {129, 130, 131, 128, 128, 0, 5, 1.0, 0, 0, 0.0},
+    {257, 255, 190, 128, 64, 0, 6, 1.0, 0, 0, 0.0}, {191, 257, 65, 64, 128, 0, 7, 1.0, 0, 0, 0.0}, {100, 90, 3000, 64, 64, 6, 0, 1.0, 0, 0, 0.0},
+    {1000, 1000, 1000, 128, 128, 0, 1, 1.0, 0, 0, 0.0}, {700, 600, 900, 64, 64, 0, 2, 0.2, 0, 0, 0.0}, {1030, 515, 777, 64, 64, 0, 4, 0.35, 0, 0, 0.0},
 };
 #define CASE_COUNT (int)(sizeof CASES / sizeof CASES[0])
 
@@ -41,11 +40,11 @@ static const gpu_case CASES[] = {
  * (n % 256 != 0) and k (k % 16 != 0), strided B (ldb % 4 == 0: in place; % 4 != 0: packed),
  * sparse A with empty tile rows, auto split-k (few C tiles), column-major A and C. */
 static const gpu_case N256_CASES[] = {
-    {777, 1028, 515, 0, 0, 0, 0, 0.3, 0, 0, 0.0, 0},  {640, 512, 1024, 0, 0, 0, 1, 0.125, 0, 0, 0.0, 0},
-    {300, 2048, 200, 0, 0, 0, 4, 1.0, 0, 0, 0.0, 0},  {100, 96, 3000, 0, 0, 0, 5, 1.0, 0, 0, 0.0, 0},
-    {450, 260, 333, 0, 0, 0, 0, 1.0, 0, 8, 0.0, 0},   {450, 260, 333, 0, 0, 0, 1, 1.0, 0, 3, 0.0, 0},
-    {500, 700, 640, 0, 0, 0, 0, 1.0, 256, 0, 0.0, 0}, {500, 700, 640, 0, 0, 0, 5, 0.5, 128, 4, 0.0, 0},
-    {64, 4, 7, 0, 0, 0, 0, 1.0, 0, 0, 0.0, 0},        {1, 1024, 1, 0, 0, 0, 1, 1.0, 0, 0, 0.0, 0},
+    {777, 1028, 515, 0, 0, 0, 0, 0.3, 0, 0, 0.0},  {640, 512, 1024, 0, 0, 0, 1, 0.125, 0, 0, 0.0},
+    {300, 2048, 200, 0, 0, 0, 4, 1.0, 0, 0, 0.0},  {100, 96, 3000, 0, 0, 0, 5, 1.0, 0, 0, 0.0},
+    {450, 260, 333, 0, 0, 0, 0, 1.0, 0, 8, 0.0},   {450, 260, 333, 0, 0, 0, 1, 1.0, 0, 3, 0.0},
+    {500, 700, 640, 0, 0, 0, 0, 1.0, 256, 0, 0.0}, {500, 700, 640, 0, 0, 0, 5, 0.5, 128, 4, 0.0},
+    {64, 4, 7, 0, 0, 0, 0, 1.0, 0, 0, 0.0},        {1, 1024, 1, 0, 0, 0, 1, 1.0, 0, 0, 0.0},
 };
 #define N256_CASE_COUNT (int)(sizeof N256_CASES / sizeof N256_CASES[0])
 
@@ -56,24 +55,11 @@ static const gpu_case N256_CASES[] = {
  * B-sparse cases fix split_k 1: base's 64-wide B tiles give other k lists than n256's 256-wide ones
  * (one unsplit chain gives the same bits either way: skipped tiles add exact zeros). */
 static const gpu_case SPARSE_CASES[] = {
-    {700, 520, 900, 0, 0, 0, 0, 0.125, 64, 0, 0.0, 0},    {513, 777, 1000, 0, 0, 1, 3, 0.2, 0, 0, 0.3, 0},
-    {1000, 300, 1200, 0, 0, 1, 4, 1.0, 0, 0, 0.1, 0},     {100, 130, 3000, 0, 0, 0, 1, 0.3, 0, 0, 0.0, 0},
-    {900, 520, 640, 0, 0, 1, 0, 0.25, 128, 0, 0.25, 0},   {64, 256, 64, 0, 0, 0, 2, 0.5, 0, 0, 0.0, 0},
+    {700, 520, 900, 0, 0, 0, 0, 0.125, 64, 0, 0.0},    {513, 777, 1000, 0, 0, 1, 3, 0.2, 0, 0, 0.3},
+    {1000, 300, 1200, 0, 0, 1, 4, 1.0, 0, 0, 0.1},     {100, 130, 3000, 0, 0, 0, 1, 0.3, 0, 0, 0.0},
+    {900, 520, 640, 0, 0, 1, 0, 0.25, 128, 0, 0.25},   {64, 256, 64, 0, 0, 0, 2, 0.5, 0, 0, 0.0},
 };
 #define SPARSE_CASE_COUNT (int)(sizeof SPARSE_CASES / sizeof SPARSE_CASES[0])
-
-/* Row-major A read in place by bk32 (and n256 on bk32's pipeline): every tile shape; ragged m (a last
- * tile row past m), k neither a multiple of 32 nor of 4 (a last stage past k), odd and padded lda,
- * m = 1, k = 1, split-k, sparse A with empty tile rows, B packed (column-major) and in place, C in
- * both layouts. */
-static const gpu_case A_IN_PLACE_CASES[] = {
-    {333, 260, 77, 128, 128, 0, 0, 1.0, 0, 0, 0.0, 0},  {300, 256, 200, 128, 128, 0, 4, 1.0, 0, 0, 0.0, 3},
-    {257, 300, 129, 128, 64, 0, 2, 1.0, 0, 0, 0.0, 0},  {191, 257, 65, 64, 128, 0, 6, 1.0, 0, 0, 0.0, 1},
-    {130, 70, 1000, 64, 64, 0, 0, 1.0, 0, 0, 0.0, 16},  {1, 300, 1, 0, 0, 0, 4, 1.0, 0, 0, 0.0, 0},
-    {100, 96, 3000, 0, 0, 0, 2, 1.0, 0, 0, 0.0, 5},     {700, 520, 900, 64, 64, 0, 0, 0.2, 64, 0, 0.0, 2},
-    {1000, 1000, 1000, 0, 0, 0, 4, 1.0, 0, 0, 0.0, 0},  {4, 1028, 515, 0, 0, 0, 0, 1.0, 0, 8, 0.0, 7},
-};
-#define A_IN_PLACE_CASE_COUNT (int)(sizeof A_IN_PLACE_CASES / sizeof A_IN_PLACE_CASES[0])
 
 /* Whether the GPU is a Hopper (compute 9.x), where every variant must really run. */
 static int gpu_is_hopper(void)
@@ -168,22 +154,11 @@ static void check_bk32_fallbacks(void)
     }
 }
 
-/* Zeroes A rows [64, 64 + count) (clipped to m): whole empty tile rows for 64-row tiles. lda 0 = packed. */
-static void zero_a_rows(float *a, parac_gemm_layout layout, int64_t m, int64_t k, int64_t lda, int count)
+/* Zeroes A rows [64, 64 + count) (clipped to m): whole empty tile rows for 64-row tiles. */
+static void zero_a_rows(float *a, parac_gemm_layout layout, int64_t m, int64_t k, int count)
 {
-    int64_t ld = lda ? lda : layout == PARAC_GEMM_ROW_MAJOR ? k : m;
     for (int64_t r = 64; r < 64 + count && r < m; r++)
-        for (int64_t c = 0; c < k; c++) a[layout == PARAC_GEMM_ROW_MAJOR ? r * ld + c : c * ld + r] = 0.0f;
-}
-
-/* A is read in place exactly when bk32's pipeline runs (bk32, n256 with 2 stages) on a row-major A. */
-static void check_a_in_place(const parac_gemm_options *o, const parac_gemm_plan_info *info)
-{
-    int bk32_pipeline = info->variant == PARAC_GEMM_VARIANT_BK32 || (info->variant == PARAC_GEMM_VARIANT_N256 && info->pipeline_stages == 2);
-    int expected = bk32_pipeline && o->layout_a == PARAC_GEMM_ROW_MAJOR;
-    CHECK(info->a_in_place == expected, "%s %lldx%lldx%lld, A %s-major: a_in_place %d, expected %d", parac_gemm_variant_name(info->variant),
-          (long long)o->m, (long long)o->n, (long long)o->k, o->layout_a == PARAC_GEMM_ROW_MAJOR ? "row" : "column", info->a_in_place,
-          expected);
+        for (int64_t c = 0; c < k; c++) a[layout == PARAC_GEMM_ROW_MAJOR ? r * k + c : c * m + r] = 0.0f;
 }
 
 /* stages: the options' pipeline_stages (n256: 0 = BK32's 2-stage pipeline, 4 = the first, BK16 x 4). */
@@ -207,18 +182,17 @@ static void check_fp32_case_stages(const gpu_case *t, parac_gemm_variant kernel_
     o.layout_b = (t->variant & 2) ? PARAC_GEMM_COL_MAJOR : PARAC_GEMM_ROW_MAJOR;
     o.layout_c = (t->variant & 4) ? PARAC_GEMM_COL_MAJOR : PARAC_GEMM_ROW_MAJOR;
     if (t->ldb_pad) o.ldb = (o.layout_b == PARAC_GEMM_ROW_MAJOR ? o.n : o.k) + t->ldb_pad;
-    if (t->lda_pad) o.lda = (o.layout_a == PARAC_GEMM_ROW_MAJOR ? o.k : o.m) + t->lda_pad;
     c_count = support_storage(o.layout_c, o.m, o.n, 0);
-    a = support_random(seed, o.layout_a, o.m, o.k, o.lda);
+    a = support_random(seed, o.layout_a, o.m, o.k, 0);
     b = support_random(seed + 1, o.layout_b, o.k, o.n, o.ldb);
     c0 = support_random(seed + 2, o.layout_c, o.m, o.n, 0);
     if (t->keep < 1.0) {
-        mask = support_zero_tiles(a, o.layout_a, o.m, o.k, o.lda, 64, 64, t->keep, seed + 3);
+        mask = support_zero_tiles(a, o.layout_a, o.m, o.k, 0, 64, 64, t->keep, seed + 3);
         o.scan_a = a;
         o.tile_k = 64;
     }
     if (t->zero_rows) {
-        zero_a_rows(a, o.layout_a, o.m, o.k, o.lda, t->zero_rows);
+        zero_a_rows(a, o.layout_a, o.m, o.k, t->zero_rows);
         o.scan_a = a;
         o.tile_k = 64;
     }
@@ -240,7 +214,6 @@ static void check_fp32_case_stages(const gpu_case *t, parac_gemm_variant kernel_
           (int)kernel_variant, (long long)o.m, (long long)o.n, (long long)o.k);
     CHECK(memcmp(gpu_static, gpu_dynamic, (size_t)c_count * 4) == 0, "variant %d %lldx%lldx%lld: GPU static and dynamic differ",
           (int)kernel_variant, (long long)o.m, (long long)o.n, (long long)o.k);
-    check_a_in_place(&o, &info);
     if (n256) {
         int expected = stages == 4 || info.tile_k % 32 ? 4 : 2;
         CHECK(info.pipeline_stages == expected, "n256 (pipeline_stages %d, tile_k %d): %d stages run, expected %d", stages,
@@ -357,40 +330,6 @@ static void check_device_buffers(void)
     cudaFree(da), cudaFree(db), cudaFree(dc);
     free(a), free(b), free(host_c), free(back);
 }
-
-/* A read in place from a device pointer that is only 4-byte aligned (one float past an allocation)
- * with an odd lda: the same bits as the host path, whose copy of A is freshly allocated. */
-static void check_device_a_unaligned(void)
-{
-    parac_gemm_options o;
-    parac_gemm_plan *plan = NULL;
-    parac_gemm_plan_info info;
-    parac_error error;
-    int64_t m = 300, n = 256, k = 131, lda = k + 2;
-    float *a = support_random(81, PARAC_GEMM_ROW_MAJOR, m, k, lda), *b = support_random(82, PARAC_GEMM_ROW_MAJOR, k, n, 0);
-    float *host_c = calloc((size_t)(m * n), 4), *back = calloc((size_t)(m * n), 4), *da = NULL, *db = NULL, *dc = NULL;
-    size_t a_count = (size_t)support_storage(PARAC_GEMM_ROW_MAJOR, m, k, lda);
-    memset(&o, 0, sizeof o);
-    o.exec.device = PARAC_DEVICE_CUDA;
-    o.m = m, o.n = n, o.k = k, o.lda = lda;
-    CHECK(cudaMalloc((void **)&da, (a_count + 1) * 4) == cudaSuccess, "cudaMalloc");
-    CHECK(cudaMalloc((void **)&db, (size_t)(k * n) * 4) == cudaSuccess, "cudaMalloc");
-    CHECK(cudaMalloc((void **)&dc, (size_t)(m * n) * 4) == cudaSuccess, "cudaMalloc");
-    cudaMemcpy(da + 1, a, a_count * 4, cudaMemcpyHostToDevice);
-    cudaMemcpy(db, b, (size_t)(k * n) * 4, cudaMemcpyHostToDevice);
-    CHECK_OK(parac_gemm_plan_create(&o, &plan, &error), &error);
-    if (plan) {
-        parac_gemm_plan_info_get(plan, &info);
-        CHECK(info.a_in_place == 1, "bk32 on a row-major A should read it in place");
-        CHECK_OK(parac_gemm_execute(plan, 1.0f, a, b, 0.0f, host_c, &error), &error);
-        CHECK_OK(parac_gemm_execute_device(plan, 1.0f, da + 1, db, 0.0f, dc, &error), &error);
-        cudaMemcpy(back, dc, (size_t)(m * n) * 4, cudaMemcpyDeviceToHost);
-        CHECK(memcmp(back, host_c, (size_t)(m * n) * 4) == 0, "A at a 4-byte aligned device address: bits differ from the host path");
-    }
-    parac_gemm_plan_destroy(plan);
-    cudaFree(da), cudaFree(db), cudaFree(dc);
-    free(a), free(b), free(host_c), free(back);
-}
 #endif
 
 int main(void)
@@ -414,10 +353,6 @@ int main(void)
         check_fp32_case(&SPARSE_CASES[i], PARAC_GEMM_VARIANT_AUTO, 20000 + 10 * (uint64_t)i);
         check_fp32_case_stages(&SPARSE_CASES[i], PARAC_GEMM_VARIANT_N256, 4, 20000 + 10 * (uint64_t)i);
     }
-    for (int i = 0; i < A_IN_PLACE_CASE_COUNT; i++) { /* A in place: bk32, n256 on bk32's pipeline; base for its bits */
-        check_fp32_case(&A_IN_PLACE_CASES[i], PARAC_GEMM_VARIANT_BK32, 30000 + 10 * (uint64_t)i);
-        check_fp32_case(&A_IN_PLACE_CASES[i], PARAC_GEMM_VARIANT_N256, 30000 + 10 * (uint64_t)i);
-    }
     for (int i = 0; i < N256_CASE_COUNT; i++) /* n256's first pipeline (BK16 x 4) on its shapes */
         check_fp32_case_stages(&N256_CASES[i], PARAC_GEMM_VARIANT_N256, 4, 9000 + 10 * (uint64_t)i);
     check_n256_options();
@@ -434,7 +369,6 @@ int main(void)
     }
 #ifdef PARAC_HAVE_CUDA
     check_device_buffers();
-    check_device_a_unaligned();
 #endif
     return test_finish("gemm.paths_gpu");
 }
