@@ -148,6 +148,7 @@ typedef struct gpu_problem {
     float *da, *db, *dc, *dref;
     unsigned char *a_mask;  /* 64x64 tile mask of A (host), NULL when dense */
     int stages;             /* wgmma_tma pipeline stages (0 = the plan's choice); n256: 0 = BK32 x 2, 4 = BK16 x 4 */
+    int pack;               /* options.pack_operands: 1 = B packed even where bk32 could copy it in place */
 } gpu_problem;
 
 static void gpu_check(cudaError_t code, const char *what)
@@ -209,10 +210,14 @@ static int default_stages(void)
 /* n256 runs twice in each fp32 case (round 5): its new pipeline, BK32's at 64x256 with 2 stages
  * (pipeline_stages 0, label "n256 bk32x2"), beside the first one, base's BK16 x 4 stages
  * (pipeline_stages 4, label "n256 bk16x4"). Other variants run once. */
-static int fp32_runs(int v) { return v == PARAC_GEMM_VARIANT_N256 ? 2 : 1; }
+/* Runs per fp32 variant: n256's two pipelines; bk32 with B in place (the default) and packed
+ * (the same kernel fed from B's panels: what reading B in place saves, or costs). */
+static int fp32_runs(int v) { return v == PARAC_GEMM_VARIANT_N256 || v == PARAC_GEMM_VARIANT_BK32 ? 2 : 1; }
 static int fp32_run_stages(int v, int run) { return v == PARAC_GEMM_VARIANT_N256 && run == 1 ? 4 : 0; }
+static int fp32_run_packed(int v, int run) { return v == PARAC_GEMM_VARIANT_BK32 && run == 1; }
 static const char *fp32_label(int v, int run)
 {
+    if (v == PARAC_GEMM_VARIANT_BK32) return run == 0 ? "bk32" : "bk32 packed";
     if (v != PARAC_GEMM_VARIANT_N256) return VARIANT_NAMES[v];
     return run == 0 ? "n256 bk32x2" : "n256 bk16x4";
 }
@@ -233,6 +238,7 @@ static double time_parac(gpu_problem *p, parac_gemm_dtype dtype, parac_gemm_sche
     o.pipeline_stages = variant == PARAC_GEMM_VARIANT_WGMMA_TMA ? (p->stages ? p->stages : default_stages())
                         : variant == PARAC_GEMM_VARIANT_N256 ? p->stages
                                                               : 0;
+    o.pack_operands = p->pack;
     if (sparse) o.scan_a = p->a;
     if (parac_gemm_plan_create(&o, &plan, &error) != PARAC_OK ||
         parac_gemm_execute_device(plan, 1.0f, p->da, p->db, 0.0f, p->dc, &error) != PARAC_OK) {
@@ -384,7 +390,7 @@ static double time_cusparse_bsr(gpu_problem *p, int repeats)
 static void bench_gpu_dense(bench_setup *s, cublasHandle_t handle, int64_t n, int tf32)
 {
     gpu_problem p = {n, generate(n, n, PARAC_GEMM_MATRIX_DENSE, 0, 0, 0, 11), generate(n, n, PARAC_GEMM_MATRIX_DENSE, 0, 0, 0, 12),
-                     NULL, NULL, NULL, NULL, NULL, 0};
+                     NULL, NULL, NULL, NULL, NULL, 0, 0};
     parac_gemm_plan_info info;
     int repeats = bench_repeats(s->quick ? 3 : 7);
     double flops = 2.0 * (double)n * n * n, ours, theirs;
@@ -404,6 +410,7 @@ static void bench_gpu_dense(bench_setup *s, cublasHandle_t handle, int64_t n, in
             char variant_label[32];
             p.stages = v == PARAC_GEMM_VARIANT_WGMMA_TMA ? (default_stages() ? default_stages() : 4 + 2 * depth)
                                                          : fp32_run_stages(v, depth);
+            p.pack = !tf32 && fp32_run_packed(v, depth);
             ours = time_parac(&p, dtype, PARAC_GEMM_SCHEDULE_AUTO, (parac_gemm_variant)v, 0, repeats, &info);
             snprintf(extra, sizeof extra,
                      "\"vs_cublas\":%.4f,\"max_rel_err_vs_cublas\":%.3g,\"tile\":\"%dx%dx%d\",\"split_k\":%d,"
@@ -436,7 +443,7 @@ static void emit_ratio(bench_setup *s, const char *case_name, double seconds, do
 static void bench_gpu_dense_interleaved(bench_setup *s, cublasHandle_t handle, int64_t n)
 {
     gpu_problem p = {n, generate(n, n, PARAC_GEMM_MATRIX_DENSE, 0, 0, 0, 11), generate(n, n, PARAC_GEMM_MATRIX_DENSE, 0, 0, 0, 12),
-                     NULL, NULL, NULL, NULL, NULL, 0};
+                     NULL, NULL, NULL, NULL, NULL, 0, 0};
     parac_gemm_options o;
     parac_gemm_plan *plan = NULL;
     parac_gemm_plan_info info;
@@ -489,7 +496,7 @@ static void bench_gpu_sparse(bench_setup *s, cublasHandle_t handle, int64_t n, c
     gpu_problem p = {n,
                      banded ? generate(n, n, PARAC_GEMM_MATRIX_BANDED, 448, 0, 0, 21)
                             : generate(n, n, PARAC_GEMM_MATRIX_BLOCK_SPARSE, 0, 0.125, power_law, 21),
-                     generate(n, n, PARAC_GEMM_MATRIX_DENSE, 0, 0, 0, 22), NULL, NULL, NULL, NULL, NULL, 0};
+                     generate(n, n, PARAC_GEMM_MATRIX_DENSE, 0, 0, 0, 22), NULL, NULL, NULL, NULL, NULL, 0, 0};
     parac_gemm_plan_info info;
     int repeats = bench_repeats(s->quick ? 3 : 5);
     double flops = 2.0 * (double)n * n * n, ours, dense, sparse_lib;
@@ -500,6 +507,7 @@ static void bench_gpu_sparse(bench_setup *s, cublasHandle_t handle, int64_t n, c
             if (!fp32_variant(v) || !variant_selected((parac_gemm_variant)v, PARAC_GEMM_FP32)) continue;
             for (int run = 0; run < fp32_runs(v); run++) {
                 p.stages = fp32_run_stages(v, run);
+                p.pack = fp32_run_packed(v, run);
                 double stat = time_parac(&p, PARAC_GEMM_FP32, PARAC_GEMM_SCHEDULE_STATIC, (parac_gemm_variant)v, 1, repeats, &info);
                 double dyn = time_parac(&p, PARAC_GEMM_FP32, PARAC_GEMM_SCHEDULE_DYNAMIC, (parac_gemm_variant)v, 1, repeats, &info);
                 snprintf(name, sizeof name, "parac fp32 %s power-law static n=%lld", fp32_label(v, run), (long long)n);
@@ -529,6 +537,7 @@ static void bench_gpu_sparse(bench_setup *s, cublasHandle_t handle, int64_t n, c
         if (!fp32_variant(v) || !variant_selected((parac_gemm_variant)v, PARAC_GEMM_FP32)) continue;
         for (int run = 0; run < fp32_runs(v); run++) {
             p.stages = fp32_run_stages(v, run);
+            p.pack = fp32_run_packed(v, run);
             ours = time_parac(&p, PARAC_GEMM_FP32, PARAC_GEMM_SCHEDULE_AUTO, (parac_gemm_variant)v, 1, repeats, &info);
             double error_vs_dense = compare_with_reference(&p);
             snprintf(extra, sizeof extra,
@@ -649,6 +658,10 @@ static void bench_gpu_pack(bench_setup *s, int64_t n)
         emit_pack(s, name, fast, 4.0 * (double)bytes, extra);
         snprintf(name, sizeof name, "pack reference %s n=%lld", layout, (long long)n);
         emit_pack(s, name, reference, 4.0 * (double)bytes, "\"launches\":2");
+        if (!tf32) { /* A alone: what the dense fp32 default (bk32, 128x128, B in place) packs */
+            snprintf(name, sizeof name, "pack fast fp32 A 128-row panels n=%lld", (long long)n);
+            emit_pack(s, name, time_pack(&a, NULL, 1, repeats), 2.0 * (double)bytes, "\"launches\":1");
+        }
     }
     bench_gpu_pack_masked(s, n, da, pa, repeats);
     cudaFree(da), cudaFree(db), cudaFree(pa), cudaFree(pb);

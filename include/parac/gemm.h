@@ -116,6 +116,8 @@ typedef struct parac_gemm_options {
     int pipeline_stages;              /* WGMMA_TMA shared-memory stages: 4 or 6 (0 = chosen: tuning
                                          cache, else 4); N256: 4 = its first kernel (BK 16 x 4 stages),
                                          0 = BK 32 x 2; other variants have fixed pipelines */
+    int pack_operands;                /* 1: pack B into the plan's panels even where BK32 / N256 could copy it in
+                                         place (to compare the two); 0: in place where the kernel can */
 } parac_gemm_options;
 
 typedef struct parac_gemm_plan parac_gemm_plan;

@@ -14,7 +14,7 @@ typedef struct gemm_args {
     int64_t m, n, k, band, block, tile_m, tile_n, tile_k, split_k;
     double density, alpha, beta;
     const char *dtype, *schedule, *variant, *output;
-    int power_law, verify, explain, repeats, autotune, stages;
+    int power_law, verify, explain, repeats, autotune, stages, pack;
 } gemm_args;
 
 typedef struct gemm_inputs {
@@ -47,6 +47,7 @@ static parac_status parse_names(const gemm_args *args, parac_gemm_options *o, pa
     o->tile_k = (int)args->tile_k;
     o->split_k = (int)args->split_k;
     o->pipeline_stages = args->stages;
+    o->pack_operands = args->pack;
     return PARAC_OK;
 }
 
@@ -258,7 +259,7 @@ static parac_status run_gemm(const gemm_args *args, const cli_common *common, ge
 
 int cli_gemm(int argc, char **argv)
 {
-    gemm_args args = {0, 0, 0, -1, 64, 0, 0, 0, 0, 0.0, 1.0, 0.0, "fp32", "auto", "auto", NULL, 0, 0, 0, 3, 0, 0};
+    gemm_args args = {0, 0, 0, -1, 64, 0, 0, 0, 0, 0.0, 1.0, 0.0, "fp32", "auto", "auto", NULL, 0, 0, 0, 3, 0, 0, 0};
     const cli_option options[] = {
         {"--m", 0, CLI_INT64, &args.m, "M", "rows of A and C (generated input)"},
         {"--n", 0, CLI_INT64, &args.n, "N", "columns of B and C (generated input)"},
@@ -278,6 +279,7 @@ int cli_gemm(int argc, char **argv)
         {"--tile-k", 0, CLI_INT64, &args.tile_k, "T", "k tile: multiple of 16 up to 256 (default 64)"},
         {"--split-k", 0, CLI_INT64, &args.split_k, "S", "k segments per C tile (default: chosen)"},
         {"--stages", 0, CLI_INT, &args.stages, "S", "pipeline stages: wgmma_tma 4 or 6, n256 4 = its BK-16 kernel (default: chosen)"},
+        {"--pack", 0, CLI_FLAG, &args.pack, NULL, "pack B even where bk32 / n256 could copy it in place (to compare)"},
         {"--repeats", 0, CLI_INT, &args.repeats, "R", "timed runs after a warm-up; the median is reported (default 3)"},
         {"--verify", 0, CLI_FLAG, &args.verify, NULL, "compare with cuBLAS (GPU) or a double reference (CPU, small)"},
         {"--explain", 0, CLI_FLAG, &args.explain, NULL, "print the plan"},

@@ -891,11 +891,13 @@ extern "C" const char *gemm_cuda_device_name(const parac_gemm_plan *plan) { retu
 /* --- execution ---------------------------------------------------------------------------- */
 
 /* Whether the N256 or BK32 kernel may cp.async B's rows in place: fp32, row-major, every row
- * start 16-byte aligned (base aligned, ldb % 4 == 0) and whole float4 chunks (n % 4 == 0). */
+ * start 16-byte aligned (base aligned, ldb % 4 == 0) and whole float4 chunks (n % 4 == 0), and
+ * the caller did not ask for packed operands. */
 static int b_direct_usable(const parac_gemm_plan *plan, const float *b)
 {
     const parac_gemm_options *o = &plan->options;
-    return (plan->variant == PARAC_GEMM_VARIANT_N256 || plan->variant == PARAC_GEMM_VARIANT_BK32) && o->dtype == PARAC_GEMM_FP32 && o->layout_b == PARAC_GEMM_ROW_MAJOR &&
+    return (plan->variant == PARAC_GEMM_VARIANT_N256 || plan->variant == PARAC_GEMM_VARIANT_BK32) && !o->pack_operands &&
+           o->dtype == PARAC_GEMM_FP32 && o->layout_b == PARAC_GEMM_ROW_MAJOR &&
            o->n % 4 == 0 && plan->ldb % 4 == 0 && (uintptr_t)b % 16 == 0;
 }
 

@@ -1,13 +1,18 @@
 /* gemm/gemm_pack.cu — the packing pass of the GPU path (gemm_pack.h).
  *
- * pack_fast: every thread owns a 4 (k) x 4 (r) micro-block: four 16-byte loads along
- * the source's contiguous side, a register transpose when the destination runs the
- * other way, four 16-byte stores. No shared memory, no barriers. A warp covers 32 k
- * x 16 r: lanes 0..7 walk the eight 16-byte chunks of a 32-wide k block, lanes / 8
- * four r groups, so every load and store instruction touches whole 32-byte sectors
- * (a k-contiguous source reads 4 rows x 128 B; an r-contiguous one 8 rows x 64 B; the
- * swizzled layout is written 4 lines x 128 B, panels 8 rows x 64 B). A row-major A
- * into the swizzled wgmma layout is then a pure permutation of 16-byte chunks.
+ * pack_fast, swizzled layout: every thread owns a 4 (k) x 4 (r) micro-block: four
+ * 16-byte loads along the source's contiguous side, a register transpose when the
+ * destination runs the other way, four 16-byte stores. No shared memory, no barriers.
+ * A warp covers 32 k x 16 r: lanes 0..7 walk the eight 16-byte chunks of a 32-wide k
+ * block, lanes / 8 four r groups, so every load and store instruction touches whole
+ * 32-byte sectors (a k-contiguous source reads 4 rows x 128 B, the swizzled layout is
+ * written 4 lines x 128 B). A row-major A into the swizzled wgmma layout is then a pure
+ * permutation of 16-byte chunks.
+ * pack_fast, panels: every thread owns two 4 (k) x 4 (r) micro-blocks, 16 k apart, and a
+ * warp covers 32 k x 32 r (lanes % 4: the k chunk, lanes / 4: eight r groups), so each
+ * store instruction writes 4 whole 128-byte lines of panel rows (the 4 x 4 form with
+ * 16 r a warp wrote 8 rows x 64 B and moved 2.2-2.5 TB/s where the swizzled pack, with
+ * whole lines, moved 3.4-3.6) and each load of a k-contiguous source 8 rows x 64 B.
  * tile_r is a power of two: panel and offset come from a shift and a mask, and the
  * in-tile index math is 32-bit. A and B share one launch (blocks of A, then B).
  * Sources without 16-byte alignment (base or ld % 4) and ragged edges load
@@ -28,7 +33,8 @@
 #define PACK_TILE 32     /* reference kernel: 32x32 shared tile */
 #define PACK_WARPS 8     /* fast kernel: 8 warps per block */
 #define PACK_BLOCK_K 32  /* k per block (one swizzle row) */
-#define PACK_BLOCK_R (PACK_WARPS * 16)
+#define PACK_BLOCK_R (PACK_WARPS * 16)        /* swizzled: 16 r a warp */
+#define PACK_PANEL_BLOCK_R (PACK_WARPS * 32)  /* panels: 32 r a warp */
 
 /* --- reference: the first pack, kept for tests and the bench ---------------------------- */
 
@@ -133,30 +139,74 @@ static __device__ __forceinline__ void load_micro(const pack_job &j, int64_t k0,
         for (int i = 0; i < 4; ++i) m[i] = rounded(m[i]);
 }
 
+/* The swizzled layout's micro-block stores (panels: pack_panel_block). */
 static __device__ __forceinline__ void store_micro(const pack_job &j, int64_t k0, int64_t r0, const float4 m[4])
 {
     const gemm_pack_operand &p = j.p;
     int64_t panel = r0 >> j.tile_shift;
     unsigned rr = (unsigned)(r0 & ((1 << j.tile_shift) - 1));
-    if (p.swizzled) {
-        unsigned kw = (unsigned)(k0 & 31);
-        float *block = p.dst + ((panel * p.padded_k + (k0 - kw)) << j.tile_shift);
-        for (unsigned i = 0; i < 4; ++i) {
-            unsigned chunk = (kw >> 2) ^ ((rr + i) & 7);
-            *reinterpret_cast<float4 *>(block + (rr + i) * 32 + chunk * 4) = m[i];
+    unsigned kw = (unsigned)(k0 & 31);
+    float *block = p.dst + ((panel * p.padded_k + (k0 - kw)) << j.tile_shift);
+    for (unsigned i = 0; i < 4; ++i) {
+        unsigned chunk = (kw >> 2) ^ ((rr + i) & 7);
+        *reinterpret_cast<float4 *>(block + (rr + i) * 32 + chunk * 4) = m[i];
+    }
+}
+
+/* Whether the 4-wide k chunk at k0 of the r group at r0 is packed: inside padded_k and not in a
+ * masked tile (a chunk lies in one tile: tile_r, tile_k multiples of 4). */
+static __device__ __forceinline__ bool chunk_live(const pack_job &j, int64_t k0, int64_t r0)
+{
+    if (k0 >= j.p.padded_k) return false;
+    return !j.p.tile_mask ||
+           j.p.tile_mask[(r0 >> j.tile_shift) * j.p.mask_stride_r + (int64_t)((uint32_t)k0 / (uint32_t)j.p.tile_k) * j.p.mask_stride_k];
+}
+
+/* The panels' micro-block of thread (lane, warp): 4 r from r0 by two 4-wide k chunks, at k0 and
+ * k0 + 16 (lanes % 4 pick k0 among the 32-wide k block's first four chunks), so that each load
+ * instruction of a k-contiguous source reads 64 whole bytes a row. Each chunk is skipped (not read,
+ * not written) when chunk_live says so. */
+static __device__ __forceinline__ void pack_panel_block(const pack_job &j, unsigned block)
+{
+    const gemm_pack_operand &p = j.p;
+    unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    int64_t k0 = (int64_t)(block / j.blocks_r) * PACK_BLOCK_K + (lane & 3) * 4;
+    int64_t r0 = (int64_t)(block % j.blocks_r) * PACK_PANEL_BLOCK_R + warp * 32 + (lane >> 2) * 4;
+    if (r0 >= p.padded_r) return;
+    int64_t chunk_k[2] = {k0, k0 + 16};
+    bool live[2] = {chunk_live(j, chunk_k[0], r0), chunk_live(j, chunk_k[1], r0)};
+    float4 rows[2][4]; /* rows[h][e] = elements (chunk_k[h] + e, r0..r0+3) */
+    for (int h = 0; h < 2; ++h) {
+        if (p.k_contiguous) {
+            float4 t[4]; /* t[i] = elements (chunk_k[h] .. +3, r0 + i) */
+            int k_in = live[h] ? clamp4(p.extent_k - chunk_k[h]) : 0;
+            for (int i = 0; i < 4; ++i) t[i] = load4(p.x + (r0 + i) * p.ld + chunk_k[h], r0 + i < p.extent_r ? k_in : 0, j.vector_loads);
+            rows[h][0] = make_float4(t[0].x, t[1].x, t[2].x, t[3].x);
+            rows[h][1] = make_float4(t[0].y, t[1].y, t[2].y, t[3].y);
+            rows[h][2] = make_float4(t[0].z, t[1].z, t[2].z, t[3].z);
+            rows[h][3] = make_float4(t[0].w, t[1].w, t[2].w, t[3].w);
+        } else {
+            int r_in = clamp4(p.extent_r - r0);
+            for (int e = 0; e < 4; ++e)
+                rows[h][e] = load4(p.x + (chunk_k[h] + e) * p.ld + r0, live[h] && chunk_k[h] + e < p.extent_k ? r_in : 0, j.vector_loads);
         }
-    } else {
-        float *row = p.dst + ((panel * p.padded_k + k0) << j.tile_shift) + rr;
-        size_t step = (size_t)1 << j.tile_shift;
-        *reinterpret_cast<float4 *>(row) = make_float4(m[0].x, m[1].x, m[2].x, m[3].x);
-        *reinterpret_cast<float4 *>(row + step) = make_float4(m[0].y, m[1].y, m[2].y, m[3].y);
-        *reinterpret_cast<float4 *>(row + 2 * step) = make_float4(m[0].z, m[1].z, m[2].z, m[3].z);
-        *reinterpret_cast<float4 *>(row + 3 * step) = make_float4(m[0].w, m[1].w, m[2].w, m[3].w);
+    }
+    int64_t panel = r0 >> j.tile_shift;
+    unsigned rr = (unsigned)(r0 & ((1 << j.tile_shift) - 1));
+    size_t step = (size_t)1 << j.tile_shift;
+    for (int h = 0; h < 2; ++h) {
+        if (!live[h]) continue;
+        float *row = p.dst + ((panel * p.padded_k + chunk_k[h]) << j.tile_shift) + rr;
+        for (int e = 0; e < 4; ++e) *reinterpret_cast<float4 *>(row + e * step) = p.tf32 ? rounded(rows[h][e]) : rows[h][e];
     }
 }
 
 static __device__ __forceinline__ void pack_block(const pack_job &j, unsigned block)
 {
+    if (!j.p.swizzled) {
+        pack_panel_block(j, block);
+        return;
+    }
     unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     int64_t k0 = (int64_t)(block / j.blocks_r) * PACK_BLOCK_K + (lane & 7) * 4;
     int64_t r0 = (int64_t)(block % j.blocks_r) * PACK_BLOCK_R + warp * 16 + (lane >> 3) * 4;
@@ -199,7 +249,8 @@ static pack_job job_of(const gemm_pack_operand *p)
     j.p = *p;
     j.vector_loads = (uintptr_t)p->x % 16 == 0 && p->ld % 4 == 0;
     j.tile_shift = log2_of(p->tile_r);
-    j.blocks_r = (unsigned)((p->padded_r + PACK_BLOCK_R - 1) / PACK_BLOCK_R);
+    int block_r = p->swizzled ? PACK_BLOCK_R : PACK_PANEL_BLOCK_R;
+    j.blocks_r = (unsigned)((p->padded_r + block_r - 1) / block_r);
     j.blocks = j.blocks_r * (unsigned)((p->padded_k + PACK_BLOCK_K - 1) / PACK_BLOCK_K);
     return j;
 }

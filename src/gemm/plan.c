@@ -54,6 +54,8 @@ static parac_status check_options(const parac_gemm_options *o, parac_error *erro
     if (o->pipeline_stages != 0 && o->pipeline_stages != 4 && o->pipeline_stages != 6)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: pipeline_stages must be 0, 4 or 6 (got %d)",
                           o->pipeline_stages);
+    if (o->pack_operands != 0 && o->pack_operands != 1)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: pack_operands must be 0 or 1 (got %d)", o->pack_operands);
     if (o->variant == PARAC_GEMM_VARIANT_N256 && o->dtype == PARAC_GEMM_FP32 && o->pipeline_stages == 6)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
                           "gemm: the n256 variant runs 2 stages of 32 k (pipeline_stages 0) or 4 of 16 k (pipeline_stages 4), not 6");

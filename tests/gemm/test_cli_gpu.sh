@@ -32,4 +32,14 @@ run_case "banded" 1e-5 --m 3000 --n 1000 --k 3000 --band 100
 run_case "fp32 n256 (bk32x2) block-sparse" 1e-5 --m 2048 --n 1500 --k 2048 --variant n256 --block-density 0.125
 run_case "fp32 n256 bk16x4 banded dynamic" 1e-5 --m 2000 --n 1024 --k 2000 --variant n256 --stages 4 --band 200 --schedule dynamic
 run_case "fp32 auto block-sparse (masked pack)" 1e-5 --m 3000 --n 2000 --k 2500 --block-density 0.1
+run_case "fp32 bk32 --pack" 1e-5 --m 1001 --n 777 --k 1500 --variant bk32 --pack
+# B in place (default) or packed (--pack): C is the same to the bit
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+"$PARAC" gemm --device cuda --m 777 --n 520 --k 333 --beta 0.5 -o "$tmp/in_place.npy" > /dev/null 2>&1
+"$PARAC" gemm --device cuda --m 777 --n 520 --k 333 --beta 0.5 --pack -o "$tmp/packed.npy" > /dev/null 2>&1
+if [[ -s "$tmp/in_place.npy" ]] && cmp -s "$tmp/in_place.npy" "$tmp/packed.npy"; then
+  echo "ok: B in place and packed give the same bits"
+else
+  echo "FAILED: B in place vs --pack differ (or no output)"; fail=1
+fi
 exit $fail

@@ -185,6 +185,9 @@ static void check_bad_options(void)
     CHECK_EQ_INT(parac_gemm_plan_create(&o, &plan, &error), PARAC_ERR_INVALID_ARGUMENT);
     o.pipeline_stages = 0, o.variant = (parac_gemm_variant)(PARAC_GEMM_VARIANT_WGMMA_WS_A + 1);
     CHECK_EQ_INT(parac_gemm_plan_create(&o, &plan, &error), PARAC_ERR_INVALID_ARGUMENT);
+    o.variant = PARAC_GEMM_VARIANT_AUTO, o.pack_operands = 2; /* a flag: 0 or 1 */
+    CHECK_EQ_INT(parac_gemm_plan_create(&o, &plan, &error), PARAC_ERR_INVALID_ARGUMENT);
+    o.pack_operands = 0;
     CHECK(plan == NULL, "a failed create must leave no plan");
     /* the CPU ignores GPU variants: wgmma_tma resolves to base, with no pipeline stages */
     o.variant = PARAC_GEMM_VARIANT_WGMMA_TMA, o.pipeline_stages = 6;

@@ -228,7 +228,15 @@ static void check_fp32_case_stages(const gpu_case *t, parac_gemm_variant kernel_
               (int)kernel_variant, (long long)o.m, (long long)o.n, (long long)o.k);
         free(again);
     }
-    if (kernel_variant == PARAC_GEMM_VARIANT_BK32) check_bk32_against_base(&o, &info, alpha, a, b, beta, c0, c_count, gpu_dynamic);
+    if (kernel_variant == PARAC_GEMM_VARIANT_BK32) {
+        check_bk32_against_base(&o, &info, alpha, a, b, beta, c0, c_count, gpu_dynamic);
+        parac_gemm_options packed = o; /* B from its panels instead of in place: the same bits */
+        packed.pack_operands = 1;
+        float *from_panels = run(&packed, PARAC_DEVICE_CUDA, PARAC_GEMM_SCHEDULE_STATIC, alpha, a, b, beta, c0, c_count);
+        CHECK(memcmp(from_panels, gpu_static, (size_t)c_count * 4) == 0, "bk32 %lldx%lldx%lld: pack_operands changes the bits",
+              (long long)o.m, (long long)o.n, (long long)o.k);
+        free(from_panels);
+    }
     free(a), free(b), free(c0), free(ref), free(cpu), free(gpu_static), free(gpu_dynamic), free(mask);
 }
 
