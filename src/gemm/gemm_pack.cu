@@ -201,23 +201,22 @@ static __device__ __forceinline__ void pack_panel_block(const pack_job &j, unsig
     }
 }
 
-static __device__ __forceinline__ void pack_block(const pack_job &j, unsigned block)
+/* The swizzled layout's micro-block of thread (lane, warp): 4 k from k0 by 4 r from r0. */
+static __device__ __forceinline__ void pack_swizzled_block(const pack_job &j, unsigned block)
 {
-    if (!j.p.swizzled) {
-        pack_panel_block(j, block);
-        return;
-    }
     unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     int64_t k0 = (int64_t)(block / j.blocks_r) * PACK_BLOCK_K + (lane & 7) * 4;
     int64_t r0 = (int64_t)(block % j.blocks_r) * PACK_BLOCK_R + warp * 16 + (lane >> 3) * 4;
-    if (k0 >= j.p.padded_k || r0 >= j.p.padded_r) return;
-    /* a 4x4 micro-block lies in one tile (tile_r, tile_k multiples of 4): skip the all-zero ones */
-    if (j.p.tile_mask &&
-        !j.p.tile_mask[(r0 >> j.tile_shift) * j.p.mask_stride_r + (int64_t)((uint32_t)k0 / (uint32_t)j.p.tile_k) * j.p.mask_stride_k])
-        return;
+    if (r0 >= j.p.padded_r || !chunk_live(j, k0, r0)) return; /* past the padding, or in an all-zero tile */
     float4 m[4];
     load_micro(j, k0, r0, m);
     store_micro(j, k0, r0, m);
+}
+
+static __device__ __forceinline__ void pack_block(const pack_job &j, unsigned block)
+{
+    if (j.p.swizzled) pack_swizzled_block(j, block);
+    else pack_panel_block(j, block);
 }
 
 /* Blocks [0, a.blocks) pack A, the rest B. Two static calls rather than a pointer to
