@@ -58,6 +58,16 @@ __device__ __forceinline__ void bk32_load(const gemm_args &g, const gemm_work_it
          * spilled in the dynamic kernel) */
         constexpr int KK_STEP = S::THREADS / (BN / 4);
         int chunk_col = (t % (BN / 4)) * 4, kk0 = t / (BN / 4);
+        if (k_offset + BK32_BK <= g.k && (int64_t)(w.tile_col + 1) * BN <= g.n) {
+            /* the stage wholly inside B (the common case): no bounds, no zero fill */
+            const float *src = g.b_direct + (k_offset + kk0) * g.ldb + (int64_t)w.tile_col * BN + chunk_col;
+#pragma unroll
+            for (int q = 0; q < S::B_CHUNKS; q++) {
+                cp_async16(b_stage + (kk0 + q * KK_STEP) * BN + chunk_col, src);
+                if (q + 1 < S::B_CHUNKS) src += KK_STEP * g.ldb;
+            }
+            return;
+        }
         int64_t col = (int64_t)w.tile_col * BN + chunk_col, rows_left = g.k - (k_offset + kk0);
         bool col_inside = col < g.n; /* n % 4 == 0: a chunk is wholly inside or past n */
         const float *src = g.b_direct + (col_inside && rows_left > 0 ? (k_offset + kk0) * g.ldb + col : 0);
