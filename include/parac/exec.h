@@ -18,8 +18,11 @@ typedef enum parac_device {
     PARAC_DEVICE_CUDA
 } parac_device;
 
-/* Called now and then during long runs; done <= total. Must be cheap. */
-typedef void (*parac_progress_fn)(void *user_data, uint64_t done, uint64_t total);
+/* Called now and then during long runs (at most a few times a second), done <= total, from one
+ * thread at a time though not always the caller's. Must be cheap. Returning non-zero asks the run
+ * to stop: it stops at its next check point (within about a second) and returns
+ * PARAC_ERR_CANCELLED with no partial result. */
+typedef int (*parac_progress_fn)(void *user_data, uint64_t done, uint64_t total);
 
 typedef struct parac_exec {
     parac_device device;     /* requested device */

@@ -21,7 +21,8 @@ typedef enum parac_status {
     PARAC_ERR_NO_MEMORY,        /* host or device memory ran out */
     PARAC_ERR_NO_DEVICE,        /* a GPU was asked for and none is usable */
     PARAC_ERR_DEVICE,           /* a CUDA call failed */
-    PARAC_ERR_INTERNAL          /* a broken invariant: a bug in parac */
+    PARAC_ERR_INTERNAL,         /* a broken invariant: a bug in parac */
+    PARAC_ERR_CANCELLED         /* the progress callback asked the run to stop */
 } parac_status;
 
 #define PARAC_ERROR_MESSAGE_SIZE 512
@@ -35,7 +36,7 @@ typedef struct parac_error {
 const char *parac_status_name(parac_status status);
 
 /* The process exit code the parac CLI uses for a status:
- * 0 ok, 2 bad input, 3 out of memory or device failure, 4 internal. */
+ * 0 ok, 2 bad input, 3 out of memory or device failure, 4 internal, 130 cancelled. */
 int parac_status_exit_code(parac_status status);
 
 /* Clears an error report (NULL is accepted). */

@@ -17,6 +17,7 @@ const char *parac_status_name(parac_status status)
     case PARAC_ERR_NO_DEVICE: return "no usable GPU";
     case PARAC_ERR_DEVICE: return "device failure";
     case PARAC_ERR_INTERNAL: return "internal error";
+    case PARAC_ERR_CANCELLED: return "cancelled";
     }
     return "unknown status";
 }
@@ -33,6 +34,7 @@ int parac_status_exit_code(parac_status status)
     case PARAC_ERR_NO_DEVICE:
     case PARAC_ERR_DEVICE: return 3;
     case PARAC_ERR_INTERNAL: return 4;
+    case PARAC_ERR_CANCELLED: return 130; /* as a shell reports a command stopped by Ctrl-C */
     }
     return 4;
 }

@@ -17,19 +17,19 @@ void parac_progress_start(parac_progress_bar *bar, const char *label, int enable
     bar->drawn = 0;
 }
 
-void parac_progress_update(void *user_data, uint64_t done, uint64_t total)
+int parac_progress_update(void *user_data, uint64_t done, uint64_t total)
 {
     parac_progress_bar *bar = user_data;
     double now, fraction;
     char cells[BAR_WIDTH + 1];
     int filled;
-    if (!bar || !bar->active) return;
+    if (!bar || !bar->active) return 0;
     if (total && done >= total) {
         parac_progress_finish(bar);
-        return;
+        return 0;
     }
     now = parac_now_seconds();
-    if (bar->drawn && now - bar->last_draw < 0.1 && done < total) return;
+    if (bar->drawn && now - bar->last_draw < 0.1 && done < total) return 0;
     fraction = total ? (double)done / (double)total : 0.0;
     if (fraction > 1.0) fraction = 1.0;
     filled = (int)(fraction * BAR_WIDTH);
@@ -39,6 +39,7 @@ void parac_progress_update(void *user_data, uint64_t done, uint64_t total)
     fflush(stderr);
     bar->last_draw = now;
     bar->drawn = 1;
+    return 0;
 }
 
 void parac_progress_finish(parac_progress_bar *bar)

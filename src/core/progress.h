@@ -23,14 +23,15 @@ typedef struct parac_progress_bar {
 void parac_progress_start(parac_progress_bar *bar, const char *label, int enabled);
 /* parac_progress_fn-compatible: user_data is the bar. done >= total erases the bar,
  * so output printed after a finished run starts on a clean line. */
-void parac_progress_update(void *user_data, uint64_t done, uint64_t total);
+int parac_progress_update(void *user_data, uint64_t done, uint64_t total);
 /* Erases the bar's line. */
 void parac_progress_finish(parac_progress_bar *bar);
 
-/* What library code calls in its long loops: forwards to the caller's callback, if any. */
-static inline void parac_report_progress(const parac_exec *exec, uint64_t done, uint64_t total)
+/* What library code calls in its long loops: forwards to the caller's callback, if any, and
+ * returns non-zero when the caller asked to stop (the run then returns PARAC_ERR_CANCELLED). */
+static inline int parac_report_progress(const parac_exec *exec, uint64_t done, uint64_t total)
 {
-    if (exec && exec->progress) exec->progress(exec->progress_user_data, done, total);
+    return exec && exec->progress ? exec->progress(exec->progress_user_data, done, total) : 0;
 }
 
 #endif

@@ -54,6 +54,7 @@ static void check_codes(void)
         {PARAC_ERR_NO_DEVICE, 3, "no usable GPU"},
         {PARAC_ERR_DEVICE, 3, "device failure"},
         {PARAC_ERR_INTERNAL, 4, "internal error"},
+        {PARAC_ERR_CANCELLED, 130, "cancelled"},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         CHECK_EQ_INT(parac_status_exit_code(table[i].status), table[i].exit_code);
