@@ -7,6 +7,10 @@
 
 #include <parac/devices.h>
 
+#ifndef PARAC_TEST_DATA_DEFAULT /* set by tests/CMakeLists.txt */
+#define PARAC_TEST_DATA_DEFAULT "tests/data"
+#endif
+
 int test_checks_passed = 0;
 int test_checks_failed = 0;
 
@@ -56,5 +60,5 @@ const char *test_temp_path(char *buffer, size_t size, const char *name)
 const char *test_data_dir(void)
 {
     const char *dir = getenv("PARAC_DATA");
-    return dir && *dir ? dir : "../shared/data";
+    return dir && *dir ? dir : PARAC_TEST_DATA_DEFAULT;
 }

@@ -35,7 +35,8 @@ int test_require_gpu(void);
 /* A scratch file path unique to this process: /tmp/parac-test-<pid>-<name>. */
 const char *test_temp_path(char *buffer, size_t size, const char *name);
 
-/* The shared data directory ($PARAC_DATA or ../shared/data). */
+/* The test data directory: $PARAC_DATA (CMake sets it to PARAC_SHARED_DATA, default tests/data),
+ * else the tests/data of the source tree this file was compiled from. */
 const char *test_data_dir(void);
 
 #endif

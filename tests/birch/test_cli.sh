@@ -2,7 +2,7 @@
 # parac birch on the command line: summary, streaming == one pass, stdin, devices, bad input (exit 2).
 set -u
 PARAC=${PARAC:-./parac}
-DATA=${PARAC_DATA:-../shared/data}
+DATA=${PARAC_DATA:-$(dirname "$0")/../data}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failed=0

@@ -19,7 +19,7 @@ except ImportError:
     sys.exit(77)
 
 PARAC = os.environ.get("PARAC", "./parac")
-DATA = os.environ.get("PARAC_DATA", "../shared/data")
+DATA = os.environ.get("PARAC_DATA") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
 failures = []
 
 
