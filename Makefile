@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: all build deps test demo bench install clean
+.PHONY: all build deps test demo bench install clean fuzz tsan
 
 all: build
 
@@ -25,6 +25,16 @@ demo: deps build
 # `make bench BENCH_ARGS=--quick` for smaller sizes.
 bench: build
 	@BENCH_ARGS="$(BENCH_ARGS)" bench/run $(BUILD)
+
+# `make fuzz FUZZ_SECONDS=60`: builds build-fuzz (clang, ASan + UBSan + libFuzzer) and runs every
+# fuzz/fuzz_*.c target that long (FUZZ_FILTER=regex for some); docs/RELIABILITY.md.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/lib/fuzz.sh
+
+# `make tsan`: build-tsan (clang -fsanitize=thread, LLVM's OpenMP) and the tests labelled tsan.
+tsan:
+	@scripts/lib/tsan.sh
 
 install: build
 	@cmake --install $(BUILD) --prefix $(PREFIX)
