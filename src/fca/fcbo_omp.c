@@ -97,7 +97,10 @@ static int spawn_child(fcbo_worker *worker, const fcbo_node *child)
     if (!bundle) return 0; /* no memory for a copy: expand in place */
 #pragma omp atomic
     (*counter)++;
-#pragma omp task firstprivate(bundle) default(none) shared(state)
+    /* state is this function's local: the task must take its own copy (firstprivate), since it
+       may run after spawn_child returned; shared(state) read a dead stack slot (ThreadSanitizer,
+       clang/libomp: a race with the next call's write, then a crash in run_bundle). */
+#pragma omp task firstprivate(bundle, state) default(none)
     run_bundle(state, bundle);
     return 1;
 }
