@@ -18,6 +18,9 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # libomp's worker threads would otherwise spin between the parallel regions of one input.
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 
+if ! compgen -G "fuzz/fuzz_*.c" > /dev/null; then
+  echo "fuzz: no fuzz/fuzz_*.c targets in this tree: nothing to fuzz"; exit 0
+fi
 if ! command -v "$cc" > /dev/null 2>&1; then
   echo "fuzz: $cc not found (libFuzzer needs clang: apt-get install clang libomp-dev)" >&2; exit 2
 fi
