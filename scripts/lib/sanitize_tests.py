@@ -65,9 +65,13 @@ def main():
     parser.add_argument("--tool", required=True)
     parser.add_argument("--timeout", type=float, default=900)
     parser.add_argument("--log-dir", default=".")
-    parser.add_argument("wrapper", nargs=argparse.REMAINDER)
-    args = parser.parse_args()
-    wrapper = args.wrapper[1:] if args.wrapper[:1] == ["--"] else args.wrapper
+    parser.add_argument("--fail-on-skip", action="store_true", help="a skipped test fails (a GPU is present)")
+    arguments = sys.argv[1:]
+    split = arguments.index("--") if "--" in arguments else len(arguments)
+    args = parser.parse_args(arguments[:split])
+    wrapper = arguments[split + 1:]
+    if not wrapper:
+        parser.error("the checking tool's command line follows --")
     tests = load_tests(args.build, args.label, args.filter, args.exclude)
     os.makedirs(args.log_dir, exist_ok=True)
     counts = {"passed": 0, "failed": 0, "skipped": 0}
@@ -82,6 +86,9 @@ def main():
           f"{counts['skipped']} skipped")
     if not tests:
         print(f"{args.tool}: no tests matched label '{args.label}' and filter '{args.filter}'")
+        return 1
+    if args.fail_on_skip and counts["skipped"]:
+        print(f"{args.tool}: {counts['skipped']} test(s) skipped although a GPU is present")
         return 1
     return 1 if counts["failed"] else 0
 
