@@ -22,9 +22,9 @@ test: deps build
 demo: deps build
 	@scripts/demo $(BUILD)/parac
 
-# `make bench BENCH_ARGS=--quick` for smaller sizes.
+# `make bench BENCH_ARGS=--quick` for smaller sizes; data sets from tests/data unless PARAC_DATA is set.
 bench: build
-	@BENCH_ARGS="$(BENCH_ARGS)" bench/run $(BUILD)
+	@PARAC_DATA="$${PARAC_DATA:-$(CURDIR)/tests/data}" BENCH_ARGS="$(BENCH_ARGS)" bench/run $(BUILD)
 
 # `make fuzz FUZZ_SECONDS=60`: builds build-fuzz (clang, ASan + UBSan + libFuzzer) and runs every
 # fuzz/fuzz_*.c target that long (FUZZ_FILTER=regex for some); docs/RELIABILITY.md.
