@@ -99,7 +99,8 @@ static int spawn_child(fcbo_worker *worker, const fcbo_node *child)
     (*counter)++;
     /* state is this function's local: the task must take its own copy (firstprivate), since it
        may run after spawn_child returned; shared(state) read a dead stack slot (ThreadSanitizer,
-       clang/libomp: a race with the next call's write, then a crash in run_bundle). */
+       clang/libomp: a race with the next call's write, then a crash in run_bundle; latent with gcc,
+       where the slot usually still held the same pointer). */
 #pragma omp task firstprivate(bundle, state) default(none)
     run_bundle(state, bundle);
     return 1;
