@@ -211,7 +211,12 @@ static void print_summary(const cli_common *common, const parac_gemm_plan_info *
 static parac_status write_output(const char *path, const gemm_inputs *in, const parac_gemm_options *o, parac_error *error)
 {
     parac_gemm_matrix c = {o->m, o->n, PARAC_GEMM_ROW_MAJOR, in->c};
-    return parac_gemm_matrix_write(path, &c, error);
+    cli_output output;
+    parac_status status = cli_output_begin(&output, path, error);
+    if (status == PARAC_OK) status = parac_gemm_matrix_write(output.path, &c, error);
+    if (status == PARAC_OK) return cli_output_commit(&output, error);
+    cli_output_abort(&output, error);
+    return status;
 }
 
 static const char GEMM_DESCRIPTION[] =
