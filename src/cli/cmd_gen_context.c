@@ -1,12 +1,16 @@
 /* cli/cmd_gen_context.c — `parac gen context`: a random FIMI context. */
+#include <math.h>
+#include <stdint.h>
+
 #include <parac/fca.h>
 
 #include "cli/cli.h"
 
 int cli_gen_context(int argc, char **argv)
 {
-    int64_t objects = -1, attributes = -1;
-    double density = -1.0;
+    /* not given: values no command line can produce (store_value refuses infinities) */
+    int64_t objects = INT64_MIN, attributes = INT64_MIN;
+    double density = -INFINITY;
     const char *output = NULL;
     cli_option table[] = {
         {"--objects", 0, CLI_INT64, &objects, "N", "number of objects (rows)"},
@@ -25,7 +29,7 @@ int cli_gen_context(int argc, char **argv)
     cli_output written = {0};
     if (code != CLI_CONTINUE) return code;
     /* absent (the -1 defaults) is a usage error; present but out of range is bad input */
-    if (objects == -1 || attributes == -1 || density == -1.0)
+    if (objects == INT64_MIN || attributes == INT64_MIN || isinf(density))
         return cli_usage_error("gen context", "--objects, --attributes and --density are required");
     if (!output) return cli_usage_error("gen context", "-o FILE is required");
     if (objects < 0 || attributes < 0 || objects > 100000000 || attributes > PARAC_FCA_MAX_ATTRIBUTE_ID)
