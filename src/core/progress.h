@@ -78,6 +78,13 @@ static inline int parac_progress_gate_cancelled(parac_progress_gate *gate)
 {
     return atomic_load_explicit(&gate->cancelled, memory_order_relaxed);
 }
+
+/* For a serial loop that knows where it is rather than what it finished (a pass over the variables
+ * that starts again at 0 on the next pass): sets done; reports happen at the next add or poll. */
+static inline void parac_progress_gate_set(parac_progress_gate *gate, uint64_t done)
+{
+    atomic_store_explicit(&gate->done, done, memory_order_relaxed);
+}
 #else
 typedef struct parac_progress_gate parac_progress_gate;
 extern "C" {
