@@ -7,7 +7,8 @@
 
 #include "core/threads.h"
 
-/* The bar of the running command, erased before any message so the message starts its own line. */
+/* The bar of the running command (in its cli_common), erased before any message so the message starts
+ * its own line; valid only while the command runs. */
 static parac_progress_bar *active_bar = NULL;
 
 int cli_progress(void *user_data, uint64_t done, uint64_t total)
@@ -40,7 +41,7 @@ int cli_finish(int code)
     int failed;
     errno = 0;
     failed = fflush(stdout) != 0 || ferror(stdout);
-    cli_erase_progress();
+    active_bar = NULL; /* it lived in the finished command's frame; errors and the last report erased it */
     if (failed) { /* the I/O rule: output that did not arrive is an error, never exit 0 */
         fprintf(stderr, "parac: error: <stdout>: write failed: %s\n", errno ? strerror(errno) : "stream error");
         return code ? code : parac_status_exit_code(PARAC_ERR_IO);

@@ -47,8 +47,11 @@ static parac_status fit_input(const char *path, const parac_birch_options *optio
         if (!*model) status = parac_birch_create(options, stream.cols, model, error);
         if (status == PARAC_OK) status = parac_birch_partial_fit(*model, buffer, got, error);
         if (status != PARAC_OK) break;
-        /* .npy streams know their length; text streams show no bar. */
-        if (stream.rows_total != SIZE_MAX) parac_report_progress(&options->exec, stream.rows_read, stream.rows_total);
+        /* .npy streams know their length; text streams show only the time (Ctrl-C stops between chunks). */
+        if (parac_report_progress(&options->exec, stream.rows_read, stream.rows_total != SIZE_MAX ? stream.rows_total : 0)) {
+            status = parac_fail(error, PARAC_ERR_CANCELLED, "birch: cancelled");
+            break;
+        }
     }
     if (status == PARAC_OK && !*model)
         status = parac_fail_at(error, PARAC_ERR_PARSE, path, 0, "no points to cluster");
