@@ -56,6 +56,27 @@ code=$?
 [ "$code" -eq 130 ] || fail "fca onto an existing file: exit $code"
 [ "$(cat "$TMP/out/kept.txt")" == "previous results" ] || fail "an interrupted run changed the existing target"
 
+# A second Ctrl-C kills at once: parac blocked reading a FIFO that never ends sees no checkpoint, so
+# the first SIGINT only asks; the second one ends it.
+mkfifo "$TMP/endless"
+"$PARAC" fca "$TMP/endless" -o "$TMP/out/fifo.txt" 2>/dev/null &
+pid=$!
+exec 3>"$TMP/endless" # a writer that never writes: parac blocks in read
+echo "1 2" >&3
+sleep 0.5
+kill -INT "$pid"
+sleep 0.5
+kill -0 "$pid" 2>/dev/null || fail "the first SIGINT killed a run that had not reached a checkpoint"
+kill -INT "$pid"
+for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$pid" 2>/dev/null && fail "a second SIGINT did not kill at once"
+kill -KILL "$pid" 2>/dev/null
+wait "$pid"
+code=$?
+exec 3>&-
+[ "$code" -eq 130 ] || fail "second SIGINT: exit $code, expected 130 (killed by SIGINT)"
+[ ! -e "$TMP/out/fifo.txt" ] || fail "second SIGINT: output left behind"
+
 # --- the progress bar ---
 "$PARAC" gen context --objects 2000 --attributes 90 --density 0.15 --seed 3 -o "$TMP/mid.dat" || fail "gen context"
 "$PARAC" fca "$TMP/mid.dat" --count --threads 1 >"$TMP/stdout" 2>"$TMP/stderr" || fail "fca"
