@@ -117,9 +117,10 @@ static parac_status write_centers(parac_birch *model, const birch_args *args, cl
 
 static int check_args(const birch_args *args)
 {
-    if (args->chunk < 0) return cli_bad_value("birch", "--chunk must be >= 1");
+    if (args->chunk < 0) return cli_bad_value("birch", "--chunk must be >= 1 (0: the whole input at once)");
     if (args->batch < 0) return cli_bad_value("birch", "--batch-size must be >= 0");
-    if (args->clusters < 0 || args->clusters > INT32_MAX) return cli_bad_value("birch", "--n-clusters must be >= 0");
+    if (args->clusters < 0 || args->clusters > INT32_MAX)
+        return cli_bad_value("birch", "--n-clusters must be in 0..%d", INT32_MAX);
     if (args->branching < 2 || args->branching > 1000000)
         return cli_bad_value("birch", "--branching-factor must be in 2..1000000");
     return CLI_CONTINUE;

@@ -55,6 +55,8 @@ static int check_args(const gemm_args *args, int positional_count)
     if (args->band >= 0 && args->density > 0.0)
         return cli_usage_error("gemm", "--band and --block-density exclude each other");
     if (args->repeats < 1 || args->repeats > 64) return cli_bad_value("gemm", "--repeats must be in 1..64");
+    if (args->band < -1) return cli_bad_value("gemm", "--band must be >= 0");
+    if (args->density < 0.0) return cli_bad_value("gemm", "--block-density must be in (0, 1]");
     if (positional_count == 2) return CLI_CONTINUE;
     if (args->m == UNSET || args->n == UNSET || args->k == UNSET) return cli_usage_error("gemm", "give A and B files, or --m, --n and --k");
     if (args->m < 1 || args->n < 1 || args->k < 1) return cli_bad_value("gemm", "--m, --n and --k must be >= 1");

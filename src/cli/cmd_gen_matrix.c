@@ -40,6 +40,9 @@ int cli_gen_matrix(int argc, char **argv)
     if (code != CLI_CONTINUE) return code;
     if (!output) return cli_usage_error("gen matrix", "-o FILE is required");
     if (rows < 1 || cols < 1) return cli_bad_value("gen matrix", "--rows and --cols must be >= 1");
+    if (band >= 0 && density > 0.0) return cli_usage_error("gen matrix", "--band and --block-density exclude each other");
+    if (band < -1) return cli_bad_value("gen matrix", "--band must be >= 0");
+    if (density < 0.0) return cli_bad_value("gen matrix", "--block-density must be in (0, 1]");
     if (cli_too_large((uint64_t)rows, (uint64_t)cols, sizeof(float)))
         return cli_bad_value("gen matrix", "a %lld x %lld matrix is too large", (long long)rows, (long long)cols);
     spec = (parac_gemm_matrix_spec){rows, cols, PARAC_GEMM_MATRIX_DENSE, 0, 0.0, 0, power_law, common.seed_given ? common.seed : 42};

@@ -81,6 +81,7 @@ expect 1 gen context --objects 3 --density 0.5 -o "$TMP/x.dat"                # 
 expect 1 gen points --kind spirals -o "$TMP/x.csv"
 expect 1 gen points --float32 -o "$TMP/x.csv"                                 # float32 needs .npy
 expect 1 gen matrix --rows 3 --cols 3                                         # -o missing
+expect 1 gen matrix --rows 3 --cols 3 --band 1 --block-density 0.5 -o "$TMP/x.npy"
 expect 1 gen csp --model C
 expect 1 devices extra
 
@@ -122,6 +123,9 @@ expect 2 gemm --m 0 --n 4 --k 4
 expect 2 gemm --m 4 --n 4 --k 4 --repeats 0
 expect 2 gemm --m 4 --n 4 --k 4 --tile-m 96
 expect 2 gemm --m 4 --n 4 --k 4 --split-k -1
+expect 2 gemm --m 4 --n 4 --k 4 --band -5
+expect 2 gemm --m 4 --n 4 --k 4 --block-density -0.5
+expect 2 gemm --m 4 --n 4 --k 4 --block-density 1.5
 expect 2 gemm --m 3000000000 --n 2 --k 3000000000       # sizes whose product overflows: not "out of memory"
 expect 2 gemm --m 4000000000000 --n 4000000000000 --k 4000000000000
 expect 2 ac "$TMP/missing.xml"
@@ -133,6 +137,8 @@ expect 2 gen points --dim 0 -o "$TMP/x.csv"
 expect 2 gen points --n 9223372036854775807 --dim 4096 -o "$TMP/x.npy"
 expect 2 gen points --std -1 -o "$TMP/x.csv"
 expect 2 gen matrix --rows 0 --cols 3 -o "$TMP/x.npy"
+expect 2 gen matrix --rows 3 --cols 3 --band -2 -o "$TMP/x.npy"
+expect 2 gen matrix --rows 3 --cols 3 --block-density -1 -o "$TMP/x.npy"
 expect 2 gen matrix --rows 100000000000 --cols 100000000000 -o "$TMP/x.npy"
 expect 2 gen csp --vars 1
 expect 2 gen csp --tightness 3
