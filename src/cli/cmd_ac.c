@@ -37,7 +37,7 @@ static parac_status write_domains(const parac_csp *csp, const uint64_t *domains,
     }
     parac_json_init(&json, out);
     parac_json_begin_object(&json);
-    for (size_t v = 0; v < n && !ferror(out); v++) { /* stop at a full disk */
+    for (size_t v = 0; v < n && !ferror(out) && !cli_interrupted(); v++) { /* full disk, Ctrl-C: stop */
         size_t count = parac_ac_remaining_values(csp, domains, v, values);
         parac_json_key(&json, parac_csp_variable_name(csp, v));
         parac_json_begin_array(&json);

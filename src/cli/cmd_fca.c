@@ -47,7 +47,8 @@ static int print_concepts(FILE *out, const parac_fca_context *context, const par
     size_t objects = parac_fca_context_objects(context), attributes = parac_fca_context_attributes(context);
     uint32_t *ids = malloc((objects > attributes ? objects : attributes) * sizeof *ids + 4);
     if (!ids) return -1;
-    for (size_t c = 0; c < parac_fca_concepts_size(concepts) && !ferror(out); c++) { /* stop at a full disk */
+    /* stop at a full disk or Ctrl-C: the commit then reports it and removes the file */
+    for (size_t c = 0; c < parac_fca_concepts_size(concepts) && !ferror(out) && !cli_interrupted(); c++) {
         size_t size = parac_fca_concept_intent(concepts, c, ids, attributes);
         print_ids(out, ids, size, context, options->names, 0);
         if (options->extents) {

@@ -47,7 +47,7 @@ static void write_lattice(FILE *out, lattice_format format, const parac_fca_cont
                                   "  <graph id=\"lattice\" edgedefault=\"directed\">\n",
                                   "{\"concepts\":["};
     fputs(heads[format], out);
-    for (size_t c = 0; c < count && !ferror(out); c++) { /* stop at a full disk */
+    for (size_t c = 0; c < count && !ferror(out) && !cli_interrupted(); c++) { /* full disk, Ctrl-C: stop */
         size_t support = parac_fca_concept_extent(context, concepts, c, NULL, 0);
         if (format == LATTICE_DOT) fprintf(out, "  c%zu [label=\"", c);
         else if (format == LATTICE_GRAPHML) fprintf(out, "    <node id=\"c%zu\"><data key=\"intent\">", c);
@@ -59,7 +59,7 @@ static void write_lattice(FILE *out, lattice_format format, const parac_fca_cont
         else fprintf(out, "],\"extent_size\":%zu}", support);
     }
     if (format == LATTICE_JSON) fputs("],\"edges\":[", out);
-    for (size_t e = 0; e < edges && !ferror(out); e++) {
+    for (size_t e = 0; e < edges && !ferror(out) && !cli_interrupted(); e++) {
         size_t upper, lower;
         parac_fca_lattice_edge(lattice, e, &upper, &lower);
         if (format == LATTICE_DOT) fprintf(out, "  c%zu -> c%zu;\n", lower, upper);
