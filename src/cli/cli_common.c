@@ -43,8 +43,9 @@ int cli_finish(int code)
     failed = fflush(stdout) != 0 || ferror(stdout);
     active_bar = NULL; /* it lived in the finished command's frame; errors and the last report erased it */
     if (failed) { /* the I/O rule: output that did not arrive is an error, never exit 0 */
-        fprintf(stderr, "parac: error: <stdout>: write failed: %s\n", errno ? strerror(errno) : "stream error");
-        return code ? code : parac_status_exit_code(PARAC_ERR_IO);
+        if (code) return code; /* the command said what failed first: one error line */
+        fprintf(stderr, "parac: error: <stdout>: write failed%s%s\n", errno ? ": " : "", errno ? strerror(errno) : "");
+        return parac_status_exit_code(PARAC_ERR_IO);
     }
     if (code == CLI_EXIT_OK && cli_interrupted()) { /* Ctrl-C after the last checkpoint */
         fprintf(stderr, "parac: error: interrupted\n");

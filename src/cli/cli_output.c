@@ -85,7 +85,9 @@ static parac_status reserve_temporary(cli_output *out, mode_t mode, parac_error 
             out->signal_ticket = cli_signals_track(out->temporary) + 1;
             return PARAC_OK;
         }
-        if (errno != EEXIST) return parac_fail_at(error, PARAC_ERR_IO, out->given, 0, "cannot create: %s", strerror(errno));
+        if (errno != EEXIST) /* the folder refuses a new file: say so, the target itself may be writable */
+            return parac_fail_at(error, PARAC_ERR_IO, out->given, 0, "cannot create a file in its folder: %s",
+                                 strerror(errno));
     }
     return parac_fail_at(error, PARAC_ERR_IO, out->given, 0, "cannot create a temporary file beside it");
 }
@@ -137,8 +139,8 @@ parac_status cli_output_commit(cli_output *out, parac_error *error)
 {
     int saved_errno = 0;
     if (close_stream(out, &saved_errno)) {
-        parac_fail_at(error, PARAC_ERR_IO, out->given, 0, "write failed: %s",
-                      saved_errno ? strerror(saved_errno) : "stream error");
+        parac_fail_at(error, PARAC_ERR_IO, out->given, 0, "write failed%s%s", saved_errno ? ": " : "",
+                      saved_errno ? strerror(saved_errno) : "");
         cli_output_abort(out, NULL);
         return PARAC_ERR_IO;
     }

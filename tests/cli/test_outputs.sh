@@ -82,6 +82,7 @@ if [ -w /dev/full ]; then
         code=$?
         [ "$code" -eq 2 ] || fail "parac $run >/dev/full exited $code, expected 2"
         grep -q '^parac: error: .*write failed' "$TMP/stderr" || fail "parac $run >/dev/full: $(cat "$TMP/stderr")"
+        [ "$(wc -l <"$TMP/stderr")" -eq 1 ] || fail "parac $run >/dev/full: not one error line: $(cat "$TMP/stderr")"
     done
     no_temporary_files "$D" "full disk"
 fi
@@ -90,6 +91,7 @@ fi
 "$PARAC" fca "$D/c.dat" >&- 2>"$TMP/stderr"
 code=$?
 [ "$code" -eq 2 ] || fail "fca with stdout closed exited $code"
+[ "$(wc -l <"$TMP/stderr")" -eq 1 ] || fail "fca with stdout closed: not one error line: $(cat "$TMP/stderr")"
 "$PARAC" gen points --n 80 --seed 1 -o "$D/g.csv" --json >&- 2>"$TMP/stderr"
 code=$?
 [ "$code" -eq 2 ] || fail "gen points --json with stdout closed exited $code"
