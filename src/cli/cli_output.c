@@ -31,11 +31,25 @@ static int is_stdout_path(const char *path)
     return !path || strcmp(path, "-") == 0;
 }
 
+/* Two outputs of one command naming one file: the second rename would silently win. */
+static int same_output(const char *a, const char *b)
+{
+    struct stat a_stat, b_stat;
+    if (is_stdout_path(a) || is_stdout_path(b)) return 0;
+    if (strcmp(a, b) == 0) return 1;
+    return stat(a, &a_stat) == 0 && stat(b, &b_stat) == 0 && S_ISREG(a_stat.st_mode) &&
+           a_stat.st_dev == b_stat.st_dev && a_stat.st_ino == b_stat.st_ino;
+}
+
 parac_status cli_check_outputs(const char *const *outputs, size_t output_count, const char *const *inputs,
                                size_t input_count, parac_error *error)
 {
     for (size_t o = 0; o < output_count; o++) {
         struct stat output_stat, input_stat;
+        for (size_t earlier = 0; earlier < o; earlier++)
+            if (same_output(outputs[earlier], outputs[o]))
+                return parac_fail_at(error, PARAC_ERR_INVALID_ARGUMENT, outputs[o], 0,
+                                     "is given for two outputs; give each its own file");
         if (is_stdout_path(outputs[o]) || stat(outputs[o], &output_stat) != 0) continue; /* new file: no clash */
         for (size_t i = 0; i < input_count; i++) {
             if (is_stdout_path(inputs[i]) || stat(inputs[i], &input_stat) != 0) continue;

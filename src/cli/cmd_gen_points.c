@@ -93,6 +93,10 @@ int cli_gen_points(int argc, char **argv)
     parac_error_clear(&error);
     code = check_args(&args, &options, &error);
     if (code != CLI_CONTINUE) return code;
+    {
+        const char *outputs[2] = {args.output, args.truth_output};
+        if (cli_check_outputs(outputs, 2, NULL, 0, &error) != PARAC_OK) return cli_report(&error);
+    }
     options.seed = common.seed;
     options.exec = common.exec;
     started = parac_now_seconds();

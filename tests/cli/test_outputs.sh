@@ -55,6 +55,9 @@ expect 2 birch "$D/p.csv" --subclusters "$D/p_link.csv"
 expect 2 gemm "$D/a.npy" "$D/b.npy" -o "$D/a.npy"
 expect 2 gemm "$D/a.npy" "$D/b.npy" -o "$D/b.npy"
 expect 2 ac "$D/n.xml" --domains "$D/n.xml"
+expect 2 dbscan "$D/p.csv" --eps 0.5 --min-samples 3 -o "$D/same.csv" --core-mask "$D/same.csv"   # one file, two outputs
+expect 2 birch "$D/p.csv" --centers "$D/same.csv" --subclusters "$D/same.csv"
+expect 2 gen points -o "$D/same.csv" --truth "$D/same.csv"
 [ "$(sums)" == "$before" ] || fail "an input changed: $(diff <(echo "$before") <(sums))"
 no_temporary_files "$D" "refused outputs"
 
