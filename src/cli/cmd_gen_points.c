@@ -94,8 +94,8 @@ int cli_gen_points(int argc, char **argv)
     code = check_args(&args, &options, &error);
     if (code != CLI_CONTINUE) return code;
     {
-        const char *outputs[2] = {args.output, args.truth_output};
-        if (cli_check_outputs(outputs, 2, NULL, 0, &error) != PARAC_OK) return cli_report(&error);
+        const char *paths[2] = {args.output, args.truth_output};
+        if (cli_check_outputs(paths, 2, NULL, 0, &error) != PARAC_OK) return cli_report(&error);
     }
     options.seed = common.seed;
     options.exec = common.exec;
