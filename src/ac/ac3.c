@@ -50,12 +50,15 @@ static int revise_tables_on(const ac_model *model, ac_domains *domains, uint32_t
     return 0;
 }
 
+#define CHECKPOINT_EVERY 64 /* popped variables between cancel checks (each revises every arc on y) */
+
 static int propagate_queue(const ac_model *model, ac_domains *domains, const ac_reviser *reviser,
-                           variable_queue *queue, uint8_t *changed, parac_ac_stats *stats)
+                           variable_queue *queue, uint8_t *changed, parac_ac_stats *stats, parac_error *error,
+                           parac_status *status)
 {
     while (queue->count) {
         uint32_t y = queue_pop(queue);
-        stats->iterations++;
+        if (++stats->iterations % CHECKPOINT_EVERY == 0 && ac_cancelled(model, error, status)) return 0;
         for (size_t i = model->arcs_on_offset[y]; i < model->arcs_on_offset[y + 1]; i++) {
             size_t arc = model->arcs_on[i];
             uint32_t x = model->arcs[arc].x;
@@ -92,7 +95,7 @@ int ac_propagate_variables(const ac_model *model, ac_domains *domains, const ac_
         for (size_t i = 0; i < start_count; i++) queue_push(&queue, start[i]);
     else
         for (size_t v = 0; v < n; v++) queue_push(&queue, (uint32_t)v);
-    wipeout = propagate_queue(model, domains, reviser, &queue, changed, stats);
+    wipeout = propagate_queue(model, domains, reviser, &queue, changed, stats, error, status);
 done:
     free(queue.items);
     free(queue.queued);

@@ -25,7 +25,16 @@ typedef struct ac4_state {
     size_t stack_count;
     uint8_t *table_dirty;       /* per constraint */
     parac_ac_stats *stats;
+    parac_error *error;
+    parac_status status;        /* PARAC_ERR_CANCELLED after a checkpoint saw a cancel */
 } ac4_state;
+
+#define CHECKPOINT_EVERY 4096 /* arcs counted, or deletions propagated, between cancel checks */
+
+static int cancelled(ac4_state *s, uint64_t step)
+{
+    return step % CHECKPOINT_EVERY == 0 && ac_cancelled(s->model, s->error, &s->status);
+}
 
 /* The support list of (y, b) on arc (x, y) is the set bits of row b of the
  * reverse arc's matrix; it lives at slot arc_value_offset[arc ^ 1] + b. Lists
@@ -79,6 +88,7 @@ static int init_counters(ac4_state *s)
     for (size_t arc = 0; arc < model->arc_count; arc++) {
         const ac_arc *a_ = &model->arcs[arc];
         const parac_word *dom_y = ac_domain_of(model, s->domains, a_->y);
+        if (cancelled(s, arc + 1)) return 0;
         for (uint32_t a = 0; a < net->domain_size[a_->x]; a++) {
             parac_word count = 0;
             const parac_word *row = a_->matrix + (size_t)a * a_->row_words;
@@ -146,7 +156,7 @@ static int ac4_propagate(ac4_state *s, parac_word *before)
 {
     for (;;) {
         while (s->stack_count) {
-            s->stats->iterations++;
+            if (cancelled(s, ++s->stats->iterations)) return 0;
             if (propagate_deletion(s, s->stack[--s->stack_count])) return 1;
         }
         if (!s->model->table_count) return 0;
@@ -161,7 +171,8 @@ parac_status ac_run_ac4(const ac_model *model, ac_domains *domains, parac_ac_sta
     uint64_t slots = model->arc_value_offset[model->arc_count];
     size_t words = model->domain_word_offset[net->variable_count];
     ac4_state s = {model, domains, calloc(slots + 1, sizeof(uint32_t)), NULL, NULL,
-                   malloc((net->value_count + 1) * sizeof(ac4_value)), 0, calloc(net->constraint_count + 1, 1), stats};
+                   malloc((net->value_count + 1) * sizeof(ac4_value)), 0, calloc(net->constraint_count + 1, 1), stats,
+                   error, PARAC_OK};
     parac_word *before = malloc((words + 1) * sizeof *before);
     parac_status status = PARAC_OK;
     stats->wipeout = 0;
@@ -174,7 +185,10 @@ parac_status ac_run_ac4(const ac_model *model, ac_domains *domains, parac_ac_sta
     if (stats->wipeout) goto done;
     if ((status = build_support_lists(&s, error)) != PARAC_OK) goto done;
     for (size_t c = 0; c < net->constraint_count; c++) s.table_dirty[c] = net->constraints[c].arity >= 3;
-    stats->wipeout = init_counters(&s) || ac4_propagate(&s, before);
+    if (ac_cancelled(model, error, &status)) goto done; /* the support lists may have taken a while */
+    stats->wipeout = init_counters(&s);
+    if (s.status == PARAC_OK && !stats->wipeout) stats->wipeout = ac4_propagate(&s, before);
+    status = s.status;
 done:
     free(s.counter);
     free(s.support_offset);

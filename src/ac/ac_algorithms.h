@@ -45,7 +45,13 @@ typedef struct ac_model {
     parac_word *table_scratch;      /* GAC revision's supported-value bits, sized for the largest table */
     size_t *table_base;             /* and its per-position word offsets (tables are revised serially) */
     size_t *domain_word_offset;     /* variable_count + 1 */
+    struct parac_progress_gate *progress; /* NULL without a progress callback; set by ac_enforce_network */
 } ac_model;
+
+/* The CPU algorithms' checkpoint: 1 (and *status = PARAC_ERR_CANCELLED, error filled) once the
+ * progress callback asked to stop; reports progress when due. Costs a clock read: call it every few
+ * thousand steps, not per value. */
+int ac_cancelled(const ac_model *model, parac_error *error, parac_status *status);
 
 typedef struct ac_domains {
     parac_word *words;              /* domain_word_offset[n] words */
@@ -113,8 +119,7 @@ parac_status ac_run_ac4(const ac_model *model, ac_domains *domains, parac_ac_sta
 parac_status ac_run_bitset_rounds(const ac_model *model, ac_domains *domains, int threads, parac_ac_stats *stats,
                                   parac_error *error);
 /* SAC1 on the CPU (AC3bit+rm inside). */
-parac_status ac_run_sac1(const ac_model *model, ac_domains *domains, const parac_exec *exec, parac_ac_stats *stats,
-                         parac_error *error);
+parac_status ac_run_sac1(const ac_model *model, ac_domains *domains, parac_ac_stats *stats, parac_error *error);
 
 /* AC3bit+rm from a given state with only `start` queued; for SAC probes. Returns 1 on wipe-out. */
 int ac3bit_propagate_from(const ac_model *model, ac_domains *domains, void *residues, const uint32_t *start,

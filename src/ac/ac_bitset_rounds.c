@@ -99,6 +99,7 @@ parac_status ac_run_bitset_rounds(const ac_model *model, ac_domains *domains, in
         uint8_t *swap_flags;
         ac_domains *swap_domains;
         stats->iterations++;
+        if (ac_cancelled(model, error, &status)) break; /* a round is short: check each one */
         if (!bitset_round(model, old, next, changed_before, changed_now, threads, stats, &wipeout)) {
             old = next;
             break;

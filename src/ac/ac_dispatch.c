@@ -8,6 +8,7 @@
 #include <parac/devices.h>
 
 #include "core/error.h"
+#include "core/progress.h"
 #include "core/timer.h"
 #include "csp/csp_handle.h"
 #ifdef PARAC_HAVE_CUDA
@@ -113,10 +114,17 @@ static int reads_even_arcs_only(const parac_ac_options *options, parac_ac_algori
     return device == PARAC_DEVICE_CUDA && !options->singleton && runs_on_gpu_only(algorithm);
 }
 
+int ac_cancelled(const ac_model *model, parac_error *error, parac_status *status)
+{
+    if (!model->progress || !parac_progress_gate_poll(model->progress)) return 0;
+    *status = parac_fail(error, PARAC_ERR_CANCELLED, "ac: cancelled");
+    return 1;
+}
+
 static parac_status run_cpu(const ac_model *model, ac_domains *domains, const parac_ac_options *options,
                             parac_ac_algorithm algorithm, parac_ac_stats *stats, parac_error *error)
 {
-    if (options->singleton) return ac_run_sac1(model, domains, &options->exec, stats, error);
+    if (options->singleton) return ac_run_sac1(model, domains, stats, error);
     switch (algorithm) {
     case PARAC_AC_AC3: return ac_run_ac3(model, domains, stats, error);
     case PARAC_AC_AC3RM: return ac_run_ac3rm(model, domains, stats, error);
@@ -209,6 +217,7 @@ parac_status ac_enforce_network_limited(const parac_csp_network *network, const 
     parac_ac_options defaults = {0};
     parac_ac_stats stats = {0};
     ac_model model = {0};
+    parac_progress_gate gate;
     ac_domains current = {0};
     size_t words = parac_bitset_words(network->value_count);
     uint64_t *value_bits = calloc(words + 1, sizeof *value_bits);
@@ -221,6 +230,9 @@ parac_status ac_enforce_network_limited(const parac_csp_network *network, const 
                                  error)) != PARAC_OK)
         goto done;
     if ((status = ac_domains_init(&model, &current, error)) != PARAC_OK) goto done;
+    /* done/total: SAC's variables probed in the current pass; plain AC has no known end (0 %, time only) */
+    parac_progress_gate_init(&gate, &options->exec, network->variable_count);
+    model.progress = options->exec.progress ? &gate : NULL;
     stats.values_before = ac_domains_total(&model, &current);
     stats.ne_nodes = network->value_count;
     stats.ne_edges = parac_csp_edge_count(network);
@@ -229,6 +241,8 @@ parac_status ac_enforce_network_limited(const parac_csp_network *network, const 
     build_before = stats.build_seconds;
     status = run_on_device(&model, &current, options, stats.algorithm, stats.device, edge_limit, value_bits, &stats,
                            error);
+    if (status == PARAC_OK && model.progress && parac_progress_gate_finish(model.progress))
+        status = parac_fail(error, PARAC_ERR_CANCELLED, "ac: cancelled");
     if (status != PARAC_OK) goto done;
     /* GPU paths add their uploads and BuildNE to build_seconds: keep them out of propagation. */
     stats.propagate_seconds = parac_now_seconds() - start - (stats.build_seconds - build_before);

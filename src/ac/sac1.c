@@ -2,8 +2,8 @@
  * AC on the network with D(x) = {a} does not wipe out. Every pass probes every
  * remaining value; a failed probe removes the value and re-establishes AC;
  * passes repeat until one removes nothing. The SAC closure is unique too. */
-#include "core/progress.h"
 #include "ac/ac_algorithms.h"
+#include "core/progress.h"
 
 #include <stdlib.h>
 
@@ -27,16 +27,17 @@ static int probe_fails(const ac_model *model, const ac_domains *domains, ac_doma
 
 /* One pass over every value; returns 1 when a value was removed. */
 static int sac_pass(const ac_model *model, ac_domains *domains, ac_domains *probe, void *residues,
-                    const parac_exec *exec, parac_ac_stats *stats, parac_error *error, parac_status *status)
+                    parac_ac_stats *stats, parac_error *error, parac_status *status)
 {
     const parac_csp_network *net = model->network;
     int removed_any = 0;
     for (uint32_t x = 0; x < net->variable_count && !stats->wipeout; x++) {
-        parac_report_progress(exec, x, net->variable_count);
         parac_word *dom = ac_domain_of(model, domains, x);
+        if (model->progress) parac_progress_gate_set(model->progress, x);
         for (size_t a = parac_bitset_next(dom, net->domain_size[x], 0); a < net->domain_size[x];
              a = parac_bitset_next(dom, net->domain_size[x], a + 1)) {
             parac_ac_stats inner = {0};
+            if (ac_cancelled(model, error, status)) return 0; /* one probe is one AC run: check before each */
             if (!probe_fails(model, domains, probe, residues, x, a, stats, error, status)) continue;
             if (*status != PARAC_OK) return 0;
             removed_any = 1;
@@ -51,7 +52,7 @@ static int sac_pass(const ac_model *model, ac_domains *domains, ac_domains *prob
     return removed_any;
 }
 
-parac_status ac_run_sac1(const ac_model *model, ac_domains *domains, const parac_exec *exec, parac_ac_stats *stats,
+parac_status ac_run_sac1(const ac_model *model, ac_domains *domains, parac_ac_stats *stats,
                          parac_error *error)
 {
     void *residues = ac3bit_residues_create(model);
@@ -63,9 +64,8 @@ parac_status ac_run_sac1(const ac_model *model, ac_domains *domains, const parac
     if (status == PARAC_OK && !stats->wipeout) status = ac_domains_clone(model, domains, &probe, error);
     while (status == PARAC_OK && !stats->wipeout) {
         stats->iterations++;
-        if (!sac_pass(model, domains, &probe, residues, exec, stats, error, &status)) break;
+        if (!sac_pass(model, domains, &probe, residues, stats, error, &status)) break;
     }
-    parac_report_progress(exec, 1, 1);
     ac_domains_free(&probe);
     free(residues);
     return status;

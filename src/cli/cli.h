@@ -67,8 +67,13 @@ typedef struct cli_command {
 int cli_parse(const cli_command *command, int argc, char **argv, cli_common *common, const char **positionals,
               int *positional_count);
 
-/* Prints "parac: error: MESSAGE" and returns the exit code for its status. */
+/* Prints "parac: error: MESSAGE" ("interrupted" for PARAC_ERR_CANCELLED) and returns the exit code
+ * for its status. */
 int cli_report(const parac_error *error);
+/* The progress callback every command passes as exec.progress (user data: the bar): draws the bar,
+ * and returns non-zero once Ctrl-C was pressed so the run stops. */
+int cli_progress(void *user_data, uint64_t done, uint64_t total);
+void cli_erase_progress(void);
 /* Prints "parac: error: ..." for a usage problem (unknown option, missing or
  * malformed value) and returns 1. */
 int cli_usage_error(const char *command, const char *format, ...);
@@ -84,12 +89,55 @@ void cli_summary_begin(parac_json_writer *json, const char *command, const cli_c
 void cli_summary_end(parac_json_writer *json);
 
 /* A byte count: digits with an optional K, M or G (powers of 1024) and an optional trailing B, e.g.
- * 268435456, 256M, 1G; 0 on success, -1 when malformed, zero or too large. */
+ * 268435456, 256M, 1G; 0 on success, -1 when malformed, -2 when zero or too large. */
 int cli_parse_byte_size(const char *text, uint64_t *bytes);
+/* The same for an option: CLI_CONTINUE, or the exit code after the error line (1 malformed, 2 out of range). */
+int cli_byte_size_option(const char *command, const char *option, const char *text, uint64_t *bytes);
+/* 1 when count x per_item items of item_bytes bytes would not fit in memory's address space (sizes
+ * from the command line are checked before any multiplication: "too large" is bad input, not
+ * "out of memory"). */
+int cli_too_large(uint64_t count, uint64_t per_item, uint64_t item_bytes);
 
-/* Output stream for "-o FILE" (NULL or "-" is stdout); NULL after reporting failure. */
-FILE *cli_open_output(const char *path, parac_error *error);
-int cli_close_output(FILE *file, const char *path, parac_error *error); /* 0 ok */
+/* --- output files, whole or not at all (cli_output.c) ---------------------------------------
+ * Every output of every command goes through a cli_output:
+ *     cli_output out;
+ *     if (cli_output_begin(&out, path, &error) != PARAC_OK) fail;   // reserves a temporary file
+ *     status = some_saver(out.path, ..., &error);                     // writes the temporary file
+ *     if (status != PARAC_OK) cli_output_abort(&out, &error);          // removes it
+ *     else status = cli_output_commit(&out, &error);                   // renames it over path
+ * or, for text the command prints itself, FILE *f = cli_output_open(&out, path, &error) and the
+ * same commit / abort (commit checks ferror, the flush and the close). NULL or "-" is stdout.
+ * Commit fails with PARAC_ERR_CANCELLED (and removes the file) after Ctrl-C. */
+typedef struct cli_output {
+    const char *given;    /* the path as the user wrote it, for messages ("<stdout>") */
+    const char *path;     /* where to write: the temporary file, the target itself (stdout, devices) */
+    FILE *file;           /* cli_output_open's stream */
+    int renames;          /* path is a temporary file to rename over target */
+    int signal_ticket;    /* 1 + the slot the signal handler knows the temporary file by; 0 none */
+    char target[4096];    /* the file replaced (a symlink's target) */
+    char temporary[4096];
+} cli_output;
+
+/* PARAC_ERR_INVALID_ARGUMENT when an output is the same file as an input (device and inode). */
+parac_status cli_check_outputs(const char *const *outputs, size_t output_count, const char *const *inputs,
+                               size_t input_count, parac_error *error);
+parac_status cli_output_begin(cli_output *out, const char *path, parac_error *error);
+FILE *cli_output_open(cli_output *out, const char *path, parac_error *error); /* NULL after filling error */
+parac_status cli_output_commit(cli_output *out, parac_error *error);
+/* Closes and removes the temporary file; names the target instead of it in error's message. Safe
+ * on a cli_output that was zeroed, never begun, already committed or already aborted. */
+void cli_output_abort(cli_output *out, parac_error *error);
+
+/* --- signals (cli_signals.c) ------------------------------------------------------------------ */
+/* SIGINT / SIGTERM: the first sets the flag cli_interrupted() reads (the progress callback then
+ * cancels the run); a second removes the tracked temporary files and kills the process. */
+void cli_signals_install(void);
+int cli_interrupted(void);
+int cli_signals_track(const char *path); /* slot, or -1 when full */
+void cli_signals_untrack(int slot);
+/* Called at the end of main: the exit code after checking that stdout took everything written
+ * to it (a full disk, a closed stdout) and that no Ctrl-C came after the last checkpoint. */
+int cli_finish(int code);
 
 /* The device a run would use, for messages and summaries. */
 parac_device cli_resolved_device(const cli_common *common);

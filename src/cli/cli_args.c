@@ -100,24 +100,29 @@ static int store_value(const char *command, const cli_option *option, const char
     switch (option->kind) {
     case CLI_FLAG: *(int *)option->target = 1; return 0;
     case CLI_STRING: *(const char **)option->target = value; return 0;
+    /* Malformed text is a usage error (1); a number too large for its type is well-formed but out
+     * of range: bad input (2), like any other out-of-range value. */
     case CLI_INT: {
         long parsed = strtol(value, &end, 10);
-        if (errno || *end || end == value || parsed < -2147483647L || parsed > 2147483647L)
-            return cli_usage_error(command, "%s expects an integer, got '%s'", option->name, value);
+        if (*end || end == value) return cli_usage_error(command, "%s expects an integer, got '%s'", option->name, value);
+        if (errno == ERANGE || parsed < -2147483647L || parsed > 2147483647L)
+            return cli_bad_value(command, "%s %s is out of range", option->name, value);
         *(int *)option->target = (int)parsed;
         return 0;
     }
     case CLI_INT64: {
         long long parsed = strtoll(value, &end, 10);
-        if (errno || *end || end == value)
-            return cli_usage_error(command, "%s expects an integer, got '%s'", option->name, value);
+        if (*end || end == value) return cli_usage_error(command, "%s expects an integer, got '%s'", option->name, value);
+        if (errno == ERANGE) return cli_bad_value(command, "%s %s is out of range", option->name, value);
         *(int64_t *)option->target = parsed;
         return 0;
     }
     case CLI_DOUBLE: {
         double parsed = strtod(value, &end);
-        if (errno || *end || end == value || !isfinite(parsed))
+        if (*end || end == value || isnan(parsed) || (isinf(parsed) && errno != ERANGE))
             return cli_usage_error(command, "%s expects a finite number, got '%s'", option->name, value);
+        if (errno == ERANGE && (isinf(parsed) || parsed == 0.0)) /* 1e999; 1e-999 underflows to 0 */
+            return cli_bad_value(command, "%s %s is out of range", option->name, value);
         *(double *)option->target = parsed;
         return 0;
     }
@@ -162,9 +167,9 @@ static int finish_common(const cli_command *command, const common_slots *slots, 
     else if (strcmp(device_text, "cpu") == 0) common->exec.device = PARAC_DEVICE_CPU;
     else if (strcmp(device_text, "cuda") == 0 || strcmp(device_text, "gpu") == 0) common->exec.device = PARAC_DEVICE_CUDA;
     else return cli_usage_error(command->name, "--device must be auto, cpu or cuda, got '%s'", device_text);
-    if (slots->threads < 0) return cli_usage_error(command->name, "--threads must be >= 1");
+    if (slots->threads < 0) return cli_bad_value(command->name, "--threads must be >= 1 (0: all cores), got %d", slots->threads);
     if (slots->cuda_device < 0 || slots->cuda_device > 1024)
-        return cli_usage_error(command->name, "--cuda-device must be between 0 and 1024");
+        return cli_bad_value(command->name, "--cuda-device must be between 0 and 1024");
     common->exec.threads = slots->threads;
     common->exec.cuda_device = (int)slots->cuda_device;
     common->json = slots->json;
@@ -173,7 +178,7 @@ static int finish_common(const cli_command *command, const common_slots *slots, 
     common->seed_given = slots->seed != 0;
     /* A bar on stderr for long runs: drawn only on a terminal, never with --quiet. */
     parac_progress_start(&common->progress, command->name, !common->quiet);
-    common->exec.progress = parac_progress_update;
+    common->exec.progress = cli_progress;
     common->exec.progress_user_data = &common->progress;
     return CLI_CONTINUE;
 }
@@ -212,14 +217,33 @@ int cli_parse_byte_size(const char *text, uint64_t *bytes)
 {
     char *end = NULL;
     unsigned long long value, shift = 0;
+    if (text && text[0] == '-') return cli_parse_byte_size(text + 1, bytes) == -1 ? -1 : -2; /* -5M: negative */
     if (!text || *text < '0' || *text > '9') return -1;
+    errno = 0;
     value = strtoull(text, &end, 10);
     if (*end == 'K' || *end == 'k') shift = 10;
     else if (*end == 'M' || *end == 'm') shift = 20;
     else if (*end == 'G' || *end == 'g') shift = 30;
     if (shift) end++;
     if (*end == 'B' || *end == 'b') end++;
-    if (*end || value == 0 || value > (~0ULL >> shift)) return -1;
+    if (*end) return -1;
+    if (errno == ERANGE || value == 0 || value > (~0ULL >> shift)) return -2;
     *bytes = value << shift;
     return 0;
+}
+
+int cli_byte_size_option(const char *command, const char *option, const char *text, uint64_t *bytes)
+{
+    int parsed = cli_parse_byte_size(text, bytes);
+    if (parsed == -1) return cli_usage_error(command, "%s wants a size like 256M, got '%s'", option, text);
+    if (parsed == -2) return cli_bad_value(command, "%s must be a positive size below 16 EiB, got '%s'", option, text);
+    return CLI_CONTINUE;
+}
+
+int cli_too_large(uint64_t count, uint64_t per_item, uint64_t item_bytes)
+{
+    uint64_t limit = SIZE_MAX / 2;
+    if (per_item && count > limit / per_item) return 1;
+    count *= per_item;
+    return item_bytes && count > limit / item_bytes;
 }

@@ -7,16 +7,58 @@
 
 #include "core/threads.h"
 
+/* The bar of the running command (in its cli_common), erased before any message so the message starts
+ * its own line; valid only while the command runs. */
+static parac_progress_bar *active_bar = NULL;
+
+int cli_progress(void *user_data, uint64_t done, uint64_t total)
+{
+    parac_progress_bar *bar = user_data;
+    active_bar = bar;
+    if (cli_interrupted()) {
+        parac_progress_finish(bar);
+        return 1; /* the library stops at its next checkpoint: PARAC_ERR_CANCELLED */
+    }
+    return parac_progress_update(bar, done, total);
+}
+
+void cli_erase_progress(void)
+{
+    if (active_bar) parac_progress_finish(active_bar);
+}
+
 int cli_report(const parac_error *error)
 {
-    fprintf(stderr, "parac: error: %s\n", error->message[0] ? error->message : parac_status_name(error->status));
+    cli_erase_progress();
+    /* Whatever stage saw it (a checkpoint, an output commit), a cancel here is the user's Ctrl-C. */
+    if (error->status == PARAC_ERR_CANCELLED) fprintf(stderr, "parac: error: interrupted\n");
+    else fprintf(stderr, "parac: error: %s\n", error->message[0] ? error->message : parac_status_name(error->status));
     return parac_status_exit_code(error->status);
+}
+
+int cli_finish(int code)
+{
+    int failed;
+    errno = 0;
+    failed = fflush(stdout) != 0 || ferror(stdout);
+    active_bar = NULL; /* it lived in the finished command's frame; errors and the last report erased it */
+    if (failed) { /* the I/O rule: output that did not arrive is an error, never exit 0 */
+        if (code) return code; /* the command said what failed first: one error line */
+        fprintf(stderr, "parac: error: <stdout>: write failed%s%s\n", errno ? ": " : "", errno ? strerror(errno) : "");
+        return parac_status_exit_code(PARAC_ERR_IO);
+    }
+    if (code == CLI_EXIT_OK && cli_interrupted()) { /* Ctrl-C after the last checkpoint */
+        fprintf(stderr, "parac: error: interrupted\n");
+        return parac_status_exit_code(PARAC_ERR_CANCELLED);
+    }
+    return code;
 }
 
 void cli_warn(const cli_common *common, const char *format, ...)
 {
     va_list args;
     if (common && common->quiet) return;
+    cli_erase_progress();
     fprintf(stderr, "parac: warning: ");
     va_start(args, format);
     vfprintf(stderr, format, args);
@@ -47,29 +89,4 @@ void cli_summary_end(parac_json_writer *json)
     parac_json_end_object(json);
     fputc('\n', json->out);
     fflush(json->out);
-}
-
-FILE *cli_open_output(const char *path, parac_error *error)
-{
-    FILE *file;
-    if (!path || strcmp(path, "-") == 0) return stdout;
-    file = fopen(path, "w");
-    if (!file) {
-        error->status = PARAC_ERR_IO;
-        snprintf(error->message, sizeof error->message, "%s: cannot create: %s", path, strerror(errno));
-    }
-    return file;
-}
-
-int cli_close_output(FILE *file, const char *path, parac_error *error)
-{
-    int failed = ferror(file);
-    if (file == stdout) failed |= fflush(file) != 0;
-    else failed |= fclose(file) != 0;
-    if (failed) {
-        error->status = PARAC_ERR_IO;
-        snprintf(error->message, sizeof error->message, "%s: write failed", path ? path : "<stdout>");
-        return -1;
-    }
-    return 0;
 }

@@ -20,22 +20,24 @@ typedef struct ac_args {
 /* {"x[0]":[1,2],...} in variable order; every array empty after a wipe-out. */
 static parac_status write_domains(const parac_csp *csp, const uint64_t *domains, const char *path, parac_error *error)
 {
-    FILE *out = cli_open_output(path, error);
+    cli_output output;
+    FILE *out;
     parac_json_writer json;
     size_t n = parac_csp_variable_count(csp);
     uint32_t largest = 1;
     int64_t *values;
-    if (!out) return error->status;
     for (size_t v = 0; v < n; v++)
         if (parac_ac_initial_domain_size(csp, v) > largest) largest = parac_ac_initial_domain_size(csp, v);
     values = malloc(largest * sizeof *values);
-    if (!values) {
-        cli_close_output(out, path, error);
-        return parac_fail_no_memory(error, "domain values", (unsigned long long)largest * 8);
+    if (!values) return parac_fail_no_memory(error, "domain values", (unsigned long long)largest * 8);
+    out = cli_output_open(&output, path, error);
+    if (!out) {
+        free(values);
+        return error->status;
     }
     parac_json_init(&json, out);
     parac_json_begin_object(&json);
-    for (size_t v = 0; v < n; v++) {
+    for (size_t v = 0; v < n && !ferror(out) && !cli_interrupted(); v++) { /* full disk, Ctrl-C: stop */
         size_t count = parac_ac_remaining_values(csp, domains, v, values);
         parac_json_key(&json, parac_csp_variable_name(csp, v));
         parac_json_begin_array(&json);
@@ -45,7 +47,7 @@ static parac_status write_domains(const parac_csp *csp, const uint64_t *domains,
     parac_json_end_object(&json);
     fputc('\n', out);
     free(values);
-    return cli_close_output(out, path, error) == 0 ? PARAC_OK : error->status;
+    return cli_output_commit(&output, error);
 }
 
 static void print_summary(const cli_common *common, const char *input, const parac_csp *csp,
@@ -96,6 +98,7 @@ static int run_ac(const cli_common *common, const ac_args *args, const char *inp
         return cli_usage_error("ac", "%s", error.message);
     if (parac_ac_variant_parse(args->variant, &options.variant, &error) != PARAC_OK)
         return cli_usage_error("ac", "%s", error.message);
+    if (cli_check_outputs(&args->domains_path, 1, &input, 1, &error) != PARAC_OK) return cli_report(&error);
     parac_csp_load_options_default(&load_options);
     load_options.ignore_unsupported = args->ignore_unsupported;
     if (parac_csp_load(input, &load_options, &csp, &error) != PARAC_OK) return cli_report(&error);

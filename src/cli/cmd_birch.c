@@ -47,8 +47,11 @@ static parac_status fit_input(const char *path, const parac_birch_options *optio
         if (!*model) status = parac_birch_create(options, stream.cols, model, error);
         if (status == PARAC_OK) status = parac_birch_partial_fit(*model, buffer, got, error);
         if (status != PARAC_OK) break;
-        /* .npy streams know their length; text streams show no bar. */
-        if (stream.rows_total != SIZE_MAX) parac_report_progress(&options->exec, stream.rows_read, stream.rows_total);
+        /* .npy streams know their length; text streams show only the time (Ctrl-C stops between chunks). */
+        if (parac_report_progress(&options->exec, stream.rows_read, stream.rows_total != SIZE_MAX ? stream.rows_total : 0)) {
+            status = parac_fail(error, PARAC_ERR_CANCELLED, "birch: cancelled");
+            break;
+        }
     }
     if (status == PARAC_OK && !*model)
         status = parac_fail_at(error, PARAC_ERR_PARSE, path, 0, "no points to cluster");
@@ -80,7 +83,15 @@ static parac_status label_input(const char *path, parac_birch *model, size_t chu
     return status;
 }
 
-static parac_status write_centers(parac_birch *model, const birch_args *args, parac_error *error)
+/* One of birch's output files, written to its temporary file (committed at the end, cli_birch). */
+static parac_status save_matrix(cli_output *output, const char *path, const double *rows, size_t count, size_t dims,
+                                parac_error *error)
+{
+    parac_status status = cli_output_begin(output, path, error);
+    return status == PARAC_OK ? parac_matrix_save(output->path, rows, count, dims, error) : status;
+}
+
+static parac_status write_centers(parac_birch *model, const birch_args *args, cli_output outputs[2], parac_error *error)
 {
     size_t dims = parac_birch_dims(model);
     size_t rows = args->centers_path ? parac_birch_cluster_count(model) : parac_birch_subcluster_count(model);
@@ -89,7 +100,7 @@ static parac_status write_centers(parac_birch *model, const birch_args *args, pa
     if (!centers) return parac_fail_no_memory(error, "centres", rows * dims * sizeof(double));
     if (args->centers_path) {
         status = parac_birch_cluster_centers(model, centers, error);
-        if (status == PARAC_OK) status = parac_matrix_save(args->centers_path, centers, rows, dims, error);
+        if (status == PARAC_OK) status = save_matrix(&outputs[0], args->centers_path, centers, rows, dims, error);
     }
     if (status == PARAC_OK && args->subclusters_path) {
         double *sub = realloc(centers, (parac_birch_subcluster_count(model) + 1) * dims * sizeof(double));
@@ -97,7 +108,8 @@ static parac_status write_centers(parac_birch *model, const birch_args *args, pa
         else centers = sub;
         if (status == PARAC_OK) status = parac_birch_subclusters(model, centers, NULL, NULL, error);
         if (status == PARAC_OK)
-            status = parac_matrix_save(args->subclusters_path, centers, parac_birch_subcluster_count(model), dims, error);
+            status = save_matrix(&outputs[1], args->subclusters_path, centers, parac_birch_subcluster_count(model), dims,
+                                 error);
     }
     free(centers);
     return status;
@@ -105,9 +117,10 @@ static parac_status write_centers(parac_birch *model, const birch_args *args, pa
 
 static int check_args(const birch_args *args)
 {
-    if (args->chunk < 0) return cli_bad_value("birch", "--chunk must be >= 1");
+    if (args->chunk < 0) return cli_bad_value("birch", "--chunk must be >= 1 (0: the whole input at once)");
     if (args->batch < 0) return cli_bad_value("birch", "--batch-size must be >= 0");
-    if (args->clusters < 0 || args->clusters > INT32_MAX) return cli_bad_value("birch", "--n-clusters must be >= 0");
+    if (args->clusters < 0 || args->clusters > INT32_MAX)
+        return cli_bad_value("birch", "--n-clusters must be in 0..%d", INT32_MAX);
     if (args->branching < 2 || args->branching > 1000000)
         return cli_bad_value("birch", "--branching-factor must be in 2..1000000");
     return CLI_CONTINUE;
@@ -192,10 +205,17 @@ int cli_birch(int argc, char **argv)
     parac_birch *model = NULL;
     parac_error error;
     int32_t *labels = NULL;
+    cli_output outputs[3] = {{0}}; /* centres, subclusters, labels */
+    const char *output_paths[3] = {NULL, NULL, NULL};
     double started;
     int code = cli_parse(&command, argc, argv, &common, positionals, &positional_count);
     if (code != CLI_CONTINUE) return code;
     if ((code = check_args(&args)) != CLI_CONTINUE) return code;
+    output_paths[0] = args.centers_path;
+    output_paths[1] = args.subclusters_path;
+    output_paths[2] = args.labels_path;
+    parac_error_clear(&error);
+    if (cli_check_outputs(output_paths, 3, positionals, 1, &error) != PARAC_OK) return cli_report(&error);
     if (args.chunk > 0 && args.labels_path && strcmp(positionals[0], "-") == 0)
         return cli_usage_error("birch", "labels of a streamed standard input need a second pass: give a file, or drop --chunk");
     parac_error_clear(&error);
@@ -217,11 +237,16 @@ int cli_birch(int argc, char **argv)
     if (parac_birch_too_few_subclusters(model))
         cli_warn(&common, "birch: %zu subclusters, fewer than --n-clusters %lld: each is a cluster; lower --threshold",
                  parac_birch_subcluster_count(model), (long long)args.clusters);
-    if ((args.centers_path || args.subclusters_path) && write_centers(model, &args, &error) != PARAC_OK) goto done;
-    if (labels && parac_labels_save(args.labels_path, labels, parac_birch_points_seen(model), &error) != PARAC_OK)
+    if ((args.centers_path || args.subclusters_path) && write_centers(model, &args, outputs, &error) != PARAC_OK)
         goto done;
+    if (labels && (cli_output_begin(&outputs[2], args.labels_path, &error) != PARAC_OK ||
+                   parac_labels_save(outputs[2].path, labels, parac_birch_points_seen(model), &error) != PARAC_OK))
+        goto done;
+    for (int i = 0; i < 3; i++)
+        if (output_paths[i] && cli_output_commit(&outputs[i], &error) != PARAC_OK) goto done;
     print_summary(model, &common, parac_now_seconds() - started);
 done:
+    for (int i = 0; i < 3; i++) cli_output_abort(&outputs[i], &error); /* after a failure: no partial files */
     free(labels);
     parac_birch_destroy(model);
     return error.status == PARAC_OK ? CLI_EXIT_OK : cli_report(&error);

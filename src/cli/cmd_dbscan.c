@@ -105,18 +105,29 @@ static void finish_gpu_warmup(gpu_warmup *warmup)
     warmup->started = 0;
 }
 
+/* Both files are written to temporary files first and renamed over their targets at the end. */
 static parac_status write_outputs(const dbscan_args *args, const int32_t *labels, const uint8_t *core_mask,
                                   size_t count, parac_error *error)
 {
+    cli_output labels_output = {0}, mask_output = {0};
+    int32_t *mask = NULL;
     parac_status status = PARAC_OK;
-    if (args->output) status = parac_labels_save(args->output, labels, count, error);
+    if (args->output && (status = cli_output_begin(&labels_output, args->output, error)) == PARAC_OK)
+        status = parac_labels_save(labels_output.path, labels, count, error);
     if (status == PARAC_OK && args->core_output) {
-        int32_t *mask = malloc((count + 1) * sizeof(int32_t));
-        if (!mask) return parac_fail_no_memory(error, "core mask", count * 4);
-        for (size_t i = 0; i < count; i++) mask[i] = core_mask[i];
-        status = parac_labels_save(args->core_output, mask, count, error);
-        free(mask);
+        mask = malloc((count + 1) * sizeof(int32_t));
+        if (!mask) status = parac_fail_no_memory(error, "core mask", count * 4);
+        for (size_t i = 0; mask && i < count; i++) mask[i] = core_mask[i];
+        if (status == PARAC_OK) status = cli_output_begin(&mask_output, args->core_output, error);
+        if (status == PARAC_OK) status = parac_labels_save(mask_output.path, mask, count, error);
     }
+    if (status == PARAC_OK && args->output) status = cli_output_commit(&labels_output, error);
+    if (status == PARAC_OK && args->core_output) status = cli_output_commit(&mask_output, error);
+    if (status != PARAC_OK) {
+        cli_output_abort(&labels_output, error);
+        cli_output_abort(&mask_output, error);
+    }
+    free(mask);
     return status;
 }
 
@@ -194,10 +205,14 @@ int cli_dbscan(int argc, char **argv)
     }
     if (args.max_device_memory) {
         uint64_t bytes = 0;
-        if (cli_parse_byte_size(args.max_device_memory, &bytes))
-            return cli_bad_value("dbscan", "--max-device-memory wants a positive size like 256M, not '%s'",
-                                 args.max_device_memory);
+        if ((code = cli_byte_size_option("dbscan", "--max-device-memory", args.max_device_memory, &bytes)) !=
+            CLI_CONTINUE)
+            return code;
         options.max_device_bytes = (size_t)bytes;
+    }
+    {
+        const char *outputs[2] = {args.output, args.core_output};
+        if (cli_check_outputs(outputs, 2, positionals, 1, &error) != PARAC_OK) return cli_report(&error);
     }
     options.eps = args.eps;
     options.min_samples = (size_t)args.min_samples;

@@ -6,6 +6,7 @@
 #include <parac/fca.h>
 
 #include "cli/cli.h"
+#include "core/error.h"
 #include "core/timer.h"
 
 typedef struct fca_cli_options {
@@ -46,7 +47,8 @@ static int print_concepts(FILE *out, const parac_fca_context *context, const par
     size_t objects = parac_fca_context_objects(context), attributes = parac_fca_context_attributes(context);
     uint32_t *ids = malloc((objects > attributes ? objects : attributes) * sizeof *ids + 4);
     if (!ids) return -1;
-    for (size_t c = 0; c < parac_fca_concepts_size(concepts); c++) {
+    /* stop at a full disk or Ctrl-C: the commit then reports it and removes the file */
+    for (size_t c = 0; c < parac_fca_concepts_size(concepts) && !ferror(out) && !cli_interrupted(); c++) {
         size_t size = parac_fca_concept_intent(concepts, c, ids, attributes);
         print_ids(out, ids, size, context, options->names, 0);
         if (options->extents) {
@@ -78,15 +80,17 @@ static int write_results(const fca_cli_options *options, const cli_common *commo
                          const parac_fca_concepts *concepts, uint64_t count, uint64_t min_support, double seconds,
                          parac_error *error)
 {
-    FILE *out = cli_open_output(options->output, error);
+    cli_output output;
+    FILE *out = cli_output_open(&output, options->output, error);
     parac_json_writer json;
     if (!out) return 1;
     if (options->count_only) fprintf(out, "%llu\n", (unsigned long long)count);
     else if (print_concepts(out, context, concepts, options)) {
-        error->status = PARAC_ERR_NO_MEMORY;
-        snprintf(error->message, sizeof error->message, "fca: out of memory while printing");
+        cli_output_abort(&output, NULL);
+        parac_fail_no_memory(error, "concept ids", (parac_fca_context_objects(context) + 1) * sizeof(uint32_t));
+        return 1;
     }
-    if (cli_close_output(out, options->output, error) || error->status != PARAC_OK) return 1;
+    if (cli_output_commit(&output, error) != PARAC_OK) return 1;
     if (common->json) {
         cli_summary_begin(&json, "fca", common, cli_resolved_device(common), seconds);
         parac_json_field_uint(&json, "concepts", count);
@@ -129,9 +133,11 @@ int cli_fca(int argc, char **argv)
     if (code != CLI_CONTINUE) return code;
     if (parse_input_format(options.format, &format)) return cli_usage_error("fca", "unknown --format '%s'", options.format);
     if (options.min_support < 0) return cli_bad_value("fca", "--min-support must be >= 0");
-    if (options.max_device_memory && cli_parse_byte_size(options.max_device_memory, &max_device_bytes))
-        return cli_bad_value("fca", "--max-device-memory wants a positive size like 256M, not '%s'",
-                             options.max_device_memory);
+    if (options.max_device_memory &&
+        (code = cli_byte_size_option("fca", "--max-device-memory", options.max_device_memory, &max_device_bytes)) !=
+            CLI_CONTINUE)
+        return code;
+    if (cli_check_outputs(&options.output, 1, positionals, 1, &error) != PARAC_OK) return cli_report(&error);
     if (parac_fca_context_read(positionals[0], format, &context, &error) != PARAC_OK)
         return report_and_free(&error, NULL, NULL);
     memset(&fca_options, 0, sizeof fca_options);

@@ -17,38 +17,66 @@ typedef struct gemm_args {
     int power_law, verify, explain, repeats, autotune, stages, pack;
 } gemm_args;
 
+#define UNSET INT64_MIN /* --m, --n, --k not given */
+
 typedef struct gemm_inputs {
     parac_gemm_matrix a, b;
     float *c;
     int sparse_a, sparse_b; /* scan A / B for zero tiles */
 } gemm_inputs;
 
-static parac_status parse_names(const gemm_args *args, parac_gemm_options *o, parac_error *error)
+/* The named options; an unknown name is a usage error (exit 1), reported before any work. */
+static int parse_names(const gemm_args *args, parac_gemm_options *o)
 {
     if (strcmp(args->dtype, "fp32") == 0) o->dtype = PARAC_GEMM_FP32;
     else if (strcmp(args->dtype, "tf32") == 0) o->dtype = PARAC_GEMM_TF32;
-    else return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: --dtype must be fp32 or tf32, not '%s'", args->dtype);
+    else return cli_usage_error("gemm", "--dtype must be fp32 or tf32, not '%s'", args->dtype);
     if (strcmp(args->schedule, "auto") == 0) o->schedule = PARAC_GEMM_SCHEDULE_AUTO;
     else if (strcmp(args->schedule, "static") == 0) o->schedule = PARAC_GEMM_SCHEDULE_STATIC;
     else if (strcmp(args->schedule, "dynamic") == 0) o->schedule = PARAC_GEMM_SCHEDULE_DYNAMIC;
-    else
-        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: --schedule must be static, dynamic or auto, not '%s'",
-                          args->schedule);
+    else return cli_usage_error("gemm", "--schedule must be static, dynamic or auto, not '%s'", args->schedule);
     /* the library's names are the CLI spelling (one table, so a new variant needs no edit here) */
     o->variant = (parac_gemm_variant)-1;
     for (int v = PARAC_GEMM_VARIANT_AUTO; v <= PARAC_GEMM_VARIANT_WGMMA_WS_A; v++)
         if (strcmp(args->variant, parac_gemm_variant_name((parac_gemm_variant)v)) == 0) o->variant = (parac_gemm_variant)v;
     if ((int)o->variant < 0)
-        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
-                          "gemm: --variant must be auto, base, wide, wgmma, wgmma_tma, persistent, n256, wgmma_ws, bk32 or wgmma_ws_a, not '%s'",
-                          args->variant);
+        return cli_usage_error("gemm", "--variant must be auto, base, wide, wgmma, wgmma_tma, persistent, n256, "
+                                       "wgmma_ws, bk32 or wgmma_ws_a, not '%s'", args->variant);
+    return CLI_CONTINUE;
+}
+
+/* Everything the command line alone decides: CLI_CONTINUE or the exit code after the error line. */
+static int check_args(const gemm_args *args, int positional_count)
+{
+    parac_gemm_options names;
+    int code = parse_names(args, &names);
+    if (code != CLI_CONTINUE) return code;
+    if (positional_count == 1) return cli_usage_error("gemm", "give two matrix files (A and B) or none");
+    if (args->band >= 0 && args->density > 0.0)
+        return cli_usage_error("gemm", "--band and --block-density exclude each other");
+    if (args->repeats < 1 || args->repeats > 64) return cli_bad_value("gemm", "--repeats must be in 1..64");
+    if (args->band < -1) return cli_bad_value("gemm", "--band must be >= 0");
+    if (args->density < 0.0) return cli_bad_value("gemm", "--block-density must be in (0, 1]");
+    if (positional_count == 2) return CLI_CONTINUE;
+    if (args->m == UNSET || args->n == UNSET || args->k == UNSET) return cli_usage_error("gemm", "give A and B files, or --m, --n and --k");
+    if (args->m < 1 || args->n < 1 || args->k < 1) return cli_bad_value("gemm", "--m, --n and --k must be >= 1");
+    if (cli_too_large((uint64_t)args->m, (uint64_t)args->k, sizeof(float)) ||
+        cli_too_large((uint64_t)args->k, (uint64_t)args->n, sizeof(float)) ||
+        cli_too_large((uint64_t)args->m, (uint64_t)args->n, 2 * sizeof(float)))
+        return cli_bad_value("gemm", "%lld x %lld x %lld is too large", (long long)args->m, (long long)args->n,
+                             (long long)args->k);
+    return CLI_CONTINUE;
+}
+
+static void set_tuning(const gemm_args *args, parac_gemm_options *o)
+{
+    (void)parse_names(args, o); /* checked in check_args */
     o->tile_m = (int)args->tile_m;
     o->tile_n = (int)args->tile_n;
     o->tile_k = (int)args->tile_k;
     o->split_k = (int)args->split_k;
     o->pipeline_stages = args->stages;
     o->pack_operands = args->pack;
-    return PARAC_OK;
 }
 
 static parac_status generate_inputs(const gemm_args *args, uint64_t seed, gemm_inputs *in, parac_error *error)
@@ -56,10 +84,6 @@ static parac_status generate_inputs(const gemm_args *args, uint64_t seed, gemm_i
     parac_gemm_matrix_spec a_spec = {args->m, args->k, PARAC_GEMM_MATRIX_DENSE, 0, 0.0, 0, args->power_law, seed};
     parac_gemm_matrix_spec b_spec = {args->k, args->n, PARAC_GEMM_MATRIX_DENSE, 0, 0.0, 0, 0, seed + 1};
     parac_status status;
-    if (args->m < 1 || args->n < 1 || args->k < 1)
-        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: give A and B files, or --m, --n and --k (>= 1)");
-    if (args->band >= 0 && args->density > 0.0)
-        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: --band and --block-density exclude each other");
     if (args->band >= 0) {
         a_spec.kind = PARAC_GEMM_MATRIX_BANDED;
         a_spec.band = args->band;
@@ -211,7 +235,12 @@ static void print_summary(const cli_common *common, const parac_gemm_plan_info *
 static parac_status write_output(const char *path, const gemm_inputs *in, const parac_gemm_options *o, parac_error *error)
 {
     parac_gemm_matrix c = {o->m, o->n, PARAC_GEMM_ROW_MAJOR, in->c};
-    return parac_gemm_matrix_write(path, &c, error);
+    cli_output output;
+    parac_status status = cli_output_begin(&output, path, error);
+    if (status == PARAC_OK) status = parac_gemm_matrix_write(output.path, &c, error);
+    if (status == PARAC_OK) return cli_output_commit(&output, error);
+    cli_output_abort(&output, error);
+    return status;
 }
 
 static const char GEMM_DESCRIPTION[] =
@@ -230,8 +259,11 @@ static parac_status run_gemm(const gemm_args *args, const cli_common *common, ge
     double seconds = 0.0, rel_err = 0.0;
     const char *against = NULL;
     memset(&o, 0, sizeof o);
-    if ((status = parse_names(args, &o, error)) != PARAC_OK) return status;
+    set_tuning(args, &o);
     fill_options(args, common, in, &o);
+    if (cli_too_large((uint64_t)o.m, (uint64_t)o.n, 2 * sizeof(float)))
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: C (%lld x %lld) is too large", (long long)o.m,
+                          (long long)o.n);
     c_count = (size_t)(o.m * o.n);
     if (args->autotune && (status = parac_gemm_autotune(&o, &seconds, error)) != PARAC_OK) return status;
     if ((status = parac_gemm_plan_create(&o, &plan, error)) != PARAC_OK) return status;
@@ -259,7 +291,7 @@ static parac_status run_gemm(const gemm_args *args, const cli_common *common, ge
 
 int cli_gemm(int argc, char **argv)
 {
-    gemm_args args = {0, 0, 0, -1, 64, 0, 0, 0, 0, 0.0, 1.0, 0.0, "fp32", "auto", "auto", NULL, 0, 0, 0, 3, 0, 0, 0};
+    gemm_args args = {UNSET, UNSET, UNSET, -1, 64, 0, 0, 0, 0, 0.0, 1.0, 0.0, "fp32", "auto", "auto", NULL, 0, 0, 0, 3, 0, 0, 0};
     const cli_option options[] = {
         {"--m", 0, CLI_INT64, &args.m, "M", "rows of A and C (generated input)"},
         {"--n", 0, CLI_INT64, &args.n, "N", "columns of B and C (generated input)"},
@@ -295,13 +327,13 @@ int cli_gemm(int argc, char **argv)
     parac_error error;
     parac_status status;
     if (code != CLI_CONTINUE) return code;
-    if (positional_count == 1) return cli_usage_error("gemm", "give two matrix files (A and B) or none");
+    if ((code = check_args(&args, positional_count)) != CLI_CONTINUE) return code;
     memset(&in, 0, sizeof in);
     parac_error_clear(&error);
+    if (cli_check_outputs(&args.output, 1, positionals, (size_t)positional_count, &error) != PARAC_OK)
+        return cli_report(&error);
     status = positional_count == 2 ? read_inputs(positionals[0], positionals[1], &in, &error)
                                    : generate_inputs(&args, common.seed_given ? common.seed : 42, &in, &error);
-    if (status == PARAC_OK && (!isfinite(args.alpha) || !isfinite(args.beta)))
-        status = parac_fail(&error, PARAC_ERR_INVALID_ARGUMENT, "gemm: --alpha and --beta must be finite");
     if (status == PARAC_OK) status = run_gemm(&args, &common, &in, &error);
     parac_gemm_matrix_free(&in.a);
     parac_gemm_matrix_free(&in.b);

@@ -30,5 +30,7 @@ int cli_gen(int argc, char **argv)
     }
     printf("usage: parac gen KIND [options] -o FILE\n\nkinds:\n");
     for (size_t i = 0; i < GENERATOR_COUNT; i++) printf("  %-8s %s\n", GENERATORS[i].kind, GENERATORS[i].summary);
-    return argc >= 2 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+    if (argc >= 2) return CLI_EXIT_OK;
+    fprintf(stderr, "parac: error: gen: missing KIND (see 'parac gen --help')\n");
+    return CLI_EXIT_USAGE;
 }

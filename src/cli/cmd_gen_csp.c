@@ -28,6 +28,7 @@ int cli_gen_csp(int argc, char **argv)
     parac_csp *csp = NULL;
     parac_error error;
     parac_json_writer json;
+    cli_output written = {0};
     int positional_count, code = cli_parse(&command, argc, argv, &common, positionals, &positional_count);
     if (code != CLI_CONTINUE) return code;
     parac_csp_generate_options_default(&generate);
@@ -44,7 +45,10 @@ int cli_gen_csp(int argc, char **argv)
     generate.threads = common.exec.threads;
     double started = parac_now_seconds();
     if (parac_csp_generate(&generate, &csp, &error) != PARAC_OK) return cli_report(&error);
-    if (parac_csp_write_xcsp3(csp, output, common.exec.threads, &error) != PARAC_OK) {
+    if (cli_output_begin(&written, output, &error) != PARAC_OK ||
+        parac_csp_write_xcsp3(csp, written.path, common.exec.threads, &error) != PARAC_OK ||
+        cli_output_commit(&written, &error) != PARAC_OK) {
+        cli_output_abort(&written, &error);
         parac_csp_destroy(csp);
         return cli_report(&error);
     }

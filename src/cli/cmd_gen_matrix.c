@@ -36,9 +36,15 @@ int cli_gen_matrix(int argc, char **argv)
     parac_gemm_matrix matrix;
     parac_error error;
     parac_status status;
+    cli_output written = {0};
     if (code != CLI_CONTINUE) return code;
     if (!output) return cli_usage_error("gen matrix", "-o FILE is required");
     if (rows < 1 || cols < 1) return cli_bad_value("gen matrix", "--rows and --cols must be >= 1");
+    if (band >= 0 && density > 0.0) return cli_usage_error("gen matrix", "--band and --block-density exclude each other");
+    if (band < -1) return cli_bad_value("gen matrix", "--band must be >= 0");
+    if (density < 0.0) return cli_bad_value("gen matrix", "--block-density must be in (0, 1]");
+    if (cli_too_large((uint64_t)rows, (uint64_t)cols, sizeof(float)))
+        return cli_bad_value("gen matrix", "a %lld x %lld matrix is too large", (long long)rows, (long long)cols);
     spec = (parac_gemm_matrix_spec){rows, cols, PARAC_GEMM_MATRIX_DENSE, 0, 0.0, 0, power_law, common.seed_given ? common.seed : 42};
     if (band >= 0) {
         spec.kind = PARAC_GEMM_MATRIX_BANDED;
@@ -54,7 +60,10 @@ int cli_gen_matrix(int argc, char **argv)
         return cli_report(&error);
     }
     status = parac_gemm_matrix_generate(&spec, matrix.values, &error);
-    if (status == PARAC_OK) status = parac_gemm_matrix_write(output, &matrix, &error);
+    if (status == PARAC_OK) status = cli_output_begin(&written, output, &error);
+    if (status == PARAC_OK) status = parac_gemm_matrix_write(written.path, &matrix, &error);
+    if (status == PARAC_OK) status = cli_output_commit(&written, &error);
+    cli_output_abort(&written, &error); /* after a failure: no partial file */
     parac_gemm_matrix_free(&matrix);
     return status == PARAC_OK ? CLI_EXIT_OK : cli_report(&error);
 }

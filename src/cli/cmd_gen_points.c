@@ -45,7 +45,10 @@ static int check_args(const gen_points_args *args, parac_points_options *options
     if (!args->output) return cli_usage_error("gen points", "-o FILE is required");
     if (args->count < 0) return cli_bad_value("gen points", "--n must be >= 0");
     if (args->dim < 1 || args->dim > 4096) return cli_bad_value("gen points", "--dim must be between 1 and 4096");
-    if (args->centers < 0) return cli_bad_value("gen points", "--centers must be >= 1");
+    if (args->centers < 0) return cli_bad_value("gen points", "--centers must be >= 0");
+    if (cli_too_large((uint64_t)args->count, (uint64_t)args->dim, sizeof(double)))
+        return cli_bad_value("gen points", "%lld points of dimension %lld are too many", (long long)args->count,
+                             (long long)args->dim);
     if (args->float32 && !has_npy_extension(args->output))
         return cli_usage_error("gen points", "--float32 needs a .npy output");
     if (parac_points_kind_parse(args->kind, &options->kind, error) != PARAC_OK)
@@ -82,6 +85,7 @@ int cli_gen_points(int argc, char **argv)
     parac_error error;
     double *points = NULL;
     int32_t *truth = NULL;
+    cli_output outputs[2] = {{0}}; /* points, truth */
     double started;
     int code = cli_parse(&command, argc, argv, &common, positionals, &positional_count);
     if (code != CLI_CONTINUE) return code;
@@ -89,6 +93,10 @@ int cli_gen_points(int argc, char **argv)
     parac_error_clear(&error);
     code = check_args(&args, &options, &error);
     if (code != CLI_CONTINUE) return code;
+    {
+        const char *paths[2] = {args.output, args.truth_output};
+        if (cli_check_outputs(paths, 2, NULL, 0, &error) != PARAC_OK) return cli_report(&error);
+    }
     options.seed = common.seed;
     options.exec = common.exec;
     started = parac_now_seconds();
@@ -99,12 +107,18 @@ int cli_gen_points(int argc, char **argv)
         goto done;
     }
     if (parac_points_generate(&options, points, truth, &error) != PARAC_OK) goto done;
+    if (cli_output_begin(&outputs[0], args.output, &error) != PARAC_OK) goto done;
     if (args.float32) {
-        if (save_float32(args.output, points, options.count, options.dim, &error) != PARAC_OK) goto done;
-    } else if (parac_matrix_save(args.output, points, options.count, options.dim, &error) != PARAC_OK) {
+        if (save_float32(outputs[0].path, points, options.count, options.dim, &error) != PARAC_OK) goto done;
+    } else if (parac_matrix_save(outputs[0].path, points, options.count, options.dim, &error) != PARAC_OK) {
         goto done;
     }
-    if (truth && parac_labels_save(args.truth_output, truth, options.count, &error) != PARAC_OK) goto done;
+    if (truth && (cli_output_begin(&outputs[1], args.truth_output, &error) != PARAC_OK ||
+                  parac_labels_save(outputs[1].path, truth, options.count, &error) != PARAC_OK))
+        goto done;
+    if (cli_output_commit(&outputs[0], &error) != PARAC_OK ||
+        (truth && cli_output_commit(&outputs[1], &error) != PARAC_OK))
+        goto done;
     if (common.json) {
         parac_json_writer json;
         cli_summary_begin(&json, "gen points", &common, PARAC_DEVICE_CPU, parac_now_seconds() - started);
@@ -116,6 +130,8 @@ int cli_gen_points(int argc, char **argv)
         cli_summary_end(&json);
     }
 done:
+    cli_output_abort(&outputs[0], &error); /* after a failure: no partial files */
+    cli_output_abort(&outputs[1], &error);
     free(points);
     free(truth);
     return error.status == PARAC_OK ? CLI_EXIT_OK : cli_report(&error);

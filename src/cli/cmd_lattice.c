@@ -8,6 +8,7 @@
 #include <parac/fca.h>
 
 #include "cli/cli.h"
+#include "core/error.h"
 #include "core/timer.h"
 
 typedef enum lattice_format { LATTICE_DOT, LATTICE_GRAPHML, LATTICE_JSON } lattice_format;
@@ -46,7 +47,7 @@ static void write_lattice(FILE *out, lattice_format format, const parac_fca_cont
                                   "  <graph id=\"lattice\" edgedefault=\"directed\">\n",
                                   "{\"concepts\":["};
     fputs(heads[format], out);
-    for (size_t c = 0; c < count; c++) {
+    for (size_t c = 0; c < count && !ferror(out) && !cli_interrupted(); c++) { /* full disk, Ctrl-C: stop */
         size_t support = parac_fca_concept_extent(context, concepts, c, NULL, 0);
         if (format == LATTICE_DOT) fprintf(out, "  c%zu [label=\"", c);
         else if (format == LATTICE_GRAPHML) fprintf(out, "    <node id=\"c%zu\"><data key=\"intent\">", c);
@@ -58,7 +59,7 @@ static void write_lattice(FILE *out, lattice_format format, const parac_fca_cont
         else fprintf(out, "],\"extent_size\":%zu}", support);
     }
     if (format == LATTICE_JSON) fputs("],\"edges\":[", out);
-    for (size_t e = 0; e < edges; e++) {
+    for (size_t e = 0; e < edges && !ferror(out) && !cli_interrupted(); e++) {
         size_t upper, lower;
         parac_fca_lattice_edge(lattice, e, &upper, &lower);
         if (format == LATTICE_DOT) fprintf(out, "  c%zu -> c%zu;\n", lower, upper);
@@ -69,17 +70,28 @@ static void write_lattice(FILE *out, lattice_format format, const parac_fca_cont
     fputs(format == LATTICE_DOT ? "}\n" : format == LATTICE_GRAPHML ? "  </graph>\n</graphml>\n" : "]}\n", out);
 }
 
-/* Runs Graphviz on a dot file; a warning (not an error) when it is missing. */
-static int draw_svg(const cli_common *common, const char *dot_path, const char *svg_path)
+/* Runs Graphviz on a dot file into a temporary file renamed over svg_path; a warning (not an error)
+ * when Graphviz is missing. */
+static parac_status draw_svg(const cli_common *common, const char *dot_path, const char *svg_path, parac_error *error)
 {
-    char command[4096];
+    char command[3 * 4096];
+    cli_output svg;
+    parac_status status;
     if (system("command -v dot >/dev/null 2>&1") != 0) {
         cli_warn(common, "lattice: Graphviz 'dot' is not installed; no SVG written");
-        return 0;
+        return PARAC_OK;
     }
-    if (strchr(dot_path, '\'') || strchr(svg_path, '\'')) return -1;
-    snprintf(command, sizeof command, "dot -Tsvg '%s' -o '%s'", dot_path, svg_path);
-    return system(command) == 0 ? 0 : -1;
+    if ((status = cli_output_begin(&svg, svg_path, error)) != PARAC_OK) return status;
+    if (strchr(dot_path, '\'') || strchr(svg.path, '\'')) {
+        cli_output_abort(&svg, NULL);
+        return parac_fail_at(error, PARAC_ERR_INVALID_ARGUMENT, svg_path, 0, "paths with ' cannot be handed to Graphviz");
+    }
+    snprintf(command, sizeof command, "dot -Tsvg '%s' -o '%s'", dot_path, svg.path);
+    if (system(command) != 0) {
+        cli_output_abort(&svg, NULL);
+        return parac_fail_at(error, PARAC_ERR_IO, svg_path, 0, "Graphviz failed to draw the lattice");
+    }
+    return cli_output_commit(&svg, error);
 }
 
 static int finish(parac_error *error, parac_fca_context *context, parac_fca_concepts *concepts,
@@ -116,6 +128,8 @@ int cli_lattice(int argc, char **argv)
     parac_fca_options options;
     parac_error error = {0};
     uint32_t *ids = NULL;
+    cli_output written;
+    const char *outputs[2];
     FILE *out;
     double started = parac_now_seconds();
     if (code != CLI_CONTINUE) return code;
@@ -125,6 +139,9 @@ int cli_lattice(int argc, char **argv)
     else return cli_usage_error("lattice", "unknown --format '%s' (dot, graphml, json)", format_text);
     if (svg && (!output || format != LATTICE_DOT)) return cli_usage_error("lattice", "--svg needs -o FILE and --format dot");
     if (min_support < 0) return cli_bad_value("lattice", "--min-support must be >= 0");
+    outputs[0] = output;
+    outputs[1] = svg;
+    if (cli_check_outputs(outputs, 2, positionals, 1, &error) != PARAC_OK) return cli_report(&error);
     memset(&options, 0, sizeof options);
     options.exec = common.exec;
     options.min_support = (uint64_t)min_support;
@@ -133,16 +150,13 @@ int cli_lattice(int argc, char **argv)
         parac_fca_lattice_create(context, concepts, options.min_support, &lattice, &error) != PARAC_OK)
         return finish(&error, context, concepts, lattice, ids);
     ids = malloc((parac_fca_context_attributes(context) + 1) * sizeof *ids);
-    out = ids ? cli_open_output(output, &error) : NULL;
-    if (!ids) error.status = PARAC_ERR_NO_MEMORY;
+    if (!ids) parac_fail_no_memory(&error, "intent ids", (parac_fca_context_attributes(context) + 1) * sizeof *ids);
+    out = ids ? cli_output_open(&written, output, &error) : NULL;
     if (!out) return finish(&error, context, concepts, lattice, ids);
     write_lattice(out, format, context, concepts, lattice, ids);
-    if (cli_close_output(out, output, &error)) return finish(&error, context, concepts, lattice, ids);
-    if (svg && draw_svg(&common, output, svg)) {
-        error.status = PARAC_ERR_IO;
-        snprintf(error.message, sizeof error.message, "%s: Graphviz failed to draw the lattice", svg);
+    if (cli_output_commit(&written, &error) != PARAC_OK ||
+        (svg && draw_svg(&common, output, svg, &error) != PARAC_OK))
         return finish(&error, context, concepts, lattice, ids);
-    }
     if (common.json) {
         parac_json_writer json;
         cli_summary_begin(&json, "lattice", &common, cli_resolved_device(&common), parac_now_seconds() - started);

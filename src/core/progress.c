@@ -2,6 +2,7 @@
 #include "core/progress.h"
 
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/timer.h"
@@ -48,4 +49,64 @@ void parac_progress_finish(parac_progress_bar *bar)
     fprintf(stderr, "\r%*s\r", BAR_WIDTH + 40, "");
     fflush(stderr);
     bar->drawn = 0;
+}
+
+/* --- parac_progress_gate ------------------------------------------------------------------- */
+
+static uint64_t monotonic_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+}
+
+void parac_progress_gate_init(parac_progress_gate *gate, const parac_exec *exec, uint64_t total)
+{
+    gate->callback = exec ? exec->progress : NULL;
+    gate->user_data = exec ? exec->progress_user_data : NULL;
+    gate->total = total;
+    atomic_init(&gate->done, 0);
+    atomic_init(&gate->next_report_ns, monotonic_ns() + PARAC_PROGRESS_INTERVAL_NS);
+    atomic_init(&gate->reporting, 0);
+    atomic_init(&gate->cancelled, 0);
+}
+
+/* Calls the callback if the interval has passed and no other thread is in it. The clock read is
+ * the expensive part (tens of ns), so callers that add tiny units still only pay for it here. */
+static int report_if_due(parac_progress_gate *gate)
+{
+    uint64_t now, due, done;
+    if (atomic_load_explicit(&gate->cancelled, memory_order_relaxed)) return 1;
+    if (!gate->callback) return 0;
+    now = monotonic_ns();
+    due = atomic_load_explicit(&gate->next_report_ns, memory_order_relaxed);
+    if (now < due) return 0;
+    if (atomic_exchange_explicit(&gate->reporting, 1, memory_order_acquire)) return 0; /* someone else reports */
+    atomic_store_explicit(&gate->next_report_ns, now + PARAC_PROGRESS_INTERVAL_NS, memory_order_relaxed);
+    done = atomic_load_explicit(&gate->done, memory_order_relaxed);
+    if (done > gate->total) done = gate->total;
+    /* done < total here: a report of total/total means "finished" to the bar, which the
+     * finish call alone may say. */
+    if (done >= gate->total && gate->total) done = gate->total - 1;
+    if (gate->callback(gate->user_data, done, gate->total)) atomic_store(&gate->cancelled, 1);
+    atomic_store_explicit(&gate->reporting, 0, memory_order_release);
+    return atomic_load_explicit(&gate->cancelled, memory_order_relaxed);
+}
+
+int parac_progress_gate_add(parac_progress_gate *gate, uint64_t units)
+{
+    atomic_fetch_add_explicit(&gate->done, units, memory_order_relaxed);
+    return report_if_due(gate);
+}
+
+int parac_progress_gate_poll(parac_progress_gate *gate)
+{
+    return report_if_due(gate);
+}
+
+int parac_progress_gate_finish(parac_progress_gate *gate)
+{
+    if (atomic_load(&gate->cancelled)) return 1;
+    if (gate->callback && gate->callback(gate->user_data, gate->total, gate->total)) atomic_store(&gate->cancelled, 1);
+    return atomic_load(&gate->cancelled);
 }

@@ -28,10 +28,78 @@ int parac_progress_update(void *user_data, uint64_t done, uint64_t total);
 void parac_progress_finish(parac_progress_bar *bar);
 
 /* What library code calls in its long loops: forwards to the caller's callback, if any, and
- * returns non-zero when the caller asked to stop (the run then returns PARAC_ERR_CANCELLED). */
+ * returns non-zero when the caller asked to stop (the run then returns PARAC_ERR_CANCELLED).
+ * Serial loops only; parallel work shares a parac_progress_gate (below). */
 static inline int parac_report_progress(const parac_exec *exec, uint64_t done, uint64_t total)
 {
     return exec && exec->progress ? exec->progress(exec->progress_user_data, done, total) : 0;
 }
+
+/* --- progress shared by the threads of one run -----------------------------------------------
+ *
+ * The callback may be called by one thread at a time only, a few times a second, yet every worker
+ * must stop soon after a cancel. A gate does both: workers add finished units with
+ * parac_progress_gate_add (cheap: one atomic add and one clock read), and the
+ * first one past the report interval to take the gate's try-lock calls the callback. A non-zero
+ * answer sets the gate's sticky `cancelled` flag, which every worker polls for the price of a
+ * relaxed load (parac_progress_gate_cancelled) and then unwinds; the run returns
+ * PARAC_ERR_CANCELLED. Deep loops that finish no unit for a long time call
+ * parac_progress_gate_poll every few thousand steps so a cancel is still seen within ~0.1 s.
+ *
+ * Usage:
+ *     parac_progress_gate gate;
+ *     parac_progress_gate_init(&gate, &options->exec, branch_count);
+ *     #pragma omp parallel for
+ *     for (...) { if (parac_progress_gate_cancelled(&gate)) continue; work(); parac_progress_gate_add(&gate, 1); }
+ *     if (parac_progress_gate_finish(&gate)) return cancelled;   // reports total/total once more
+ *
+ * Not for CUDA translation units (C11 atomics); a .cu host loop gets the gate by pointer and calls
+ * the functions (they are plain extern "C" when seen from C++). */
+#define PARAC_PROGRESS_INTERVAL_NS 100000000ull /* 0.1 s between callback calls */
+
+#ifndef __cplusplus
+#include <stdatomic.h>
+
+typedef struct parac_progress_gate {
+    parac_progress_fn callback; /* NULL: counting only, never cancelled */
+    void *user_data;
+    uint64_t total;
+    _Alignas(64) _Atomic uint64_t done; /* written by every worker: its own cache line */
+    _Atomic uint64_t next_report_ns; /* monotonic time of the next allowed report */
+    atomic_int reporting;            /* try-lock: the one thread inside the callback */
+    _Alignas(64) atomic_int cancelled; /* sticky: set once the callback returned non-zero; read often */
+} parac_progress_gate;
+
+/* Binds the gate to exec's callback (exec may be NULL) for `total` units of work. */
+void parac_progress_gate_init(parac_progress_gate *gate, const parac_exec *exec, uint64_t total);
+
+/* Non-zero once the run was cancelled; costs one relaxed load, call it as often as you like. */
+static inline int parac_progress_gate_cancelled(parac_progress_gate *gate)
+{
+    return atomic_load_explicit(&gate->cancelled, memory_order_relaxed);
+}
+
+/* For a serial loop that knows where it is rather than what it finished (a pass over the variables
+ * that starts again at 0 on the next pass): sets done; reports happen at the next add or poll. */
+static inline void parac_progress_gate_set(parac_progress_gate *gate, uint64_t done)
+{
+    atomic_store_explicit(&gate->done, done, memory_order_relaxed);
+}
+#else
+typedef struct parac_progress_gate parac_progress_gate;
+extern "C" {
+#endif
+
+/* Adds `units` finished units and reports when due; non-zero once cancelled. Any thread. */
+int parac_progress_gate_add(parac_progress_gate *gate, uint64_t units);
+/* Reports when due without adding work (long stretches between units); non-zero once cancelled. */
+int parac_progress_gate_poll(parac_progress_gate *gate);
+/* After the parallel part, from one thread: reports done = total (the bar erases itself) unless
+ * cancelled; non-zero when the run was cancelled (or the final report asks to stop). */
+int parac_progress_gate_finish(parac_progress_gate *gate);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -5,6 +5,7 @@
 #include <parac/devices.h>
 
 #include "core/error.h"
+#include "core/progress.h"
 #include "core/threads.h"
 #include "fca/fca_internal.h"
 
@@ -14,6 +15,7 @@ static parac_status run_search(const parac_fca_context *context, const parac_fca
     parac_fca_options defaults = {0};
     parac_device device;
     fca_search search;
+    parac_progress_gate gate;
     parac_status status;
     int threads;
     if (!context || !count) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca: context and result are required");
@@ -23,6 +25,8 @@ static parac_status run_search(const parac_fca_context *context, const parac_fca
     status = fca_search_create(context, options->min_support, &search, error);
     if (status != PARAC_OK) return status;
     threads = parac_threads_resolve(options->exec.threads);
+    parac_progress_gate_init(&gate, &options->exec, FCA_PROGRESS_TOTAL);
+    search.progress = options->exec.progress ? &gate : NULL;
 #ifdef PARAC_HAVE_CUDA
     if (device == PARAC_DEVICE_CUDA) {
         struct parac_cuda_context *shared = options->engine ? options->engine->cuda_context : NULL;
@@ -40,6 +44,8 @@ static parac_status run_search(const parac_fca_context *context, const parac_fca
         status = fca_fcbo_steal(&search, threads, 1, concepts, count, error);
     else
         status = fca_fcbo_parallel(&search, threads, options->cpu_strategy, concepts, count, error);
+    if (status == PARAC_OK && parac_progress_gate_finish(&gate))
+        status = parac_fail(error, PARAC_ERR_CANCELLED, "fca: cancelled");
     if (status == PARAC_OK) status = fca_search_finish(&search, concepts, count, error);
     fca_search_destroy(&search);
     return status;

@@ -70,7 +70,11 @@ typedef struct fca_search {
     size_t empty_count;
     int full_intent_has_empty_extent; /* no object has every search attribute */
     uint64_t min_support;
+    struct parac_progress_gate *progress; /* NULL: no callback; else every worker reports and polls here */
 } fca_search;
+
+/* Progress units of a whole search: the root node's weight (fcbo_tree.h). */
+#define FCA_PROGRESS_TOTAL (1ull << 48)
 
 parac_status fca_search_create(const parac_fca_context *context, uint64_t min_support, fca_search *search,
                                parac_error *error);
@@ -83,6 +87,9 @@ void fca_search_root(const fca_search *search, parac_word *extent, parac_word *i
  * attributes hid it: the search's own full intent had objects. */
 parac_status fca_search_finish(const fca_search *search, parac_fca_concepts *concepts, uint64_t *count,
                                parac_error *error);
+/* 1 (error filled with PARAC_ERR_CANCELLED) when the run's progress callback asked to stop; the GPU
+ * host loop asks between rounds (CPU workers poll the gate themselves, fcbo_serial.c). */
+int fca_search_cancelled(const fca_search *search, parac_error *error);
 
 /* FCbO on one thread / on OpenMP tasks / on the GPU. concepts NULL = count only.
  * Concepts come out in search order, mapped to original ids, unsorted. */

@@ -1308,6 +1308,10 @@ static parac_status search_local(gpu_search *g, const fca_search *search, parac_
         size_t batch, batch_limit;
         unsigned long long found = 0;
         unsigned int pushed = 0, stored = 0;
+        if (fca_search_cancelled(search, error)) {
+            status = PARAC_ERR_CANCELLED;
+            break;
+        }
         if (!g->pool_count && (status = reload_from_host(g, error)) != PARAC_OK) break;
         if ((status = maybe_grow(g, error)) != PARAC_OK) break;
         /* the batch's own units (one each, `attributes` for the first) take at most about half of
@@ -1377,6 +1381,10 @@ static parac_status search_local_streamed(gpu_search *g, const fca_search *searc
         size_t batch, batch_limit;
         unsigned long long found = 0;
         unsigned int pushed = 0, stored = 0;
+        if (fca_search_cancelled(search, error)) {
+            status = PARAC_ERR_CANCELLED;
+            break;
+        }
         if (!g->pool_count && (status = reload_from_host(g, error)) != PARAC_OK) break;
         if ((status = maybe_grow(g, error)) != PARAC_OK) break;
         batch_limit = (g->children.capacity - n) / 2 ? (g->children.capacity - n) / 2 : 1; /* as search_local */
@@ -1406,6 +1414,10 @@ static parac_status search_rounds(gpu_search *g, const fca_search *search, parac
     while (status == PARAC_OK && (g->pool_count || g->spill.count)) {
         size_t batch, batch_limit;
         unsigned int made = 0;
+        if (fca_search_cancelled(search, error)) {
+            status = PARAC_ERR_CANCELLED;
+            break;
+        }
         if (!g->pool_count && (status = reload_from_host(g, error)) != PARAC_OK) break;
         if ((status = maybe_grow(g, error)) != PARAC_OK) break;
         batch_limit = g->children.capacity / search->attributes;

@@ -73,6 +73,7 @@ task_bundle *fcbo_copy_node(const fca_search *search, const fcbo_node *child)
     bundle->node.intent = bundle->words + object_words + list_words;
     bundle->node.failed = bundle->node.intent + words;
     bundle->node.next_attribute = y;
+    bundle->node.weight = child->weight;
     bundle->node.nonzero_count = child->nonzero_count;
     for (size_t i = 0; i < child->nonzero_count; i++) {
         uint32_t w = child->nonzero_words[i];

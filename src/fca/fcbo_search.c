@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/progress.h"
 #include "fca/fca_internal.h"
 
 typedef struct attribute_support {
@@ -141,4 +142,11 @@ void fca_search_root(const fca_search *search, parac_word *extent, parac_word *i
     parac_bitset_fill(intent, search->attributes);
     for (size_t o = 0; o < search->objects; o++)
         parac_bitset_and(intent, intent, search->rows + o * search->attribute_words, search->attribute_words);
+}
+
+int fca_search_cancelled(const fca_search *search, parac_error *error)
+{
+    if (!search->progress || !parac_progress_gate_poll(search->progress)) return 0;
+    parac_fail(error, PARAC_ERR_CANCELLED, "fca: cancelled");
+    return 1;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/progress.h"
 #include "fca/fcbo_tree.h"
 
 struct fcbo_stack_block {
@@ -199,6 +200,26 @@ size_t fcbo_generate_children(fcbo_worker *worker, const fcbo_node *node, parac_
     return count;
 }
 
+/* Progress: a node's weight is its subtree's share of the search (the root holds FCA_PROGRESS_TOTAL).
+ * Opening a node gives each child an equal share and credits the rest, so the credits add up to the
+ * total exactly whichever thread expands which node in whatever order, and done/total grows with the
+ * part of the tree finished. Credits gather in the worker and go to the shared gate every
+ * PROGRESS_STRIDE nodes (a fraction of a millisecond), which is also where a cancel is seen: the worker
+ * then fails with PARAC_ERR_CANCELLED and every search path unwinds as after a failure. */
+#define PROGRESS_STRIDE 256
+
+static void credit_progress(fcbo_worker *worker, uint64_t credit)
+{
+    parac_progress_gate *gate = worker->search->progress;
+    if (!gate) return;
+    worker->progress_credit += credit;
+    if (++worker->progress_nodes < PROGRESS_STRIDE) return;
+    worker->progress_nodes = 0;
+    if (parac_progress_gate_add(gate, worker->progress_credit) && worker->status == PARAC_OK)
+        worker->status = parac_fail(&worker->error, PARAC_ERR_CANCELLED, "fca: cancelled");
+    worker->progress_credit = 0;
+}
+
 size_t fcbo_open_node(fcbo_worker *worker, const fcbo_node *node, fcbo_node ***children_out)
 {
     const fca_search *search = worker->search;
@@ -206,7 +227,10 @@ size_t fcbo_open_node(fcbo_worker *worker, const fcbo_node *node, fcbo_node ***c
     parac_word *failed;
     fcbo_node **children;
     fcbo_emit(worker, node->intent);
-    if (y >= n || worker->status != PARAC_OK || parac_bitset_popcount(node->intent, words) == n) return 0;
+    if (y >= n || worker->status != PARAC_OK || parac_bitset_popcount(node->intent, words) == n) {
+        credit_progress(worker, node->weight);
+        return 0;
+    }
     failed = fcbo_stack_alloc(&worker->stack, n * words);
     children = (fcbo_node **)fcbo_stack_alloc(&worker->stack, fcbo_words_for(n - y, sizeof(fcbo_node *)));
     if (!failed || !children) {
@@ -215,7 +239,12 @@ size_t fcbo_open_node(fcbo_worker *worker, const fcbo_node *node, fcbo_node ***c
     }
     memcpy(failed + y * words, node->failed + y * words, (n - y) * words * sizeof *failed);
     count = fcbo_generate_children(worker, node, failed, children);
-    for (size_t i = 0; i < count; i++) children[i]->failed = failed;
+    for (size_t i = 0; i < count; i++) {
+        children[i]->failed = failed;
+        children[i]->weight = node->weight / (count + 1);
+    }
+    credit_progress(worker, node->weight - count * (node->weight / (count + 1)));
+    if (worker->status != PARAC_OK) return 0; /* cancelled: the children stay unexpanded */
     *children_out = children;
     return count;
 }
@@ -244,6 +273,7 @@ int fcbo_make_root(fcbo_worker *worker, fcbo_node *root)
     root->intent = memory + object_words + fcbo_words_for(object_words, 4);
     root->failed = root->intent + words;
     root->next_attribute = 0;
+    root->weight = FCA_PROGRESS_TOTAL;
     memset(root->failed, 0, (n ? n : 1) * words * sizeof(parac_word));
     fca_search_root(search, root->extent, root->intent);
     root->nonzero_count = 0;

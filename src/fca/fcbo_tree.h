@@ -30,6 +30,7 @@ typedef struct fcbo_node {
     parac_word *intent;
     size_t next_attribute;
     parac_word *failed;
+    uint64_t weight; /* progress units of this subtree (the root: FCA_PROGRESS_TOTAL) */
 } fcbo_node;
 
 typedef struct fcbo_worker fcbo_worker;
@@ -46,6 +47,8 @@ struct fcbo_worker {
     parac_error error;
     fcbo_spawn_fn spawn;          /* NULL on one thread */
     void *spawn_data;
+    uint64_t progress_credit;     /* units finished, not yet handed to search->progress */
+    unsigned progress_nodes;      /* nodes opened since the last hand-over */
 };
 
 parac_status fcbo_worker_init(fcbo_worker *worker, const fca_search *search, int store, parac_error *error);

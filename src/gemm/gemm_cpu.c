@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/progress.h"
 #include "core/threads.h"
 #include "gemm/gemm_internal.h"
 
@@ -239,20 +240,31 @@ parac_status gemm_cpu_execute(parac_gemm_plan *plan, float alpha, const float *a
     dynamic = plan->schedule == PARAC_GEMM_SCHEDULE_DYNAMIC;
     micro_kernel micro = pick_micro_kernel();
     int failed = 0;
+    /* progress: work items then reductions, one unit each; a cancel skips the rest (C is then undefined) */
+    parac_progress_gate gate;
+    parac_progress_gate_init(&gate, &plan->options.exec, (uint64_t)(plan->item_count + plan->reduction_count));
 #pragma omp parallel num_threads(threads) reduction(| : failed)
     {
         float *acc = aligned_alloc(64, acc_bytes);
         if (!acc) failed = 1;
 #pragma omp for schedule(dynamic, 1)
-        for (int64_t i = 0; i < plan->item_count; i++)
-            if (acc) run_item(micro, plan, &plan->items[dynamic ? plan->dynamic_order[i] : i], packed_a, packed_b, partials,
-                              acc, alpha, beta, c);
+        for (int64_t i = 0; i < plan->item_count; i++) {
+            if (!acc || parac_progress_gate_cancelled(&gate)) continue;
+            run_item(micro, plan, &plan->items[dynamic ? plan->dynamic_order[i] : i], packed_a, packed_b, partials, acc,
+                     alpha, beta, c);
+            parac_progress_gate_add(&gate, 1);
+        }
 #pragma omp for schedule(dynamic, 1)
-        for (int64_t r = 0; r < plan->reduction_count; r++)
-            if (acc) run_reduction(plan, &plan->reductions[r], partials, acc, alpha, beta, c);
+        for (int64_t r = 0; r < plan->reduction_count; r++) {
+            if (!acc || parac_progress_gate_cancelled(&gate)) continue;
+            run_reduction(plan, &plan->reductions[r], partials, acc, alpha, beta, c);
+            parac_progress_gate_add(&gate, 1);
+        }
         free(acc);
     }
-    return failed ? parac_fail_no_memory(error, "gemm accumulator tiles", acc_bytes * (size_t)threads) : PARAC_OK;
+    if (failed) return parac_fail_no_memory(error, "gemm accumulator tiles", acc_bytes * (size_t)threads);
+    if (parac_progress_gate_finish(&gate)) return parac_fail(error, PARAC_ERR_CANCELLED, "gemm: cancelled");
+    return PARAC_OK;
 }
 
 /* --- reference ------------------------------------------------------------------ */

@@ -83,7 +83,7 @@ one_line_error "missing value"
 expect_in "$TMP/err" "--threads needs a value" "missing value"
 run 1 devices --threads abc
 expect_in "$TMP/err" "--threads expects an integer, got 'abc'" "bad integer"
-run 1 devices --threads=-2
+run 2 devices --threads=-2 # a well-formed number out of range: bad input
 expect_in "$TMP/err" "--threads" "negative threads"
 run 1 devices --seed 12x
 expect_in "$TMP/err" "--seed expects an integer" "bad seed"

@@ -54,12 +54,17 @@ expect_exit 2 "eps = 0" "$PARAC" dbscan "$tmp/moons.csv" --eps 0 --min-samples 2
 expect_exit 2 "eps < 0" "$PARAC" dbscan "$tmp/moons.csv" --eps -1 --min-samples 2
 expect_exit 2 "min-samples 0" "$PARAC" dbscan "$tmp/moons.csv" --eps 1 --min-samples 0
 expect_exit 2 "missing file" "$PARAC" dbscan "$tmp/none.csv" --eps 1 --min-samples 2
-# --max-device-memory: a size with a suffix is accepted (the CPU ignores it, same labels); nonsense is exit 2
+# --max-device-memory: a size with a suffix is accepted (the CPU ignores it, same labels); a size out of
+# range is exit 2, one that is not a size is a usage error (exit 1)
 "$PARAC" dbscan "$tmp/moons.csv" --eps 0.2 --min-samples 5 --device cpu --max-device-memory 64M \
   -o "$tmp/capped.csv" || fail "--max-device-memory 64M"
 cmp -s "$tmp/capped.csv" "$tmp/moons_labels.csv" || fail "--max-device-memory changed the CPU labels"
-for bad in 0 -5 12Q M; do
+for bad in 0 -5; do
   expect_exit 2 "--max-device-memory $bad" "$PARAC" dbscan "$tmp/moons.csv" --eps 0.2 --min-samples 5 \
+    --max-device-memory "$bad"
+done
+for bad in 12Q M; do
+  expect_exit 1 "--max-device-memory $bad" "$PARAC" dbscan "$tmp/moons.csv" --eps 0.2 --min-samples 5 \
     --max-device-memory "$bad"
 done
 

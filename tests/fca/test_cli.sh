@@ -71,12 +71,14 @@ if command -v dot > /dev/null; then
   "$PARAC" lattice "$dir/small.dat" -o "$dir/l2.dot" --svg "$dir/l.svg" --device cpu && [[ -s "$dir/l.svg" ]] || fail "svg"
 fi
 
-# --max-device-memory: sizes with suffixes are accepted (the CPU ignores the cap), nonsense is exit 2
+# --max-device-memory: sizes with suffixes are accepted (the CPU ignores the cap); out of range is exit 2,
+# not a size at all is a usage error (exit 1)
 [[ $("$PARAC" fca "$PARAC_DATA/fca/primary-tumor.dat" --count --device cpu --max-device-memory 64M) == 87232 ]] ||
   fail "--max-device-memory 64M on the CPU"
-for bad in 12Q 0 -5 M 1.5G; do
-  out=$("$PARAC" fca "$PARAC_DATA/fca/primary-tumor.dat" --count --device cpu --max-device-memory "$bad" 2>&1); code=$?
-  [[ $code == 2 && "$out" == *max-device-memory* ]] || fail "--max-device-memory $bad: exit $code ($out)"
+for bad in 12Q:1 0:2 -5:2 M:1 1.5G:1; do
+  value=${bad%:*} want=${bad#*:}
+  out=$("$PARAC" fca "$PARAC_DATA/fca/primary-tumor.dat" --count --device cpu --max-device-memory "$value" 2>&1); code=$?
+  [[ $code == "$want" && "$out" == *max-device-memory* ]] || fail "--max-device-memory $value: exit $code ($out)"
 done
 
 # known count through the CLI

@@ -38,11 +38,11 @@ expect_exit "non-finite" 2 "$PARAC" gemm "$tmp/nan.mtx" "$tmp/nan.mtx" --device 
 check "non-finite names file and line" "grep -q 'nan.mtx:4' '$tmp/err'"
 printf '%%%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1.0\n' > "$tmp/range.mtx"
 expect_exit "index out of range" 2 "$PARAC" gemm "$tmp/range.mtx" "$tmp/range.mtx" --device cpu
-expect_exit "bad dtype" 2 "$PARAC" gemm --m 4 --n 4 --k 4 --dtype fp16 --device cpu
+expect_exit "bad dtype" 1 "$PARAC" gemm --m 4 --n 4 --k 4 --dtype fp16 --device cpu
 expect_exit "bad tile" 2 "$PARAC" gemm --m 4 --n 4 --k 4 --tile-m 96 --device cpu
 expect_exit "bad stages" 2 "$PARAC" gemm --m 4 --n 4 --k 4 --stages 5 --device cpu
 check "stages message" "grep -q 'pipeline_stages' '$tmp/err'"
-expect_exit "bad variant" 2 "$PARAC" gemm --m 4 --n 4 --k 4 --variant tma --device cpu
+expect_exit "bad variant" 1 "$PARAC" gemm --m 4 --n 4 --k 4 --variant tma --device cpu
 check "variant message lists wgmma_tma" "grep -q 'wgmma_tma' '$tmp/err'"
 check "variant message lists persistent" "grep -q 'persistent' '$tmp/err'"
 expect_exit "wgmma_tma on the CPU runs base" 0 "$PARAC" gemm --m 70 --n 50 --k 90 --dtype tf32 --variant wgmma_tma --device cpu --json
