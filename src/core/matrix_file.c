@@ -22,6 +22,11 @@ static parac_status open_npy(parac_matrix_stream *stream, const char *path, para
     }
     stream->cols = stream->npy.ndim == 2 ? (size_t)stream->npy.shape[1] : 1;
     stream->rows_total = (size_t)stream->npy.row_count;
+    /* Rows of no values are no points: every consumer would loop over them for nothing. */
+    if (stream->cols == 0 && stream->rows_total > 0) {
+        parac_npy_reader_close(&stream->npy);
+        return parac_fail_at(error, PARAC_ERR_PARSE, path, 0, "the array has %zu rows but no columns", stream->rows_total);
+    }
     return PARAC_OK;
 }
 
@@ -66,10 +71,17 @@ static parac_status read_npy_rows(parac_matrix_stream *stream, double *dst, size
     if (stream->npy.dtype == PARAC_DTYPE_F64) {
         status = parac_npy_reader_read_rows(&stream->npy, dst, max_rows, &got, error);
     } else {
+        size_t left = stream->rows_total - stream->rows_read, bytes;
+        if (max_rows > left) max_rows = left; /* the caller's chunk may be far larger than the file */
         if (stream->scratch_rows < max_rows) {
             free(stream->scratch);
-            stream->scratch = malloc(max_rows * stream->cols * elem + 1);
-            if (!stream->scratch) return parac_fail_no_memory(error, "an npy chunk", max_rows * stream->cols * elem);
+            stream->scratch = NULL;
+            stream->scratch_rows = 0;
+            if (__builtin_mul_overflow(max_rows, stream->cols * elem, &bytes) || bytes > SIZE_MAX - 1)
+                return parac_fail_at(error, PARAC_ERR_INVALID_ARGUMENT, stream->path, 0, "a chunk of %zu rows is too large",
+                                     max_rows);
+            stream->scratch = malloc(bytes + 1);
+            if (!stream->scratch) return parac_fail_no_memory(error, "an npy chunk", bytes);
             stream->scratch_rows = max_rows;
         }
         status = parac_npy_reader_read_rows(&stream->npy, stream->scratch, max_rows, &got, error);
@@ -106,35 +118,50 @@ void parac_matrix_stream_close(parac_matrix_stream *stream)
     stream->scratch = NULL;
 }
 
+/* rows * cols doubles, or 0 when that overflows size_t. */
+static size_t table_bytes(size_t rows, size_t cols)
+{
+    size_t values, bytes;
+    if (__builtin_mul_overflow(rows ? rows : 1, cols ? cols : 1, &values) ||
+        __builtin_mul_overflow(values, sizeof(double), &bytes))
+        return 0;
+    return bytes;
+}
+
+/* Grows matrix->data to hold `capacity` rows. */
+static parac_status reserve_rows(parac_matrix *matrix, size_t capacity, const char *path, parac_error *error)
+{
+    size_t bytes = table_bytes(capacity, matrix->cols);
+    double *bigger;
+    if (!bytes) return parac_fail_at(error, PARAC_ERR_PARSE, path, 0, "the table is too large (%zu rows of %zu values)",
+                                     capacity, matrix->cols);
+    bigger = realloc(matrix->data, bytes);
+    if (!bigger) return parac_fail_no_memory(error, path, bytes);
+    matrix->data = bigger;
+    return PARAC_OK;
+}
+
 parac_status parac_matrix_load(const char *path, int allow_nonfinite, parac_matrix *matrix, parac_error *error)
 {
     parac_matrix_stream stream;
     parac_status status = parac_matrix_stream_open(&stream, path, 0, allow_nonfinite, error);
     size_t capacity, got;
+    /* A .npy header checked against the file size gives the exact row count; a
+     * text file or a pipe grows the buffer with what really arrives. */
+    int exact = stream.is_npy && stream.npy.size_checked;
     memset(matrix, 0, sizeof *matrix);
     if (status != PARAC_OK) return status;
     matrix->cols = stream.cols;
-    capacity = stream.rows_total != SIZE_MAX ? stream.rows_total : 1024;
-    matrix->data = malloc((capacity ? capacity : 1) * (matrix->cols ? matrix->cols : 1) * sizeof(double));
-    if (!matrix->data) {
-        parac_matrix_stream_close(&stream);
-        return parac_fail_no_memory(error, path, capacity * matrix->cols * sizeof(double));
-    }
-    for (;;) {
+    capacity = exact ? stream.rows_total : 1024;
+    if (stream.rows_total < capacity) capacity = stream.rows_total;
+    status = reserve_rows(matrix, capacity, path, error);
+    while (status == PARAC_OK && matrix->rows < stream.rows_total) {
         if (matrix->rows == capacity) {
-            double *bigger;
-            size_t bytes;
-            /* A .npy header gave the exact row count: everything is read. (Growing a
-             * 0-row buffer would also ask realloc for 0 bytes, which frees it.) */
-            if (stream.rows_total != SIZE_MAX) break;
-            capacity *= 2;
-            bytes = capacity * (matrix->cols ? matrix->cols : 1) * sizeof(double);
-            bigger = realloc(matrix->data, bytes);
-            if (!bigger) {
-                status = parac_fail_no_memory(error, path, bytes);
-                break;
-            }
-            matrix->data = bigger;
+            size_t wanted = capacity * 2;
+            if (wanted > stream.rows_total) wanted = stream.rows_total;
+            status = reserve_rows(matrix, wanted, path, error);
+            if (status != PARAC_OK) break;
+            capacity = wanted;
         }
         status = parac_matrix_stream_read(&stream, matrix->data + matrix->rows * matrix->cols,
                                           capacity - matrix->rows, &got, error);
@@ -196,12 +223,19 @@ parac_status parac_labels_save(const char *path, const int32_t *labels, size_t c
     return close_text_output(file, path, error);
 }
 
-parac_status parac_labels_load(const char *path, int32_t **labels, size_t *count, parac_error *error)
+/* A label is an integer in int32's range, written as such or as an integral
+ * float ("3.0", numpy's float arrays). */
+static int to_label(double value, int32_t *label)
+{
+    if (!(value == floor(value) && value >= -2147483648.0 && value <= 2147483647.0)) return 0;
+    *label = (int32_t)value;
+    return 1;
+}
+
+static parac_status labels_from_npy(const char *path, int32_t **labels, size_t *count, parac_error *error)
 {
     parac_matrix matrix;
     parac_status status = parac_matrix_load(path, 0, &matrix, error);
-    *labels = NULL;
-    *count = 0;
     if (status != PARAC_OK) return status;
     if (matrix.cols != 1 && matrix.rows) {
         size_t cols = matrix.cols; /* parac_matrix_free zeroes it */
@@ -213,17 +247,65 @@ parac_status parac_labels_load(const char *path, int32_t **labels, size_t *count
         parac_matrix_free(&matrix);
         return parac_fail_no_memory(error, "labels", matrix.rows * sizeof(int32_t));
     }
-    for (size_t i = 0; i < matrix.rows; i++) {
-        double value = matrix.data[i];
-        if (value != floor(value) || value < -2147483648.0 || value > 2147483647.0) {
-            free(*labels);
-            *labels = NULL;
-            parac_matrix_free(&matrix);
-            return parac_fail_at(error, PARAC_ERR_PARSE, path, 0, "row %zu: label %.17g is not a 32-bit integer", i + 1, value);
-        }
-        (*labels)[i] = (int32_t)value;
-    }
+    for (size_t i = 0; i < matrix.rows && status == PARAC_OK; i++)
+        if (!to_label(matrix.data[i], &(*labels)[i]))
+            status = parac_fail_at(error, PARAC_ERR_PARSE, path, 0, "row %zu: label %.17g is not a 32-bit integer", i + 1,
+                                   matrix.data[i]);
     *count = matrix.rows;
     parac_matrix_free(&matrix);
-    return PARAC_OK;
+    return status;
+}
+
+/* Text: one label per line, read one at a time so that an error names its line
+ * (comments and blank lines make rows and lines differ). */
+static parac_status labels_from_text(const char *path, int32_t **labels, size_t *count, parac_error *error)
+{
+    parac_csv_reader csv;
+    parac_csv_options options = {PARAC_CSV_HEADER_AUTO, 0};
+    size_t capacity = 0, got;
+    parac_status status = parac_csv_open(&csv, path, &options, error);
+    if (status == PARAC_OK && csv.columns > 1)
+        status = parac_fail_at(error, PARAC_ERR_PARSE, path, csv.lines.line_number,
+                               "expected one label per row, found %zu columns", csv.columns);
+    while (status == PARAC_OK) {
+        double value;
+        status = parac_csv_read_rows(&csv, &value, 1, &got, error);
+        if (status != PARAC_OK || got == 0) break;
+        if (*count == capacity) {
+            size_t bigger = capacity ? capacity * 2 : 1024;
+            int32_t *grown = realloc(*labels, bigger * sizeof *grown);
+            if (!grown) {
+                status = parac_fail_no_memory(error, "labels", bigger * sizeof *grown);
+                break;
+            }
+            *labels = grown;
+            capacity = bigger;
+        }
+        if (!to_label(value, &(*labels)[*count]))
+            status = parac_fail_at(error, PARAC_ERR_PARSE, path, csv.lines.line_number,
+                                   "label %.17g is not a 32-bit integer", value);
+        else
+            (*count)++;
+    }
+    parac_csv_close(&csv);
+    if (status == PARAC_OK && !*labels) {
+        *labels = malloc(sizeof **labels);
+        if (!*labels) status = parac_fail_no_memory(error, "labels", sizeof **labels);
+    }
+    return status;
+}
+
+parac_status parac_labels_load(const char *path, int32_t **labels, size_t *count, parac_error *error)
+{
+    parac_status status;
+    *labels = NULL;
+    *count = 0;
+    status = parac_path_has_extension(path, ".npy") ? labels_from_npy(path, labels, count, error)
+                                                   : labels_from_text(path, labels, count, error);
+    if (status != PARAC_OK) {
+        free(*labels);
+        *labels = NULL;
+        *count = 0;
+    }
+    return status;
 }

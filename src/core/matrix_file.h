@@ -52,7 +52,10 @@ parac_status parac_matrix_save(const char *path, const double *data, size_t rows
 
 /* Labels: .npy int32 or text, one per line. */
 parac_status parac_labels_save(const char *path, const int32_t *labels, size_t count, parac_error *error);
-/* Reads labels from .npy (int32/int64) or text (one integer per line). */
+/* Reads labels from .npy (int32/int64, or integral floats) or text (one integer
+ * per line; '#' comments and blank lines allowed). A value that is not an
+ * integer in int32's range, a bad number or a row of several values is
+ * PARAC_ERR_PARSE naming the file and line (the row for .npy). */
 parac_status parac_labels_load(const char *path, int32_t **labels, size_t *count, parac_error *error);
 
 #endif
