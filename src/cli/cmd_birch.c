@@ -28,8 +28,8 @@ static parac_status read_chunk(parac_matrix_stream *stream, double **buffer, siz
     if (rows > stream->rows_total) rows = stream->rows_total; /* a .npy file's length is known */
     if (!*buffer) {
         size_t values, bytes;
-        if (__builtin_mul_overflow(rows ? rows : 1, stream->cols ? stream->cols : 1, &values) ||
-            __builtin_mul_overflow(values, sizeof(double), &bytes))
+        if (__builtin_mul_overflow(rows, stream->cols, &values) ||
+            __builtin_mul_overflow(values ? values : 1, sizeof(double), &bytes))
             return parac_fail_at(error, PARAC_ERR_INVALID_ARGUMENT, stream->path, 0,
                                  "--chunk %zu rows of %zu values is too large", rows, stream->cols);
         *buffer = malloc(bytes);

@@ -118,12 +118,12 @@ void parac_matrix_stream_close(parac_matrix_stream *stream)
     stream->scratch = NULL;
 }
 
-/* rows * cols doubles, or 0 when that overflows size_t. */
+/* rows * cols doubles (at least one), or 0 when that overflows size_t. No rows
+ * take no room whatever the width: a (0, 2^40) .npy header is cheap to write. */
 static size_t table_bytes(size_t rows, size_t cols)
 {
     size_t values, bytes;
-    if (__builtin_mul_overflow(rows ? rows : 1, cols ? cols : 1, &values) ||
-        __builtin_mul_overflow(values, sizeof(double), &bytes))
+    if (__builtin_mul_overflow(rows, cols, &values) || __builtin_mul_overflow(values ? values : 1, sizeof(double), &bytes))
         return 0;
     return bytes;
 }

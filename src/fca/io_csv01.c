@@ -168,7 +168,8 @@ parac_status fca_read_csv01(const char *path, parac_fca_context **context, parac
     status = read_table(&reader, &table, error);
     if (status == PARAC_OK && table.rows == 0)
         status = parac_fail_at(error, PARAC_ERR_PARSE, path, reader.line_number + 1, "empty file: no data rows");
-    skip = table.attribute_names.count > table.columns ? table.attribute_names.count - table.columns : 0;
+    /* Only a names column may add one cell to the header: the corner above the names. */
+    skip = table.has_row_names && table.attribute_names.count == table.columns + 1;
     if (status == PARAC_OK && table.attribute_names.count && table.attribute_names.count - skip != table.columns)
         status = parac_fail_at(error, PARAC_ERR_PARSE, path, 1, "header has %zu names, rows have %zu cells",
                                table.attribute_names.count, table.columns);

@@ -214,6 +214,14 @@ static void check_hostile_npy(void)
     CHECK_OK(parac_matrix_load(path, 0, &matrix, &error), &error);
     CHECK(matrix.rows == 0 && matrix.cols == 3);
     parac_matrix_free(&matrix);
+    /* No rows of 2^40 values: nothing to hold, nothing allocated for the width (this
+     * asked for 8 TiB before). */
+    shape[0] = 0;
+    shape[1] = (uint64_t)1 << 40;
+    CHECK_OK(parac_npy_write(path, PARAC_DTYPE_F64, 2, shape, &none, &error), &error);
+    CHECK_OK(parac_matrix_load(path, 0, &matrix, &error), &error);
+    CHECK(matrix.rows == 0 && matrix.cols == ((size_t)1 << 40));
+    parac_matrix_free(&matrix);
     /* A chunk far larger than the file (birch --chunk 2^62) reads what is there. */
     {
         float values[6] = {1, 2, 3, 4, 5, 6};
