@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "core/error.h"
@@ -318,7 +319,26 @@ static parac_status read_unverified(parac_npy_reader *reader, parac_npy_array *a
     return status;
 }
 
-parac_status parac_npy_read(const char *path, parac_npy_array *array, parac_error *error)
+/* Maps a checked regular file privately; data points past the header. 0 when
+ * the file cannot be mapped or its data is not aligned for the dtype. */
+static int map_data(parac_npy_reader *reader, parac_npy_array *array)
+{
+    long offset = ftell(reader->file);
+    size_t length;
+    void *base;
+    if (!reader->size_checked || reader->data_bytes == 0 || offset <= 0 ||
+        (size_t)offset % parac_dtype_size(reader->dtype) != 0)
+        return 0;
+    length = (size_t)offset + (size_t)reader->data_bytes;
+    base = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_PRIVATE, fileno(reader->file), 0);
+    if (base == MAP_FAILED) return 0;
+    array->mapping = base;
+    array->mapping_bytes = length;
+    array->data = (char *)base + offset;
+    return 1;
+}
+
+static parac_status read_array(const char *path, int allow_map, parac_npy_array *array, parac_error *error)
 {
     parac_npy_reader reader;
     uint64_t got;
@@ -329,7 +349,9 @@ parac_status parac_npy_read(const char *path, parac_npy_array *array, parac_erro
     array->ndim = reader.ndim;
     memcpy(array->shape, reader.shape, sizeof array->shape);
     array->count = reader.data_bytes / parac_dtype_size(reader.dtype);
-    if (reader.size_checked) {
+    if (allow_map && map_data(&reader, array)) {
+        status = PARAC_OK;
+    } else if (reader.size_checked) {
         array->data = malloc(reader.data_bytes ? (size_t)reader.data_bytes : 1);
         if (!array->data) {
             parac_npy_reader_close(&reader);
@@ -344,10 +366,23 @@ parac_status parac_npy_read(const char *path, parac_npy_array *array, parac_erro
     return status;
 }
 
+parac_status parac_npy_read(const char *path, parac_npy_array *array, parac_error *error)
+{
+    return read_array(path, 1, array, error);
+}
+
+parac_status parac_npy_read_copy(const char *path, parac_npy_array *array, parac_error *error)
+{
+    return read_array(path, 0, array, error);
+}
+
 void parac_npy_array_free(parac_npy_array *array)
 {
-    free(array->data);
+    if (array->mapping) munmap(array->mapping, array->mapping_bytes);
+    else free(array->data);
     array->data = NULL;
+    array->mapping = NULL;
+    array->mapping_bytes = 0;
 }
 
 parac_status parac_npy_write(const char *path, parac_dtype dtype, int ndim, const uint64_t *shape,

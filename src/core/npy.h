@@ -57,10 +57,20 @@ typedef struct parac_npy_array {
     int ndim;
     uint64_t shape[PARAC_NPY_MAX_DIMS];
     uint64_t count; /* number of values */
-    void *data;     /* malloc'ed; release with parac_npy_array_free */
+    void *data;     /* malloc'ed or mapped; release with parac_npy_array_free */
+    void *mapping;  /* the file's private mapping when data points into it, else NULL */
+    size_t mapping_bytes;
 } parac_npy_array;
 
+/* Reads the whole array. A regular file whose data is aligned for its dtype
+ * (numpy pads headers to 64 bytes) is memory-mapped privately rather than
+ * copied through read(): a 100 M-point float32 file costs no second copy.
+ * The data is writable either way (copy-on-write pages). A mapped file cut
+ * short by another process while in use would fault: read inputs that other
+ * programs rewrite with parac_npy_read_copy. Pipes and odd headers are read. */
 parac_status parac_npy_read(const char *path, parac_npy_array *array, parac_error *error);
+/* The same, always copying into a malloc'ed buffer. */
+parac_status parac_npy_read_copy(const char *path, parac_npy_array *array, parac_error *error);
 void parac_npy_array_free(parac_npy_array *array);
 
 /* Writes a C-order array (version 1.0 header). */

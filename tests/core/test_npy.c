@@ -306,6 +306,51 @@ static void check_pipe_claiming_terabytes(void)
     remove(path);
 }
 
+/* Issue 16: a regular file is mapped, not copied; the copy path gives the same
+ * bytes; writing to mapped data does not reach the file; a header whose length
+ * leaves the data unaligned, or a pipe, is read instead. */
+static void check_mapped_and_copied(void)
+{
+    char path[256];
+    parac_error error = {0};
+    parac_npy_array mapped, copied, again;
+    uint64_t shape[2] = {1000, 3};
+    float *values = malloc(3000 * sizeof *values);
+    for (int i = 0; i < 3000; i++) values[i] = (float)i * 0.5f - 7.0f;
+    test_temp_path(path, sizeof path, "mapped.npy");
+    CHECK_OK(parac_npy_write(path, PARAC_DTYPE_F32, 2, shape, values, &error), &error);
+    CHECK_OK(parac_npy_read(path, &mapped, &error), &error);
+    CHECK_OK(parac_npy_read_copy(path, &copied, &error), &error);
+    CHECK(mapped.mapping != NULL && copied.mapping == NULL, "a regular aligned file is mapped, the copy path is not");
+    CHECK(mapped.count == 3000 && copied.count == 3000 && mapped.data && copied.data &&
+              memcmp(mapped.data, values, 3000 * sizeof *values) == 0 &&
+              memcmp(copied.data, values, 3000 * sizeof *values) == 0,
+          "mapped and copied data equal what was written");
+    if (mapped.data) ((float *)mapped.data)[0] = 1234.0f; /* private: the file keeps its value */
+    parac_npy_array_free(&mapped);
+    CHECK(mapped.data == NULL && mapped.mapping == NULL);
+    CHECK_OK(parac_npy_read(path, &again, &error), &error);
+    CHECK(again.data && ((float *)again.data)[0] == -7.0f, "writes to a mapping stay private");
+    parac_npy_array_free(&again);
+    parac_npy_array_free(&copied);
+    /* A header of odd length puts float64 data at an offset that is not a multiple of 8. */
+    {
+        static const char dict[] = "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }  ";
+        unsigned char bytes[256] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(sizeof dict - 1), 0};
+        double two[2] = {1.5, -2.5};
+        size_t header = 10 + sizeof dict - 1;
+        memcpy(bytes + 10, dict, sizeof dict - 1);
+        memcpy(bytes + header, two, sizeof two);
+        CHECK(header % 8 != 0);
+        write_bytes(path, bytes, header + sizeof two);
+        CHECK_OK(parac_npy_read(path, &again, &error), &error);
+        CHECK(again.mapping == NULL && again.data && memcmp(again.data, two, sizeof two) == 0, "unaligned data is copied");
+        parac_npy_array_free(&again);
+    }
+    free(values);
+    remove(path);
+}
+
 int main(void)
 {
     static const parac_dtype dtypes[] = {PARAC_DTYPE_F32, PARAC_DTYPE_F64, PARAC_DTYPE_I32, PARAC_DTYPE_I64};
@@ -332,5 +377,6 @@ int main(void)
     check_malformed();
     check_hostile_shapes();
     check_pipe_claiming_terabytes();
+    check_mapped_and_copied();
     return test_finish("core.npy");
 }
