@@ -6,7 +6,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char path[64];
+    char path[FUZZ_PATH_SIZE];
     parac_error error = {0};
     parac_fca_context *context = NULL;
     if (fuzz_write_temp(data, size, ".csv", path)) return 0;
@@ -25,6 +25,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (set == (size_t)-1) abort(); /* keeps the walk from being optimised away */
         parac_fca_context_destroy(context);
     }
-    unlink(path);
+    fuzz_remove_temp(path);
     return 0;
 }

@@ -5,13 +5,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char path[64];
+    char path[FUZZ_PATH_SIZE];
     parac_error error = {0};
     int32_t *labels = NULL;
     size_t count = 0;
     const char *suffix = size >= 6 && memcmp(data, "\x93NUMPY", 6) == 0 ? ".npy" : ".txt";
     if (fuzz_write_temp(data, size, suffix, path)) return 0;
     if (parac_labels_load(path, &labels, &count, &error) == PARAC_OK) free(labels);
-    unlink(path);
+    fuzz_remove_temp(path);
     return 0;
 }

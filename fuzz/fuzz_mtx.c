@@ -5,11 +5,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char path[64];
+    char path[FUZZ_PATH_SIZE];
     parac_error error = {0};
     parac_gemm_matrix matrix;
     if (fuzz_write_temp(data, size, ".mtx", path)) return 0;
     if (parac_gemm_matrix_read(path, &matrix, &error) == PARAC_OK) parac_gemm_matrix_free(&matrix);
-    unlink(path);
+    fuzz_remove_temp(path);
     return 0;
 }

@@ -24,7 +24,7 @@ static void read_in_chunks(const char *path)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char path[64];
+    char path[FUZZ_PATH_SIZE];
     parac_error error = {0};
     parac_npy_array array;
     parac_matrix matrix;
@@ -32,6 +32,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (parac_npy_read(path, &array, &error) == PARAC_OK) parac_npy_array_free(&array);
     read_in_chunks(path);
     if (parac_matrix_load(path, 1, &matrix, &error) == PARAC_OK) parac_matrix_free(&matrix);
-    unlink(path);
+    fuzz_remove_temp(path);
     return 0;
 }

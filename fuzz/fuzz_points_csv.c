@@ -22,13 +22,13 @@ static void read_with_header(const char *path)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char path[64];
+    char path[FUZZ_PATH_SIZE];
     parac_error error = {0};
     parac_matrix matrix;
     if (fuzz_write_temp(data, size, ".csv", path)) return 0;
     for (int allow_nonfinite = 0; allow_nonfinite < 2; allow_nonfinite++)
         if (parac_matrix_load(path, allow_nonfinite, &matrix, &error) == PARAC_OK) parac_matrix_free(&matrix);
     read_with_header(path);
-    unlink(path);
+    fuzz_remove_temp(path);
     return 0;
 }

@@ -1,6 +1,6 @@
 /* fuzz/temp_input.h — the readers take paths, and pick formats by extension:
- * each fuzz input is written to a fresh temporary file with the right suffix
- * (mkstemps in /tmp), read through, then unlinked. */
+ * each fuzz input is written to "input<suffix>" in a fresh temporary directory
+ * (mkdtemp in /tmp: POSIX, unlike mkstemps), read through, then removed. */
 #ifndef PARAC_FUZZ_TEMP_INPUT_H
 #define PARAC_FUZZ_TEMP_INPUT_H
 
@@ -10,25 +10,40 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Writes data to /tmp/parac-fuzz-XXXXXX<suffix>; path[64] receives the name. 0 on success. */
-static int fuzz_write_temp(const uint8_t *data, size_t size, const char *suffix, char path[64])
+#define FUZZ_PATH_SIZE 96
+
+/* Writes data to /tmp/parac-fuzz-XXXXXX/input<suffix>; path receives the name. 0 on success. */
+static int fuzz_write_temp(const uint8_t *data, size_t size, const char *suffix, char path[FUZZ_PATH_SIZE])
 {
-    int fd;
-    size_t done = 0;
-    snprintf(path, 64, "/tmp/parac-fuzz-XXXXXX%s", suffix);
-    fd = mkstemps(path, (int)strlen(suffix));
-    if (fd < 0) return -1;
-    while (done < size) {
-        ssize_t wrote = write(fd, data + done, size - done);
-        if (wrote <= 0) {
-            close(fd);
-            unlink(path);
-            return -1;
-        }
-        done += (size_t)wrote;
+    char directory[] = "/tmp/parac-fuzz-XXXXXX";
+    FILE *file;
+    int ok;
+    if (!mkdtemp(directory)) return -1;
+    snprintf(path, FUZZ_PATH_SIZE, "%s/input%s", directory, suffix);
+    file = fopen(path, "wb");
+    if (!file) {
+        rmdir(directory);
+        return -1;
     }
-    close(fd);
+    ok = fwrite(data, 1, size, file) == size;
+    ok = fclose(file) == 0 && ok;
+    if (!ok) {
+        unlink(path);
+        rmdir(directory);
+        return -1;
+    }
     return 0;
+}
+
+/* Removes the file and its directory. */
+static void fuzz_remove_temp(char path[FUZZ_PATH_SIZE])
+{
+    char *slash = strrchr(path, '/');
+    unlink(path);
+    if (slash) {
+        *slash = '\0';
+        rmdir(path);
+    }
 }
 
 #endif
