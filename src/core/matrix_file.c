@@ -11,23 +11,28 @@
 #include "core/finite.h"
 #include "core/line_reader.h"
 
+/* A table is a 1-D (n x 1) or 2-D array. Rows of no values are no points:
+ * every consumer would loop over them for nothing. */
+static parac_status npy_table_shape(const char *path, int ndim, const uint64_t *shape, size_t *rows, size_t *cols,
+                                    parac_error *error)
+{
+    if (ndim > 2 || ndim == 0)
+        return parac_fail_at(error, PARAC_ERR_UNSUPPORTED, path, 0, "expected a 1-D or 2-D array, found %d dimensions",
+                             ndim);
+    *rows = (size_t)shape[0];
+    *cols = ndim == 2 ? (size_t)shape[1] : 1;
+    if (*cols == 0 && *rows > 0)
+        return parac_fail_at(error, PARAC_ERR_PARSE, path, 0, "the array has %zu rows but no columns", *rows);
+    return PARAC_OK;
+}
+
 static parac_status open_npy(parac_matrix_stream *stream, const char *path, parac_error *error)
 {
     parac_status status = parac_npy_reader_open(&stream->npy, path, error);
     if (status != PARAC_OK) return status;
-    if (stream->npy.ndim > 2 || stream->npy.ndim == 0) {
-        parac_npy_reader_close(&stream->npy);
-        return parac_fail_at(error, PARAC_ERR_UNSUPPORTED, path, 0, "expected a 1-D or 2-D array, found %d dimensions",
-                             stream->npy.ndim);
-    }
-    stream->cols = stream->npy.ndim == 2 ? (size_t)stream->npy.shape[1] : 1;
-    stream->rows_total = (size_t)stream->npy.row_count;
-    /* Rows of no values are no points: every consumer would loop over them for nothing. */
-    if (stream->cols == 0 && stream->rows_total > 0) {
-        parac_npy_reader_close(&stream->npy);
-        return parac_fail_at(error, PARAC_ERR_PARSE, path, 0, "the array has %zu rows but no columns", stream->rows_total);
-    }
-    return PARAC_OK;
+    status = npy_table_shape(path, stream->npy.ndim, stream->npy.shape, &stream->rows_total, &stream->cols, error);
+    if (status != PARAC_OK) parac_npy_reader_close(&stream->npy);
+    return status;
 }
 
 parac_status parac_matrix_stream_open(parac_matrix_stream *stream, const char *path, int force_npy,
@@ -62,6 +67,17 @@ static double value_at(const void *raw, parac_dtype dtype, size_t index)
     return 0.0;
 }
 
+/* rows x cols values, the first being row first_row (0-based) of the file. */
+static parac_status check_finite(const char *path, const double *values, size_t rows, size_t cols, size_t first_row,
+                                 parac_error *error)
+{
+    size_t i = parac_first_non_finite(values, rows * cols, 1);
+    if (i < rows * cols)
+        return parac_fail_at(error, PARAC_ERR_PARSE, path, 0, "row %zu, column %zu: non-finite value",
+                             first_row + i / cols + 1, i % cols + 1);
+    return PARAC_OK;
+}
+
 static parac_status read_npy_rows(parac_matrix_stream *stream, double *dst, size_t max_rows, size_t *rows_got,
                                   parac_error *error)
 {
@@ -90,10 +106,8 @@ static parac_status read_npy_rows(parac_matrix_stream *stream, double *dst, size
     }
     if (status != PARAC_OK) return status;
     if (!stream->allow_nonfinite) {
-        size_t i = parac_first_non_finite(dst, got * stream->cols, 1);
-        if (i < got * stream->cols)
-            return parac_fail_at(error, PARAC_ERR_PARSE, stream->path, 0, "row %zu, column %zu: non-finite value",
-                                 stream->rows_read + i / stream->cols + 1, i % stream->cols + 1);
+        status = check_finite(stream->path, dst, got, stream->cols, stream->rows_read, error);
+        if (status != PARAC_OK) return status;
     }
     *rows_got = (size_t)got;
     return PARAC_OK;
@@ -141,27 +155,50 @@ static parac_status reserve_rows(parac_matrix *matrix, size_t capacity, const ch
     return PARAC_OK;
 }
 
+/* A whole .npy file through parac_npy_read, which maps a regular file: the
+ * values are converted straight from the page cache into the table, with no
+ * second copy of the file's data in memory (issue 16). */
+static parac_status load_npy(const char *path, int allow_nonfinite, parac_matrix *matrix, parac_error *error)
+{
+    parac_npy_array array;
+    size_t bytes;
+    parac_status status = parac_npy_read(path, &array, error);
+    if (status != PARAC_OK) return status;
+    status = npy_table_shape(path, array.ndim, array.shape, &matrix->rows, &matrix->cols, error);
+    bytes = table_bytes(matrix->rows, matrix->cols); /* within the file's size: checked by the reader */
+    if (status == PARAC_OK && !(matrix->data = malloc(bytes)))
+        status = parac_fail_no_memory(error, path, bytes);
+    if (status == PARAC_OK && array.dtype == PARAC_DTYPE_F64)
+        memcpy(matrix->data, array.data, (size_t)array.count * sizeof(double));
+    else if (status == PARAC_OK)
+        for (size_t i = 0; i < (size_t)array.count; i++) matrix->data[i] = value_at(array.data, array.dtype, i);
+    if (status == PARAC_OK && !allow_nonfinite)
+        status = check_finite(path, matrix->data, matrix->rows, matrix->cols, 0, error);
+    parac_npy_array_free(&array);
+    if (status != PARAC_OK) parac_matrix_free(matrix);
+    return status;
+}
+
 parac_status parac_matrix_load(const char *path, int allow_nonfinite, parac_matrix *matrix, parac_error *error)
 {
     parac_matrix_stream stream;
-    parac_status status = parac_matrix_stream_open(&stream, path, 0, allow_nonfinite, error);
+    parac_status status;
     size_t capacity, got;
-    /* A .npy header checked against the file size gives the exact row count; a
-     * text file or a pipe grows the buffer with what really arrives. */
-    int exact = stream.is_npy && stream.npy.size_checked;
     memset(matrix, 0, sizeof *matrix);
+    if (parac_path_has_extension(path, ".npy")) return load_npy(path, allow_nonfinite, matrix, error);
+    /* Text: the buffer grows with the rows that really arrive. */
+    status = parac_matrix_stream_open(&stream, path, 0, allow_nonfinite, error);
     if (status != PARAC_OK) return status;
     matrix->cols = stream.cols;
-    capacity = exact ? stream.rows_total : 1024;
-    if (stream.rows_total < capacity) capacity = stream.rows_total;
+    /* 1024 rows, or 1 MiB of rows when they are wide (a 64 MiB line has 32 M values). */
+    capacity = stream.cols > 128 ? ((size_t)1 << 20) / (stream.cols * sizeof(double)) : 1024;
+    if (capacity == 0) capacity = 1;
     status = reserve_rows(matrix, capacity, path, error);
-    while (status == PARAC_OK && matrix->rows < stream.rows_total) {
+    while (status == PARAC_OK) {
         if (matrix->rows == capacity) {
-            size_t wanted = capacity * 2;
-            if (wanted > stream.rows_total) wanted = stream.rows_total;
-            status = reserve_rows(matrix, wanted, path, error);
+            status = reserve_rows(matrix, capacity * 2, path, error);
             if (status != PARAC_OK) break;
-            capacity = wanted;
+            capacity *= 2;
         }
         status = parac_matrix_stream_read(&stream, matrix->data + matrix->rows * matrix->cols,
                                           capacity - matrix->rows, &got, error);

@@ -43,7 +43,10 @@ parac_status parac_matrix_stream_read(parac_matrix_stream *stream, double *dst, 
                                       parac_error *error);
 void parac_matrix_stream_close(parac_matrix_stream *stream);
 
-/* Whole file. A 1-D .npy array is read as n×1. Empty files give rows = 0. */
+/* Whole file. A 1-D .npy array is read as n×1; an n×0 one (n > 0) is refused.
+ * A .npy file goes through parac_npy_read (memory-mapped when it is a regular
+ * file), converted straight into the table; text grows the table as rows
+ * arrive. Empty files give rows = 0. */
 parac_status parac_matrix_load(const char *path, int allow_nonfinite, parac_matrix *matrix, parac_error *error);
 void parac_matrix_free(parac_matrix *matrix);
 
