@@ -44,14 +44,23 @@ typedef struct parac_fca_context parac_fca_context;
 
 /* Largest attribute id accepted in a FIMI file (ids 0..PARAC_FCA_MAX_ATTRIBUTE_ID). */
 #define PARAC_FCA_MAX_ATTRIBUTE_ID 1000000
+/* Largest context, in cells (objects x attributes): 2^34, a 2 GiB bit matrix
+ * (held twice, by rows and by columns). A file, or a call, asking for more is
+ * refused (PARAC_ERR_PARSE naming the file for a reader, PARAC_ERR_INVALID_ARGUMENT
+ * for a call) instead of allocating it: a 7 MB FIMI file of a million lines
+ * "999999" would otherwise ask for 250 GB. .cxt counts are at most 10^8 each. */
+#define PARAC_FCA_MAX_CONTEXT_CELLS ((uint64_t)1 << 34)
 
 /* Reads a context (plain or .gz). FIMI ids are kept as written: a file whose
  * ids are 1..m has attributes 0..m, attribute 0 belonging to no object (it
  * changes no count: it only joins the bottom concept's intent). Lines are
  * objects; an empty line is an object with no attributes; '#' starts a
  * comment line. Fails with PARAC_ERR_PARSE and "file:line: problem" on a
- * non-integer token, a negative or absurd id, an inconsistent .cxt, a
- * truncated or empty file; PARAC_ERR_IO when the file cannot be read. */
+ * non-integer token, a negative or absurd id, an inconsistent .cxt (counts
+ * that disagree with the names and rows that follow), a cell other than 0/1
+ * (CSV) or X/. (.cxt), a truncated or empty file, a context above
+ * PARAC_FCA_MAX_CONTEXT_CELLS, a line above 64 MiB; PARAC_ERR_IO when the file
+ * cannot be read. CRLF line ends and a UTF-8 byte-order mark are accepted. */
 parac_status parac_fca_context_read(const char *path, parac_fca_format format, parac_fca_context **context,
                                     parac_error *error);
 

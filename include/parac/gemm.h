@@ -235,8 +235,14 @@ typedef struct parac_gemm_matrix {
 } parac_gemm_matrix;
 
 /* Reads .npy (2-D float32/float64, C order) or Matrix Market (.mtx: coordinate
- * or array, real/integer, general/symmetric). Non-finite values, bad headers,
- * out-of-range indices: PARAC_ERR_PARSE naming file and line. */
+ * or array, real/integer/pattern, general/symmetric/skew-symmetric). Symmetric
+ * and skew-symmetric files must be square and hold the lower triangle only
+ * (array files: its values column by column). A matrix holds at most
+ * PARAC_GEMM_MAX_FILE_VALUES values (2^32, 16 GiB of float32), a coordinate
+ * file at most rows x cols entries. Non-finite values, bad headers or size
+ * lines, out-of-range indices, missing or extra entries: PARAC_ERR_PARSE naming
+ * file and line. */
+#define PARAC_GEMM_MAX_FILE_VALUES ((uint64_t)1 << 32)
 parac_status parac_gemm_matrix_read(const char *path, parac_gemm_matrix *matrix, parac_error *error);
 /* Writes .npy (float32) or .mtx (array, real) by the path's extension. */
 parac_status parac_gemm_matrix_write(const char *path, const parac_gemm_matrix *matrix, parac_error *error);

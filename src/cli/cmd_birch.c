@@ -25,9 +25,15 @@ typedef struct birch_args {
 static parac_status read_chunk(parac_matrix_stream *stream, double **buffer, size_t rows, size_t *got,
                                parac_error *error)
 {
+    if (rows > stream->rows_total) rows = stream->rows_total; /* a .npy file's length is known */
     if (!*buffer) {
-        *buffer = malloc(rows * (stream->cols ? stream->cols : 1) * sizeof(double));
-        if (!*buffer) return parac_fail_no_memory(error, "a chunk of points", rows * stream->cols * sizeof(double));
+        size_t values, bytes;
+        if (__builtin_mul_overflow(rows, stream->cols, &values) ||
+            __builtin_mul_overflow(values ? values : 1, sizeof(double), &bytes))
+            return parac_fail_at(error, PARAC_ERR_INVALID_ARGUMENT, stream->path, 0,
+                                 "--chunk %zu rows of %zu values is too large", rows, stream->cols);
+        *buffer = malloc(bytes);
+        if (!*buffer) return parac_fail_no_memory(error, "a chunk of points", bytes);
     }
     return parac_matrix_stream_read(stream, *buffer, rows, got, error);
 }

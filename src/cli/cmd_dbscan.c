@@ -50,6 +50,12 @@ static parac_status load_points(const char *path, loaded_points *points, parac_e
             points->f32 = points->npy.data;
             points->rows = points->npy.ndim == 0 ? 1 : points->npy.shape[0];
             points->cols = points->npy.ndim == 2 ? points->npy.shape[1] : 1;
+            if (points->cols == 0 && points->rows > 0) { /* as parac_matrix_load refuses them */
+                parac_npy_array_free(&points->npy);
+                points->f32 = NULL;
+                return parac_fail_at(error, PARAC_ERR_PARSE, path, 0, "the array has %zu rows but no columns",
+                                     points->rows);
+            }
             return PARAC_OK;
         }
         parac_npy_array_free(&points->npy);

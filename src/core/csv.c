@@ -112,14 +112,17 @@ static int next_content_line(parac_csv_reader *reader, parac_error *error)
     }
 }
 
+/* A header is taken only when it is unambiguous: every field of the first row
+ * is not a number. A row mixing names and numbers is data with a typo (or a
+ * stray byte), reported at its line and column rather than silently dropped. */
 static int row_is_header(char *line, char delimiter)
 {
     char **tokens = NULL;
     size_t capacity = 0, count = split(line, delimiter, &tokens, &capacity);
-    int header = 0;
-    for (size_t c = 0; c < count && count != (size_t)-1; c++) {
+    int header = count != (size_t)-1 && count > 0;
+    for (size_t c = 0; header && c < count; c++) {
         double ignored;
-        if (!parse_number(tokens[c], &ignored)) header = 1;
+        if (parse_number(tokens[c], &ignored)) header = 0;
     }
     free(tokens);
     return header;
@@ -136,7 +139,7 @@ parac_status parac_csv_open(parac_csv_reader *reader, const char *path, const pa
     status = parac_line_reader_open(&reader->lines, path, error);
     if (status != PARAC_OK) return status;
     got = next_content_line(reader, error);
-    if (got < 0) return PARAC_ERR_IO;
+    if (got < 0) return error ? error->status : PARAC_ERR_IO;
     if (got == 0) {
         reader->at_end = 1;
         return PARAC_OK;
@@ -163,7 +166,7 @@ parac_status parac_csv_open(parac_csv_reader *reader, const char *path, const pa
             reader->columns = split(reader->lines.buffer, reader->delimiter, &tokens, &capacity);
             free(tokens);
             got = next_content_line(reader, error);
-            if (got < 0) return PARAC_ERR_IO;
+            if (got < 0) return error ? error->status : PARAC_ERR_IO;
             if (got == 0) {
                 reader->at_end = 1;
                 return PARAC_OK;

@@ -1,7 +1,10 @@
 /* core/csv.h — numeric CSV/TSV/whitespace tables, read in chunks of rows.
  *
- * Accepts an optional header row (detected: a first row with a token that is
- * not a number), '#' comments (whole lines or line ends), blank lines, CRLF.
+ * Accepts an optional header row, '#' comments (whole lines or line ends),
+ * blank lines, CRLF and a UTF-8 byte-order mark. The header is explicit
+ * (PARAC_CSV_HEADER_PRESENT / _NONE) or, with _AUTO, taken only when EVERY
+ * field of the first row is not a number: a first row mixing names and numbers
+ * is data, and its bad field is an error naming line and column.
  * The delimiter is found on the first row: ',' if present, else tab, else runs
  * of spaces. Ragged rows, non-numbers and (unless allowed) NaN/inf are errors
  * naming file, line and column.

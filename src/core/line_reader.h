@@ -1,8 +1,14 @@
 /* core/line_reader.h — buffered line-by-line reading with line numbers.
  *
  * Reads plain or gzip-compressed files transparently ("-" is standard input).
- * Lines may be any length; the trailing "\n" or "\r\n" is removed. Readers of
- * text formats use line_number and path to build "file:line: problem" errors.
+ * The trailing "\n" or "\r\n" is removed, and a UTF-8 byte-order mark at the
+ * start of the file is skipped. Readers of text formats use line_number and
+ * path to build "file:line: problem" errors.
+ *
+ * Limits (PARAC_ERR_PARSE naming the file and line): a line is at most
+ * PARAC_LINE_MAX bytes (64 MiB; a small .gz that expands to one endless line
+ * cannot take unbounded memory), and a line may not contain a NUL byte (a
+ * binary file given as text).
  */
 #ifndef PARAC_CORE_LINE_READER_H
 #define PARAC_CORE_LINE_READER_H
@@ -10,6 +16,8 @@
 #include <stddef.h>
 
 #include <parac/status.h>
+
+#define PARAC_LINE_MAX ((size_t)64 << 20)
 
 typedef struct parac_line_reader {
     void *gz;            /* gzFile */
@@ -19,6 +27,7 @@ typedef struct parac_line_reader {
     size_t length;       /* its length without the terminator */
     size_t capacity;
     int ended_without_newline; /* the last line had no final newline */
+    size_t max_line_length;    /* PARAC_LINE_MAX after open; tests may lower it */
 } parac_line_reader;
 
 parac_status parac_line_reader_open(parac_line_reader *reader, const char *path, parac_error *error);

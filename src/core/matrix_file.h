@@ -43,7 +43,10 @@ parac_status parac_matrix_stream_read(parac_matrix_stream *stream, double *dst, 
                                       parac_error *error);
 void parac_matrix_stream_close(parac_matrix_stream *stream);
 
-/* Whole file. A 1-D .npy array is read as n×1. Empty files give rows = 0. */
+/* Whole file. A 1-D .npy array is read as n×1; an n×0 one (n > 0) is refused.
+ * A .npy file goes through parac_npy_read (memory-mapped when it is a regular
+ * file), converted straight into the table; text grows the table as rows
+ * arrive. Empty files give rows = 0. */
 parac_status parac_matrix_load(const char *path, int allow_nonfinite, parac_matrix *matrix, parac_error *error);
 void parac_matrix_free(parac_matrix *matrix);
 
@@ -52,7 +55,10 @@ parac_status parac_matrix_save(const char *path, const double *data, size_t rows
 
 /* Labels: .npy int32 or text, one per line. */
 parac_status parac_labels_save(const char *path, const int32_t *labels, size_t count, parac_error *error);
-/* Reads labels from .npy (int32/int64) or text (one integer per line). */
+/* Reads labels from .npy (int32/int64, or integral floats) or text (one integer
+ * per line; '#' comments and blank lines allowed). A value that is not an
+ * integer in int32's range, a bad number or a row of several values is
+ * PARAC_ERR_PARSE naming the file and line (the row for .npy). */
 parac_status parac_labels_load(const char *path, int32_t **labels, size_t *count, parac_error *error);
 
 #endif

@@ -20,6 +20,13 @@ typedef enum parac_dtype {
 } parac_dtype;
 
 #define PARAC_NPY_MAX_DIMS 8
+/* Limits on what a header may claim (refused as PARAC_ERR_PARSE, naming the file):
+ * at most PARAC_NPY_MAX_DIMS dimensions, each at most PARAC_NPY_MAX_DIM (2^40;
+ * a 4 TiB float32 vector), and every product of the shape times the value size
+ * within 64 bits and half of size_t. A regular file must hold at least the data
+ * its shape needs (checked when it is opened, before anything is sized by it);
+ * a pipe is read in chunks, so a short one fails without a huge allocation. */
+#define PARAC_NPY_MAX_DIM ((uint64_t)1 << 40)
 
 size_t parac_dtype_size(parac_dtype dtype);
 const char *parac_dtype_name(parac_dtype dtype); /* "float32", ... */
@@ -33,6 +40,8 @@ typedef struct parac_npy_reader {
     uint64_t row_count;   /* shape[0] (1 for a 0-d array) */
     uint64_t row_values;  /* values per row: product of shape[1..] */
     uint64_t rows_read;
+    uint64_t data_bytes;  /* what the shape needs: row_count * row_values * value size */
+    int size_checked;     /* 1 when the file was seen to hold data_bytes (a regular file) */
 } parac_npy_reader;
 
 /* Opens and parses the header; the data is read with read_rows. */
@@ -48,10 +57,20 @@ typedef struct parac_npy_array {
     int ndim;
     uint64_t shape[PARAC_NPY_MAX_DIMS];
     uint64_t count; /* number of values */
-    void *data;     /* malloc'ed; release with parac_npy_array_free */
+    void *data;     /* malloc'ed or mapped; release with parac_npy_array_free */
+    void *mapping;  /* the file's private mapping when data points into it, else NULL */
+    size_t mapping_bytes;
 } parac_npy_array;
 
+/* Reads the whole array. A regular file whose data is aligned for its dtype
+ * (numpy pads headers to 64 bytes) is memory-mapped privately rather than
+ * copied through read(): a 100 M-point float32 file costs no second copy.
+ * The data is writable either way (copy-on-write pages). A mapped file cut
+ * short by another process while in use would fault: read inputs that other
+ * programs rewrite with parac_npy_read_copy. Pipes and odd headers are read. */
 parac_status parac_npy_read(const char *path, parac_npy_array *array, parac_error *error);
+/* The same, always copying into a malloc'ed buffer. */
+parac_status parac_npy_read_copy(const char *path, parac_npy_array *array, parac_error *error);
 void parac_npy_array_free(parac_npy_array *array);
 
 /* Writes a C-order array (version 1.0 header). */

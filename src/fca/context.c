@@ -9,10 +9,21 @@
 #include "core/rng.h"
 #include "fca/fca_internal.h"
 
+int fca_context_size_ok(size_t objects, size_t attributes)
+{
+    uint64_t cells;
+    return !__builtin_mul_overflow((uint64_t)objects, (uint64_t)attributes, &cells) && cells <= PARAC_FCA_MAX_CONTEXT_CELLS;
+}
+
 parac_status fca_context_alloc(size_t objects, size_t attributes, parac_fca_context **context, parac_error *error)
 {
-    parac_fca_context *made = calloc(1, sizeof *made);
+    parac_fca_context *made;
     size_t row_words, column_words;
+    if (!fca_context_size_ok(objects, attributes))
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
+                          "fca: a context of %zu objects x %zu attributes is above the limit of %llu cells", objects,
+                          attributes, (unsigned long long)PARAC_FCA_MAX_CONTEXT_CELLS);
+    made = calloc(1, sizeof *made);
     if (!made) return parac_fail_no_memory(error, "context", sizeof *made);
     made->objects = objects;
     made->attributes = attributes;

@@ -27,6 +27,8 @@ struct parac_fca_context {
 
 /* Builds rows and columns for an objects x attributes context with no bits set. */
 parac_status fca_context_alloc(size_t objects, size_t attributes, parac_fca_context **context, parac_error *error);
+/* 1 when objects x attributes is within PARAC_FCA_MAX_CONTEXT_CELLS (readers check before they allocate). */
+int fca_context_size_ok(size_t objects, size_t attributes);
 /* Sets (object, attribute) in rows; fca_context_finish derives the columns. */
 void fca_context_set(parac_fca_context *context, size_t object, size_t attribute);
 void fca_context_finish(parac_fca_context *context);

@@ -41,29 +41,65 @@ static parac_status read_count(parac_line_reader *reader, const char *what, size
     return PARAC_OK;
 }
 
-static parac_status read_names(parac_line_reader *reader, size_t count, char ***names, parac_error *error)
+/* count names, one per line (names may be empty); the first is `first` when given.
+ * The array grows with the lines that really arrive, so a header claiming 10^8
+ * objects in a short file fails as truncated without a large allocation. */
+static parac_status read_names_into(parac_line_reader *reader, size_t count, const char *first, const char *what,
+                                    char ***names, size_t *filled, parac_error *error)
 {
-    *names = calloc(count ? count : 1, sizeof **names);
-    if (!*names) return parac_fail_no_memory(error, "names", count * sizeof(char *));
+    size_t capacity = 0;
     for (size_t i = 0; i < count; i++) {
-        int got = parac_line_reader_next(reader, error);
-        if (got < 0) return error ? error->status : PARAC_ERR_IO;
-        if (got == 0) return truncated(reader, "more names", error);
-        (*names)[i] = strdup(reader->buffer);
+        if (i == capacity) {
+            size_t bigger = capacity ? (capacity * 2 < count ? capacity * 2 : count) : (count < 1024 ? count : 1024);
+            char **grown = realloc(*names, bigger * sizeof *grown);
+            if (!grown) return parac_fail_no_memory(error, "names", bigger * sizeof *grown);
+            memset(grown + capacity, 0, (bigger - capacity) * sizeof *grown);
+            *names = grown;
+            capacity = bigger;
+        }
+        if (!(i == 0 && first)) {
+            int got = parac_line_reader_next(reader, error);
+            if (got < 0) return error ? error->status : PARAC_ERR_IO;
+            if (got == 0) return truncated(reader, what, error);
+        }
+        (*names)[i] = strdup(i == 0 && first ? first : reader->buffer);
         if (!(*names)[i]) return parac_fail_no_memory(error, "a name", reader->length);
+        *filled = i + 1;
     }
     return PARAC_OK;
 }
 
+static void free_names(char **names, size_t count)
+{
+    for (size_t i = 0; names && i < count; i++) free(names[i]);
+    free(names);
+}
+
+/* As read_names_into; on failure nothing is kept (*names is NULL). */
+static parac_status read_names(parac_line_reader *reader, size_t count, const char *first, const char *what,
+                               char ***names, parac_error *error)
+{
+    size_t filled = 0;
+    parac_status status;
+    *names = NULL;
+    status = read_names_into(reader, count, first, what, names, &filled, error);
+    if (status != PARAC_OK) {
+        free_names(*names, filled);
+        *names = NULL;
+    }
+    return status;
+}
+
 static parac_status read_rows(parac_line_reader *reader, parac_fca_context *context, parac_error *error)
 {
+    int got;
     for (size_t o = 0; o < context->objects; o++) {
         size_t length;
-        int got = parac_line_reader_next(reader, error);
+        got = parac_line_reader_next(reader, error);
         if (got < 0) return error ? error->status : PARAC_ERR_IO;
         if (got == 0) return truncated(reader, "one row per object", error);
         length = reader->length;
-        while (length && (reader->buffer[length - 1] == ' ' || reader->buffer[length - 1] == '\r')) length--;
+        while (length && reader->buffer[length - 1] == ' ') length--;
         if (length != context->attributes)
             return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
                                  "row has %zu entries, expected %zu (one per attribute)", length, context->attributes);
@@ -75,6 +111,12 @@ static parac_status read_rows(parac_line_reader *reader, parac_fca_context *cont
                                      "unexpected '%c' in row (only 'X' and '.')", c);
         }
     }
+    /* Rows beyond the header's count mean the counts are wrong: refuse rather than drop them. */
+    got = next_nonblank(reader, error);
+    if (got < 0) return error ? error->status : PARAC_ERR_IO;
+    if (got > 0)
+        return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
+                             "more rows than the header's %zu objects", context->objects);
     fca_context_finish(context);
     return PARAC_OK;
 }
@@ -83,6 +125,7 @@ parac_status fca_read_cxt(const char *path, parac_fca_context **context, parac_e
 {
     parac_line_reader reader;
     size_t objects = 0, attributes = 0;
+    char **object_names = NULL, **attribute_names = NULL;
     parac_fca_context *made = NULL;
     parac_status status = parac_line_reader_open(&reader, path, error);
     int got;
@@ -93,48 +136,40 @@ parac_status fca_read_cxt(const char *path, parac_fca_context **context, parac_e
                          : parac_fail_at(error, PARAC_ERR_PARSE, path, 1, "empty file: expected a 'B' header");
         goto done;
     }
-    if (strncmp(reader.buffer, "B", 1) != 0 || reader.buffer[1 + strspn(reader.buffer + 1, " \t\r")]) {
+    if (strncmp(reader.buffer, "B", 1) != 0 || reader.buffer[1 + strspn(reader.buffer + 1, " \t")]) {
         status = parac_fail_at(error, PARAC_ERR_PARSE, path, reader.line_number, "expected 'B' (Burmeister header)");
         goto done;
     }
     if ((status = read_count(&reader, "number of objects", &objects, error)) != PARAC_OK) goto done;
     if ((status = read_count(&reader, "number of attributes", &attributes, error)) != PARAC_OK) goto done;
-    if ((status = fca_context_alloc(objects, attributes, &made, error)) != PARAC_OK) goto done;
-    /* the optional blank line before the names is skipped by peeking: names may not be blank */
+    if (!fca_context_size_ok(objects, attributes)) {
+        status = parac_fail_at(error, PARAC_ERR_PARSE, path, reader.line_number,
+                               "a context of %zu objects x %zu attributes is above the limit of %llu cells", objects,
+                               attributes, (unsigned long long)PARAC_FCA_MAX_CONTEXT_CELLS);
+        goto done;
+    }
+    /* the optional blank line before the names is skipped by peeking: the first name may not be blank */
     if (objects + attributes) {
         got = next_nonblank(&reader, error);
         if (got <= 0) {
             status = got < 0 ? (error ? error->status : PARAC_ERR_IO) : truncated(&reader, "names", error);
             goto done;
         }
-        made->object_names = calloc(objects ? objects : 1, sizeof(char *));
-        if (!made->object_names) { status = parac_fail_no_memory(error, "names", objects * 8); goto done; }
-        if (objects) {
-            made->object_names[0] = strdup(reader.buffer);
-            if (!made->object_names[0]) { status = parac_fail_no_memory(error, "a name", reader.length); goto done; }
-            for (size_t i = 1; i < objects; i++) {
-                got = parac_line_reader_next(&reader, error);
-                if (got <= 0) { status = got < 0 ? error->status : truncated(&reader, "more object names", error); goto done; }
-                if (!(made->object_names[i] = strdup(reader.buffer))) { status = parac_fail_no_memory(error, "a name", 1); goto done; }
-            }
-            status = read_names(&reader, attributes, &made->attribute_names, error);
-        } else {
-            made->attribute_names = calloc(attributes, sizeof(char *));
-            if (!made->attribute_names || !(made->attribute_names[0] = strdup(reader.buffer))) {
-                status = parac_fail_no_memory(error, "names", attributes * 8);
-                goto done;
-            }
-            for (size_t i = 1; i < attributes && status == PARAC_OK; i++) {
-                got = parac_line_reader_next(&reader, error);
-                if (got <= 0) status = got < 0 ? error->status : truncated(&reader, "more attribute names", error);
-                else if (!(made->attribute_names[i] = strdup(reader.buffer))) status = parac_fail_no_memory(error, "a name", 1);
-            }
-        }
+        status = read_names(&reader, objects, reader.buffer, "more object names", &object_names, error);
+        if (status == PARAC_OK)
+            status = read_names(&reader, attributes, objects ? NULL : reader.buffer, "more attribute names",
+                                &attribute_names, error);
         if (status != PARAC_OK) goto done;
     }
+    if ((status = fca_context_alloc(objects, attributes, &made, error)) != PARAC_OK) goto done;
+    made->object_names = object_names;
+    made->attribute_names = attribute_names;
+    object_names = attribute_names = NULL;
     status = read_rows(&reader, made, error);
 done:
     parac_line_reader_close(&reader);
+    free_names(object_names, objects);
+    free_names(attribute_names, attributes);
     if (status != PARAC_OK) parac_fca_context_destroy(made);
     else *context = made;
     return status;

@@ -87,6 +87,14 @@ parac_status fca_read_fimi(const char *path, parac_fca_context **context, parac_
             goto done;
         }
         if (id_list_push(&starts, (uint32_t)ids.count)) goto no_memory;
+        /* Checked as the file is read: a small file of many lines naming a large id
+         * must fail here, not when the bit matrix is allocated. */
+        if (!fca_context_size_ok(starts.count - 1, ids.count ? (size_t)max_id + 1 : 0)) {
+            status = parac_fail_at(error, PARAC_ERR_PARSE, path, reader.line_number,
+                                   "the context (%zu objects x %zu attributes so far) is above the limit of %llu cells",
+                                   starts.count - 1, (size_t)max_id + 1, (unsigned long long)PARAC_FCA_MAX_CONTEXT_CELLS);
+            goto done;
+        }
     }
     if (got < 0) {
         status = error ? error->status : PARAC_ERR_IO;

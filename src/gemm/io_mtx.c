@@ -3,8 +3,12 @@
  * Matrix Market "array" files are column-major on disk and are kept so (the
  * plan takes column-major operands as they are); "coordinate" files are
  * expanded into a row-major dense matrix, duplicates summed, symmetric and
- * skew-symmetric halves mirrored. Every value must be finite.
+ * skew-symmetric halves mirrored. Every value must be finite. Every size
+ * taken from the file is checked (square when symmetric, rows x cols within
+ * PARAC_GEMM_MAX_FILE_VALUES, entries within rows x cols) before it sizes
+ * an allocation.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +45,9 @@ static parac_status parse_banner(parac_line_reader *reader, mtx_header *h, parac
     if (strcasecmp(symmetry, "general") == 0) h->symmetry = MTX_GENERAL;
     else if (strcasecmp(symmetry, "symmetric") == 0) h->symmetry = MTX_SYMMETRIC;
     else if (strcasecmp(symmetry, "skew-symmetric") == 0) h->symmetry = MTX_SKEW;
+    else if (strcasecmp(symmetry, "hermitian") == 0)
+        return parac_fail_at(error, PARAC_ERR_UNSUPPORTED, reader->path, reader->line_number,
+                             "symmetry 'hermitian' needs complex values, which are not supported");
     else
         return parac_fail_at(error, PARAC_ERR_UNSUPPORTED, reader->path, reader->line_number,
                              "symmetry '%s' is not supported", symmetry);
@@ -72,50 +79,154 @@ static parac_status parse_value(parac_line_reader *reader, const char *text, flo
     return PARAC_OK;
 }
 
+/* Whole-token integer at *text (advanced past it): 1, or 0 when there is none or it overflows. */
+static int parse_index(const char **text, long long *value)
+{
+    char *end;
+    errno = 0;
+    *value = strtoll(*text, &end, 10);
+    if (end == *text || errno || (*end && *end != ' ' && *end != '\t')) return 0;
+    *text = end;
+    return 1;
+}
+
+static int only_blanks(const char *text) { return text[strspn(text, " \t")] == '\0'; }
+
 static parac_status read_coordinate_entry(parac_line_reader *reader, const mtx_header *h, parac_gemm_matrix *m,
                                           parac_error *error)
 {
     long long r, c;
-    int used = 0;
+    const char *cursor = reader->buffer;
     float v = 1.0f;
     parac_status status;
-    if (sscanf(reader->buffer, " %lld %lld %n", &r, &c, &used) < 2)
-        return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number, "expected 'ROW COL VALUE'");
+    if (!parse_index(&cursor, &r) || !parse_index(&cursor, &c) || (h->pattern && !only_blanks(cursor)))
+        return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
+                             h->pattern ? "expected 'ROW COL'" : "expected 'ROW COL VALUE'");
     if (r < 1 || r > m->rows || c < 1 || c > m->cols)
         return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
                              "entry (%lld, %lld) is outside the %lld x %lld matrix", r, c, (long long)m->rows,
                              (long long)m->cols);
-    if (!h->pattern && (status = parse_value(reader, reader->buffer + used, &v, error)) != PARAC_OK) return status;
+    /* Symmetric files hold the lower triangle; an upper entry would be counted twice. */
+    if (h->symmetry != MTX_GENERAL && r < c)
+        return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
+                             "entry (%lld, %lld) is above the diagonal of a %s matrix (only the lower triangle is stored)",
+                             r, c, h->symmetry == MTX_SKEW ? "skew-symmetric" : "symmetric");
+    if (h->symmetry == MTX_SKEW && r == c)
+        return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
+                             "entry (%lld, %lld) is on the diagonal of a skew-symmetric matrix", r, c);
+    if (!h->pattern && (status = parse_value(reader, cursor, &v, error)) != PARAC_OK) return status;
     m->values[(r - 1) * m->cols + (c - 1)] += v;
     if (h->symmetry != MTX_GENERAL && r != c)
         m->values[(c - 1) * m->cols + (r - 1)] += h->symmetry == MTX_SKEW ? -v : v;
     return PARAC_OK;
 }
 
+/* "ROWS COLS" (array) or "ROWS COLS ENTRIES" (coordinate), nothing else. */
+static parac_status parse_size_line(parac_line_reader *reader, const mtx_header *h, long long *rows, long long *cols,
+                                    long long *entries, parac_error *error)
+{
+    const char *cursor = reader->buffer + strspn(reader->buffer, " \t");
+    *entries = 0;
+    if (!parse_index(&cursor, rows) || !parse_index(&cursor, cols) || (h->coordinate && !parse_index(&cursor, entries)) ||
+        !only_blanks(cursor) || *rows < 1 || *cols < 1 || *entries < 0)
+        return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
+                             h->coordinate ? "bad size line: expected 'ROWS COLS ENTRIES' (positive integers)"
+                                           : "bad size line: expected 'ROWS COLS' (positive integers)");
+    return PARAC_OK;
+}
+
+/* Checks the sizes against each other and the limits. */
+static parac_status check_sizes(parac_line_reader *reader, const mtx_header *h, long long rows, long long cols,
+                                long long entries, parac_error *error)
+{
+    uint64_t values;
+    if (h->symmetry != MTX_GENERAL && rows != cols)
+        return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
+                             "a %s matrix must be square, the size line says %lld x %lld",
+                             h->symmetry == MTX_SKEW ? "skew-symmetric" : "symmetric", rows, cols);
+    if (__builtin_mul_overflow((uint64_t)rows, (uint64_t)cols, &values) || values > PARAC_GEMM_MAX_FILE_VALUES)
+        return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
+                             "a %lld x %lld matrix is above the limit of %llu values", rows, cols,
+                             (unsigned long long)PARAC_GEMM_MAX_FILE_VALUES);
+    if ((uint64_t)entries > values)
+        return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
+                             "%lld entries do not fit in a %lld x %lld matrix", entries, rows, cols);
+    return PARAC_OK;
+}
+
+/* Next value line of an array file, or a "file ends" error. */
+static parac_status next_array_value(parac_line_reader *reader, long long done, long long expected, float *value,
+                                     parac_error *error)
+{
+    int got = next_data_line(reader, error);
+    if (got < 0) return error->status;
+    if (got == 0)
+        return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
+                             "file ends after %lld of %lld values", done, expected);
+    return parse_value(reader, reader->buffer, value, error);
+}
+
+/* Array files list columns top to bottom; symmetric ones only the lower
+ * triangle of each column (skew: strictly lower), mirrored here. */
+static parac_status read_array_values(parac_line_reader *reader, const mtx_header *h, parac_gemm_matrix *m,
+                                      parac_error *error)
+{
+    long long n = m->rows, expected, done = 0;
+    parac_status status = PARAC_OK;
+    if (h->symmetry == MTX_GENERAL) {
+        expected = m->rows * m->cols;
+        for (long long e = 0; e < expected && status == PARAC_OK; e++)
+            status = next_array_value(reader, e, expected, &m->values[e], error);
+        return status;
+    }
+    expected = h->symmetry == MTX_SKEW ? n * (n - 1) / 2 : n * (n + 1) / 2;
+    for (long long c = 0; c < n && status == PARAC_OK; c++)
+        for (long long r = h->symmetry == MTX_SKEW ? c + 1 : c; r < n && status == PARAC_OK; r++) {
+            float v;
+            status = next_array_value(reader, done++, expected, &v, error);
+            m->values[c * n + r] = v; /* column-major */
+            m->values[r * n + c] = h->symmetry == MTX_SKEW ? -v : v;
+        }
+    return status;
+}
+
+/* After the last entry only comments and blank lines may follow. */
+static parac_status expect_end(parac_line_reader *reader, parac_error *error)
+{
+    int got = next_data_line(reader, error);
+    if (got < 0) return error->status;
+    if (got > 0)
+        return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
+                             "more entries than the size line announced");
+    return PARAC_OK;
+}
+
 static parac_status read_mtx_body(parac_line_reader *reader, const mtx_header *h, parac_gemm_matrix *m, parac_error *error)
 {
-    long long rows, cols, entries = 0, expected;
+    long long rows = 0, cols = 0, entries = 0;
     int got = next_data_line(reader, error);
-    parac_status status = PARAC_OK;
+    parac_status status;
     if (got < 0) return error->status;
-    if (got == 0 || sscanf(reader->buffer, "%lld %lld %lld", &rows, &cols, &entries) < (h->coordinate ? 3 : 2) ||
-        rows < 1 || cols < 1 || entries < 0)
-        return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number, "bad size line");
+    if (got == 0) return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number + 1, "no size line");
+    if ((status = parse_size_line(reader, h, &rows, &cols, &entries, error)) != PARAC_OK) return status;
+    if ((status = check_sizes(reader, h, rows, cols, entries, error)) != PARAC_OK) return status;
     m->rows = rows;
     m->cols = cols;
     m->layout = h->coordinate ? PARAC_GEMM_ROW_MAJOR : PARAC_GEMM_COL_MAJOR;
-    if (!(m->values = calloc((size_t)(rows * cols), sizeof(float))))
-        return parac_fail_no_memory(error, "matrix", (unsigned long long)(rows * cols) * 4);
-    expected = h->coordinate ? entries : rows * cols;
-    for (long long e = 0; e < expected && status == PARAC_OK; e++) {
-        if ((got = next_data_line(reader, error)) != 1)
-            return got < 0 ? error->status
-                           : parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
-                                           "file ends after %lld of %lld entries", e, expected);
-        status = h->coordinate ? read_coordinate_entry(reader, h, m, error)
-                               : parse_value(reader, reader->buffer, &m->values[e], error);
+    if (!(m->values = calloc((size_t)rows * (size_t)cols, sizeof(float))))
+        return parac_fail_no_memory(error, "matrix", (unsigned long long)rows * (unsigned long long)cols * 4);
+    if (!h->coordinate) {
+        status = read_array_values(reader, h, m, error);
+    } else {
+        for (long long e = 0; e < entries && status == PARAC_OK; e++) {
+            if ((got = next_data_line(reader, error)) != 1)
+                return got < 0 ? error->status
+                               : parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
+                                               "file ends after %lld of %lld entries", e, entries);
+            status = read_coordinate_entry(reader, h, m, error);
+        }
     }
-    return status;
+    return status == PARAC_OK ? expect_end(reader, error) : status;
 }
 
 static parac_status read_mtx(const char *path, parac_gemm_matrix *m, parac_error *error)

@@ -105,6 +105,14 @@ static void check_shapes(void)
     expect_table("blanks around commas", " 1.5 , -2e-3,7\n4,  5 ,6\n", PARAC_CSV_HEADER_AUTO, 0, 2, 3, 0, three);
     expect_table("forced header", "1,2\n1,2\n3,4\n", PARAC_CSV_HEADER_PRESENT, 0, 2, 2, 1, two_by_two);
     expect_table("one column", "1\n2\n3\n4\n", PARAC_CSV_HEADER_AUTO, 0, 4, 1, 0, two_by_two);
+    /* A UTF-8 byte-order mark (spreadsheet exports) is skipped: before, it made the first
+     * field non-numeric and the first point was lost as a "header". */
+    expect_table("byte-order mark", "\xEF\xBB\xBF" "1,2\n3,4\n", PARAC_CSV_HEADER_AUTO, 0, 2, 2, 0, two_by_two);
+    expect_table("byte-order mark and header", "\xEF\xBB\xBF" "x,y\r\n1,2\r\n3,4\r\n", PARAC_CSV_HEADER_AUTO, 0, 2, 2, 1,
+                 two_by_two);
+    expect_table("header of nan-like names", "nanometers,infinity_count\n1,2\n3,4\n", PARAC_CSV_HEADER_AUTO, 0, 2, 2, 1,
+                 two_by_two);
+    expect_table("explicit no header", "1,2\n3,4\n", PARAC_CSV_HEADER_NONE, 0, 2, 2, 0, two_by_two);
     expect_table("empty file", "", PARAC_CSV_HEADER_AUTO, 0, 0, 0, 0, NULL);
     expect_table("only comments", "# nothing\n\n#\n", PARAC_CSV_HEADER_AUTO, 0, 0, 0, 0, NULL);
     expect_table("header only", "x,y,z\n", PARAC_CSV_HEADER_AUTO, 0, 0, 3, 1, NULL);
@@ -132,6 +140,18 @@ static void check_errors(void)
                  "column 1: non-finite");
     expect_error("text without header allowed", "x,y\n1,2\n", 0, PARAC_CSV_HEADER_NONE, PARAC_ERR_PARSE, 1,
                  "column 1: 'x' is not a number");
+    /* A first row with one non-numeric field is data with a typo, not a header: before, the
+     * row was silently dropped as a header. The error names the line and the column. */
+    expect_error("mixed first row", "1,x2,3\n4,5,6\n", 0, PARAC_CSV_HEADER_AUTO, PARAC_ERR_PARSE, 1,
+                 "column 2: 'x2' is not a number");
+    expect_error("mixed first row after comments", "# c\n\n1.5\t2\tz\n4\t5\t6\n", 0, PARAC_CSV_HEADER_AUTO,
+                 PARAC_ERR_PARSE, 3, "column 3: 'z' is not a number");
+    expect_error("named first column", "id,x,y\na,1,2\n", 0, PARAC_CSV_HEADER_AUTO, PARAC_ERR_PARSE, 2,
+                 "column 1: 'a' is not a number");
+    expect_error("empty field in first row", "1,,3\n4,5,6\n", 0, PARAC_CSV_HEADER_AUTO, PARAC_ERR_PARSE, 1,
+                 "column 2: '' is not a number");
+    expect_error("byte-order mark then a typo", "\xEF\xBB\xBF" "1,2\n3,4O\n", 0, PARAC_CSV_HEADER_AUTO,
+                 PARAC_ERR_PARSE, 2, "column 2: '4O' is not a number");
     expect_error("crlf ragged", "1,2\r\n3\r\n", 0, PARAC_CSV_HEADER_AUTO, PARAC_ERR_PARSE, 2, "row has 1 values");
     {
         parac_csv_reader reader;

@@ -132,6 +132,72 @@ static void check_errors(void)
     }
 }
 
+/* Reads to the end; expects an error on `line` containing `part`. */
+static void expect_line_error(const char *path, long line, const char *part)
+{
+    parac_line_reader reader;
+    parac_error error = {0};
+    char prefix[300];
+    int got;
+    CHECK_OK(parac_line_reader_open(&reader, path, &error), &error);
+    while ((got = parac_line_reader_next(&reader, &error)) == 1) {
+    }
+    snprintf(prefix, sizeof prefix, "%s:%ld: ", path, line);
+    CHECK(got == -1 && error.status == PARAC_ERR_PARSE, "%s: got %d, status %d", path, got, (int)error.status);
+    CHECK(strncmp(error.message, prefix, strlen(prefix)) == 0 && strstr(error.message, part), "'%s' should start '%s' and say '%s'",
+          error.message, prefix, part);
+    parac_line_reader_close(&reader);
+}
+
+/* A small .gz that expands to one endless line must stop at PARAC_LINE_MAX, not
+ * take memory until it runs out; a line of exactly the limit is still read. */
+static void check_line_limit(void)
+{
+    char path[256];
+    size_t size = PARAC_LINE_MAX + 1;
+    char *text = malloc(size + 16);
+    parac_line_reader reader;
+    parac_error error = {0};
+    test_temp_path(path, sizeof path, "bomb.txt.gz");
+    memcpy(text, "ok\n", 3);
+    memset(text + 3, 'a', size);
+    text[3 + size] = '\n';
+    write_gzip(path, text, size + 4);
+    expect_line_error(path, 2, "longer than the limit of 67108864 bytes");
+    /* Exactly the limit (and CRLF) is fine. */
+    text[3 + PARAC_LINE_MAX] = '\r';
+    write_gzip(path, text, size + 4);
+    CHECK_OK(parac_line_reader_open(&reader, path, &error), &error);
+    CHECK(parac_line_reader_next(&reader, &error) == 1 && parac_line_reader_next(&reader, &error) == 1,
+          "a line of the limit: %s", error.message);
+    CHECK(reader.length == PARAC_LINE_MAX);
+    parac_line_reader_close(&reader);
+    /* A lowered limit applies to plain files too. */
+    write_text(path, "12345\n123456\n", 13);
+    CHECK_OK(parac_line_reader_open(&reader, path, &error), &error);
+    reader.max_line_length = 5;
+    CHECK(parac_line_reader_next(&reader, &error) == 1);
+    CHECK(parac_line_reader_next(&reader, &error) == -1 && strstr(error.message, ":2: line is longer") != NULL, "%s",
+          error.message);
+    parac_line_reader_close(&reader);
+    free(text);
+    remove(path);
+}
+
+/* A byte-order mark is dropped from the first line only; a NUL byte is an error with its line. */
+static void check_bom_and_nul(void)
+{
+    char path[256];
+    test_temp_path(path, sizeof path, "bom.txt");
+    write_text(path, "\xEF\xBB\xBFx,y\n\xEF\xBB\xBFz\n", 12);
+    expect_lines(path, (const char *const[]){"x,y", "\xEF\xBB\xBFz"}, 2, 0);
+    write_text(path, "\xEF\xBB\xBF", 3);
+    expect_lines(path, (const char *const[]){""}, 1, 1);
+    write_text(path, "1,2\n3\0004\n", 8);
+    expect_line_error(path, 2, "NUL byte");
+    remove(path);
+}
+
 static void check_extensions(void)
 {
     CHECK(parac_path_has_extension("a/b/mushroom.dat", ".dat"));
@@ -149,5 +215,7 @@ int main(void)
     check_long_lines();
     check_errors();
     check_extensions();
+    check_line_limit();
+    check_bom_and_nul();
     return test_finish("core.line_reader");
 }

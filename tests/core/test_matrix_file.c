@@ -148,17 +148,94 @@ static void check_label_errors(void)
     test_temp_path(path, sizeof path, "labels_bad.txt");
     write_text(path, "1\n2\n2.5\n");
     CHECK(parac_labels_load(path, &loaded, &count, &error) == PARAC_ERR_PARSE);
-    CHECK(strstr(error.message, "row 3: label 2.5 is not a 32-bit integer") != NULL, "%s", error.message);
+    CHECK(strstr(error.message, ":3: label 2.5 is not a 32-bit integer") != NULL, "%s", error.message);
     CHECK(loaded == NULL && count == 0);
     write_text(path, "1 2\n3 4\n");
     CHECK(parac_labels_load(path, &loaded, &count, &error) == PARAC_ERR_PARSE);
     CHECK(strstr(error.message, "2 columns") != NULL, "%s", error.message);
     write_text(path, "1\n3000000000\n");
     CHECK(parac_labels_load(path, &loaded, &count, &error) == PARAC_ERR_PARSE);
+    /* Errors name the line, not the row: comments and blank lines are counted. */
+    {
+        static const struct {
+            const char *text;
+            const char *message;
+        } cases[] = {
+            {"# labels\n1\n\n2147483648\n", ":4: label 2147483648 is not a 32-bit integer"},
+            {"0\n-2147483649\n", ":2: label -2147483649 is not a 32-bit integer"},
+            {"0\n99999999999999999999999\n", ":2: label 9.9999999999999992e+22 is not a 32-bit integer"},
+            {"0\n1e400\n", ":2: column 1: non-finite value '1e400'"},
+            {"0\n1\nnan\n", ":3: column 1: non-finite value 'nan'"},
+            {"0\n1\n2x\n", ":3: column 1: '2x' is not a number"},
+            {"0\n1\n2,3\n", ":3: column 1: '2,3' is not a number"},
+            {"0\n1\n2 3\n", ":3: row has 2 values, expected 1"},
+            {"7,8\n", ":1: expected one label per row, found 2 columns"},
+            {"\n\n1 x\n", ":3: column 2: 'x' is not a number"},
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            char expect[400];
+            write_text(path, cases[i].text);
+            CHECK(parac_labels_load(path, &loaded, &count, &error) == PARAC_ERR_PARSE, "case %zu", i);
+            snprintf(expect, sizeof expect, "%s%s", path, cases[i].message);
+            CHECK(strcmp(error.message, expect) == 0, "case %zu: '%s', expected '%s'", i, error.message, expect);
+            CHECK(loaded == NULL && count == 0);
+        }
+        write_text(path, "\xEF\xBB\xBF" "3\n# c\n-1\n2147483647\n-2147483648\n4.0\n");
+        CHECK_OK(parac_labels_load(path, &loaded, &count, &error), &error);
+        CHECK(count == 5 && loaded && loaded[0] == 3 && loaded[1] == -1 && loaded[2] == INT32_MAX &&
+                  loaded[3] == INT32_MIN && loaded[4] == 4,
+              "labels with a byte-order mark, comments and extremes");
+        free(loaded);
+    }
     remove(path);
     /* A 2-D .npy is not a label file. */
     CHECK(parac_labels_load(fixture("i32_3x2.npy"), &loaded, &count, &error) == PARAC_ERR_PARSE);
     CHECK(strstr(error.message, "2 columns") != NULL, "%s", error.message);
+}
+
+/* n x 0 arrays have no points: refused rather than looped over (a header claiming
+ * 2^40 such rows hung birch). Huge claimed shapes are refused when the file opens. */
+static void check_hostile_npy(void)
+{
+    char path[256];
+    parac_matrix matrix;
+    parac_matrix_stream stream;
+    parac_error error = {0};
+    uint64_t shape[2] = {5, 0};
+    double none = 0;
+    test_temp_path(path, sizeof path, "nocols.npy");
+    CHECK_OK(parac_npy_write(path, PARAC_DTYPE_F64, 2, shape, &none, &error), &error);
+    CHECK(parac_matrix_load(path, 0, &matrix, &error) == PARAC_ERR_PARSE);
+    CHECK(strstr(error.message, "5 rows but no columns") != NULL, "%s", error.message);
+    CHECK(matrix.data == NULL);
+    shape[0] = 0;
+    shape[1] = 3;
+    CHECK_OK(parac_npy_write(path, PARAC_DTYPE_F32, 2, shape, &none, &error), &error);
+    CHECK_OK(parac_matrix_load(path, 0, &matrix, &error), &error);
+    CHECK(matrix.rows == 0 && matrix.cols == 3);
+    parac_matrix_free(&matrix);
+    /* No rows of 2^40 values: nothing to hold, nothing allocated for the width (this
+     * asked for 8 TiB before). */
+    shape[0] = 0;
+    shape[1] = (uint64_t)1 << 40;
+    CHECK_OK(parac_npy_write(path, PARAC_DTYPE_F64, 2, shape, &none, &error), &error);
+    CHECK_OK(parac_matrix_load(path, 0, &matrix, &error), &error);
+    CHECK(matrix.rows == 0 && matrix.cols == ((size_t)1 << 40));
+    parac_matrix_free(&matrix);
+    /* A chunk far larger than the file (birch --chunk 2^62) reads what is there. */
+    {
+        float values[6] = {1, 2, 3, 4, 5, 6};
+        double out[6];
+        size_t got = 0;
+        shape[0] = 3;
+        shape[1] = 2;
+        CHECK_OK(parac_npy_write(path, PARAC_DTYPE_F32, 2, shape, values, &error), &error);
+        CHECK_OK(parac_matrix_stream_open(&stream, path, 0, 0, &error), &error);
+        CHECK_OK(parac_matrix_stream_read(&stream, out, (size_t)1 << 62, &got, &error), &error);
+        CHECK(got == 3 && out[5] == 6.0, "got %zu rows", got);
+        parac_matrix_stream_close(&stream);
+    }
+    remove(path);
 }
 
 int main(void)
@@ -176,5 +253,6 @@ int main(void)
     check_labels(".npy");
     check_labels(".txt");
     check_label_errors();
+    check_hostile_npy();
     return test_finish("core.matrix_file");
 }

@@ -196,6 +196,161 @@ static void check_malformed(void)
     expect_failure("/nonexistent/dir/x.npy", PARAC_ERR_IO, "cannot open");
 }
 
+/* A version 1.0 file with the given header dict text and `data_bytes` zero bytes of data. */
+static void write_npy_header(const char *path, const char *dict, size_t data_bytes)
+{
+    unsigned char bytes[1024] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+    size_t length = strlen(dict), total;
+    memcpy(bytes + 10, dict, length);
+    while ((10 + length + 1) % 64) bytes[10 + length++] = ' ';
+    bytes[10 + length++] = '\n';
+    bytes[8] = (unsigned char)(length & 0xff);
+    bytes[9] = (unsigned char)(length >> 8);
+    total = 10 + length + data_bytes;
+    memset(bytes + 10 + length, 0, data_bytes);
+    write_bytes(path, bytes, total);
+}
+
+/* Headers whose shape claims far more than the file holds, or whose products
+ * overflow 64 bits, are refused when the file is opened: before this check a
+ * 136-byte file sized buffers by its (1, 2^61) shape and ran off their end. */
+static void check_hostile_shapes(void)
+{
+    static const struct {
+        const char *dict;
+        size_t data_bytes;
+        const char *message;
+    } cases[] = {
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (1, 2305843009213693952), }", 8, "limit"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (2305843009213693952, 1), }", 8, "limit"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", 8, "overflows"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (65536, 65536, 65536, 65536), }", 8, "overflows"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (0, 1099511627776, 1099511627776), }", 0, "overflows"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (549755813888, 3), }", 8, "truncated"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), }", 40, "needs 48 bytes of data, the file has 40"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999999, 1), }", 8, "limit"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1, 1, 1, 1, 1, 1, 1, 1), }", 8, "more than 8"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (-1, 2), }", 8, "malformed"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (2), }", 16, "malformed"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (2,, 1), }", 16, "malformed"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 1 }", 16, "malformed"},
+        {"{'descr': '<f8', 'fortran_order': Maybe, 'shape': (2,), }", 16, "True or False"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (2,), 'extra': 1}", 16, "unexpected"},
+        {"{'descr': '<f8', 'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", 16, "repeated"},
+        {"{'descr': '<f8' 'fortran_order': False, 'shape': (2,), }", 16, "malformed"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (2,), } junk", 16, "text after"},
+        {"['descr', '<f8']", 16, "malformed"},
+        {"{'descr': '<f8', 'fortran_order: False, 'shape': (2,), }", 16, "malformed: expected ':'"},
+        {"{'fortran_order': False, 'shape': (2,), }", 16, "no 'descr'"},
+        {"{'descr': '<f8', 'shape': (2,), }", 16, "no 'fortran_order'"},
+    };
+    char path[256];
+    test_temp_path(path, sizeof path, "hostile.npy");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        parac_npy_reader reader;
+        parac_error error = {0};
+        write_npy_header(path, cases[i].dict, cases[i].data_bytes);
+        expect_failure(path, PARAC_ERR_PARSE, cases[i].message);
+        CHECK(parac_npy_reader_open(&reader, path, &error) == PARAC_ERR_PARSE, "case %zu: the row reader refuses it too", i);
+    }
+    /* Accepted forms: trailing commas or none, Python 2's 'L', double quotes, a 0-d array. */
+    {
+        static const char *good[] = {
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 1)}",
+            "{\"descr\": \"<f8\", \"fortran_order\": False, \"shape\": (2L, 1L), }",
+            "{'shape': (2,), 'fortran_order': False, 'descr': '<f8'}",
+        };
+        for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+            parac_error error = {0};
+            parac_npy_array array;
+            write_npy_header(path, good[i], 16);
+            CHECK_OK(parac_npy_read(path, &array, &error), &error);
+            CHECK(array.count == 2, "good header %zu", i);
+            parac_npy_array_free(&array);
+        }
+        {
+            parac_error error = {0};
+            parac_npy_array array;
+            write_npy_header(path, "{'descr': '<f8', 'fortran_order': False, 'shape': (), }", 8);
+            CHECK_OK(parac_npy_read(path, &array, &error), &error);
+            CHECK(array.ndim == 0 && array.count == 1, "0-d array");
+            parac_npy_array_free(&array);
+        }
+    }
+    remove(path);
+}
+
+/* Through a pipe the size cannot be checked up front: reading must fail as truncated
+ * without allocating what the header claims (2^40 x 8 rows of float64 = 64 TiB). */
+static void check_pipe_claiming_terabytes(void)
+{
+    char path[256], command[600];
+    parac_error error = {0};
+    parac_npy_array array;
+    FILE *saved;
+    test_temp_path(path, sizeof path, "pipe.npy");
+    write_npy_header(path, "{'descr': '<f8', 'fortran_order': False, 'shape': (1099511627776, 8), }", 64);
+    snprintf(command, sizeof command, "cat %s", path);
+    saved = stdin;
+    stdin = popen(command, "r");
+    if (!stdin) {
+        stdin = saved;
+        CHECK(0, "popen");
+        return;
+    }
+    CHECK(parac_npy_read("-", &array, &error) == PARAC_ERR_PARSE, "a short pipe is truncated: %s", error.message);
+    CHECK(strstr(error.message, "truncated") != NULL, "%s", error.message);
+    CHECK(array.data == NULL);
+    pclose(stdin);
+    stdin = saved;
+    remove(path);
+}
+
+/* Issue 16: a regular file is mapped, not copied; the copy path gives the same
+ * bytes; writing to mapped data does not reach the file; a header whose length
+ * leaves the data unaligned, or a pipe, is read instead. */
+static void check_mapped_and_copied(void)
+{
+    char path[256];
+    parac_error error = {0};
+    parac_npy_array mapped, copied, again;
+    uint64_t shape[2] = {1000, 3};
+    float *values = malloc(3000 * sizeof *values);
+    for (int i = 0; i < 3000; i++) values[i] = (float)i * 0.5f - 7.0f;
+    test_temp_path(path, sizeof path, "mapped.npy");
+    CHECK_OK(parac_npy_write(path, PARAC_DTYPE_F32, 2, shape, values, &error), &error);
+    CHECK_OK(parac_npy_read(path, &mapped, &error), &error);
+    CHECK_OK(parac_npy_read_copy(path, &copied, &error), &error);
+    CHECK(mapped.mapping != NULL && copied.mapping == NULL, "a regular aligned file is mapped, the copy path is not");
+    CHECK(mapped.count == 3000 && copied.count == 3000 && mapped.data && copied.data &&
+              memcmp(mapped.data, values, 3000 * sizeof *values) == 0 &&
+              memcmp(copied.data, values, 3000 * sizeof *values) == 0,
+          "mapped and copied data equal what was written");
+    if (mapped.data) ((float *)mapped.data)[0] = 1234.0f; /* private: the file keeps its value */
+    parac_npy_array_free(&mapped);
+    CHECK(mapped.data == NULL && mapped.mapping == NULL);
+    CHECK_OK(parac_npy_read(path, &again, &error), &error);
+    CHECK(again.data && ((float *)again.data)[0] == -7.0f, "writes to a mapping stay private");
+    parac_npy_array_free(&again);
+    parac_npy_array_free(&copied);
+    /* A header of odd length puts float64 data at an offset that is not a multiple of 8. */
+    {
+        static const char dict[] = "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }  ";
+        unsigned char bytes[256] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(sizeof dict - 1), 0};
+        double two[2] = {1.5, -2.5};
+        size_t header = 10 + sizeof dict - 1;
+        memcpy(bytes + 10, dict, sizeof dict - 1);
+        memcpy(bytes + header, two, sizeof two);
+        CHECK(header % 8 != 0);
+        write_bytes(path, bytes, header + sizeof two);
+        CHECK_OK(parac_npy_read(path, &again, &error), &error);
+        CHECK(again.mapping == NULL && again.data && memcmp(again.data, two, sizeof two) == 0, "unaligned data is copied");
+        parac_npy_array_free(&again);
+    }
+    free(values);
+    remove(path);
+}
+
 int main(void)
 {
     static const parac_dtype dtypes[] = {PARAC_DTYPE_F32, PARAC_DTYPE_F64, PARAC_DTYPE_I32, PARAC_DTYPE_I64};
@@ -220,5 +375,8 @@ int main(void)
         check_identical_to_numpy("f64_0x3.npy", PARAC_DTYPE_F64, 2, 0, 3, NULL);
     }
     check_malformed();
+    check_hostile_shapes();
+    check_pipe_claiming_terabytes();
+    check_mapped_and_copied();
     return test_finish("core.npy");
 }

@@ -1,0 +1,135 @@
+/* tests/fca/test_io.c — the context readers (FIMI, Burmeister .cxt, 0/1 CSV) on
+ * hostile and edge-case files: huge ids, contexts above the size limit, .cxt
+ * counts that disagree with the body, bad cells, truncation, CRLF, BOM, empty. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <parac/fca.h>
+
+#include "test_util.h"
+
+static const char *write_file(const char *name, const char *text, size_t length)
+{
+    static char path[256];
+    FILE *file;
+    test_temp_path(path, sizeof path, name);
+    file = fopen(path, "wb");
+    if (file) {
+        fwrite(text, 1, length, file);
+        fclose(file);
+    }
+    return path;
+}
+
+/* Reads text as `name` (the extension picks the format); returns the context or NULL. */
+static parac_fca_context *read_text(const char *name, const char *text, parac_error *error)
+{
+    parac_fca_context *context = NULL;
+    const char *path = write_file(name, text, strlen(text));
+    if (parac_fca_context_read(path, PARAC_FCA_FORMAT_AUTO, &context, error) != PARAC_OK) context = NULL;
+    remove(path);
+    return context;
+}
+
+/* Expects a parse error whose message is "<path>:<line>: ..." containing part. */
+static void expect_error(const char *name, const char *text, long line, const char *part)
+{
+    parac_error error = {0};
+    char prefix[300], path[256];
+    parac_fca_context *context = read_text(name, text, &error);
+    test_temp_path(path, sizeof path, name);
+    snprintf(prefix, sizeof prefix, "%s:%ld: ", path, line);
+    CHECK(context == NULL && error.status == PARAC_ERR_PARSE, "%s: status %d (%s)", name, (int)error.status,
+          error.message);
+    CHECK(strncmp(error.message, prefix, strlen(prefix)) == 0 && strstr(error.message, part),
+          "%s: '%s' should start '%s' and say '%s'", name, error.message, prefix, part);
+    parac_fca_context_destroy(context);
+}
+
+/* Expects a context of objects x attributes whose cells, row by row, are `cells` ('1'/'0'). */
+static void expect_context(const char *name, const char *text, size_t objects, size_t attributes, const char *cells)
+{
+    parac_error error = {0};
+    parac_fca_context *context = read_text(name, text, &error);
+    CHECK(context != NULL, "%s: %s", name, error.message);
+    if (!context) return;
+    CHECK(parac_fca_context_objects(context) == objects && parac_fca_context_attributes(context) == attributes,
+          "%s: %zu x %zu, expected %zu x %zu", name, parac_fca_context_objects(context),
+          parac_fca_context_attributes(context), objects, attributes);
+    for (size_t o = 0; o < objects && cells; o++)
+        for (size_t a = 0; a < attributes; a++)
+            CHECK(parac_fca_context_has(context, o, a) == (cells[o * attributes + a] == '1'), "%s: cell %zu,%zu", name,
+                  o, a);
+    parac_fca_context_destroy(context);
+}
+
+static void check_fimi(void)
+{
+    expect_context("crlf.dat", "1 2\r\n\r\n0\r\n", 3, 3, "011000100");
+    expect_context("bom.dat", "\xEF\xBB\xBF" "2\n1\n", 2, 3, "001010");
+    expect_error("id_2_32.dat", "1 2\n1 4294967295\n", 2, "too large");
+    expect_error("id_10_18.dat", "1000000000000000000\n", 1, "too large");
+    expect_error("id_overflow.dat", "3\n99999999999999999999999\n", 2, "too large");
+    expect_error("negative.dat", "1 -2\n", 1, "negative");
+    expect_error("junk.dat", "1 2\n3 4x\n", 2, "'4x' is not an attribute id");
+    expect_error("empty.dat", "", 1, "empty file");
+    /* Many lines naming the largest id: 17180 objects x 1000001 attributes passes 2^34
+     * cells. Before the limit this 120 KB file asked for two 2 GiB bit matrices. */
+    {
+        size_t lines = 20000, length = lines * 8;
+        char *text = malloc(length + 1);
+        for (size_t i = 0; i < lines; i++) memcpy(text + i * 8, "1000000\n", 8);
+        text[length] = '\0';
+        expect_error("too_big.dat", text, 17180, "above the limit of 17179869184 cells");
+        free(text);
+    }
+}
+
+static void check_cxt(void)
+{
+    expect_context("small.cxt", "B\n\n2\n3\n\no1\no2\na\nb\nc\nX.X\n.XX\n", 2, 3, "101011");
+    expect_context("crlf.cxt", "B\r\n\r\n2\r\n2\r\n\r\no1\r\no2\r\na\r\nb\r\nX.\r\n.x\r\n", 2, 2, "1001");
+    expect_context("bom.cxt", "\xEF\xBB\xBF" "B\n1\n1\no\na\nX\n", 1, 1, "1");
+    expect_context("empty.cxt", "B\n\n0\n0\n\n", 0, 0, NULL);
+    expect_context("no_objects.cxt", "B\n\n0\n2\n\na\nb\n", 0, 2, NULL);
+    expect_context("trailing_blank.cxt", "B\n1\n1\no\na\nX\n\n\n", 1, 1, "1");
+    /* Counts that disagree with the body. */
+    expect_error("extra_rows.cxt", "B\n\n1\n1\n\no\na\nX\nX\n", 9, "more rows than the header's 1 objects");
+    expect_error("few_rows.cxt", "B\n\n2\n2\n\no1\no2\na\nb\nX.\n", 11, "truncated file: expected one row per object");
+    expect_error("few_names.cxt", "B\n\n2\n2\n\no1\no2\na\n", 9, "truncated file: expected more attribute names");
+    expect_error("short_row.cxt", "B\n2\n2\no1\no2\na\nb\nX\n..\n", 8, "row has 1 entries, expected 2");
+    expect_error("bad_cell.cxt", "B\n\n1\n2\n\no\na\nb\nX1\n", 9, "unexpected '1'");
+    expect_error("huge_counts.cxt", "B\n\n100000000\n100000000\n\no\n", 4, "above the limit");
+    expect_error("count_10_9.cxt", "B\n\n1000000000\n1\n", 3, "an integer from 0 to 10^8");
+    expect_error("count_junk.cxt", "B\n\n2x\n1\n", 3, "number of objects");
+    expect_error("no_b.cxt", "C\n1\n1\n", 1, "expected 'B'");
+    /* 10^5 x 10^5 is within the limit, but the names are missing: truncated, found before
+     * anything of that size is allocated. */
+    expect_error("big_counts.cxt", "B\n\n100000\n100000\n\no\n", 7, "truncated file: expected more object names");
+}
+
+static void check_csv01(void)
+{
+    expect_context("plain.csv", "1,0,1\n0,1,1\n", 2, 3, "101011");
+    expect_context("header.csv", "a,b,c\n1,0,1\n", 1, 3, "101");
+    expect_context("names.csv", ",a,b\nx,1,0\ny,0,1\n", 2, 2, "1001");
+    expect_context("crlf_bom.csv", "\xEF\xBB\xBF" "a,b\r\n1,0\r\n0,1\r\n", 2, 2, "1001");
+    expect_context("tabs.tsv", "a\tb\n1\t1\n", 1, 2, "11");
+    /* A first row mixing bits and a typo is data, not a header: before, it became the
+     * attribute names and the object was lost without a word. */
+    expect_error("mixed_first.csv", "1,0,x\n0,1,1\n", 1, "cell 3 is 'x', expected 0 or 1");
+    expect_error("bad_cell.csv", "1,0\n0,2\n", 2, "cell 2 is '2'");
+    expect_error("ragged.csv", "1,0\n1\n", 2, "row has 1 cells, expected 2");
+    expect_error("empty.csv", "", 1, "empty file");
+    expect_error("header_only.csv", "a,b\n", 2, "empty file");
+    expect_error("corner_without_names.csv", ",a,b\n1,0\n", 1, "header has 3 names, rows have 2 cells");
+    expect_error("header_count.csv", "a,b,c,d,e\n1,0\n", 1, "header has 5 names, rows have 2 cells");
+}
+
+int main(void)
+{
+    check_fimi();
+    check_cxt();
+    check_csv01();
+    return test_finish("fca.io");
+}
