@@ -175,6 +175,7 @@ static int finish_common(const cli_command *command, const common_slots *slots, 
     parac_progress_start(&common->progress, command->name, !common->quiet);
     common->exec.progress = parac_progress_update;
     common->exec.progress_user_data = &common->progress;
+    common->exec.chosen = &common->device_choice;
     return CLI_CONTINUE;
 }
 

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/device_choice.h"
 #include "core/error.h"
 #include "core/timer.h"
 #include "dbscan/dbscan_internal.h"
@@ -120,8 +121,13 @@ static parac_status run(const parac_dbscan_options *options, const dbscan_points
     memset(&info, 0, sizeof info);
     if (status != PARAC_OK) return status;
     if (options->method != PARAC_DBSCAN_REFERENCE && options->exec.device != PARAC_DEVICE_CPU) {
-        status = parac_exec_resolve_device(&options->exec, &device, error);
+        parac_workload work = {PARAC_WORKLOAD_DBSCAN, (double)points->count * (double)points->dim,
+                               (double)points->count * (double)points->dim * (points->f32 ? 4.0 : 8.0)};
+        status = parac_choose_device(&options->exec, &work, &device, error);
         if (status != PARAC_OK) return status;
+    } else {
+        parac_device_record(&options->exec, PARAC_DEVICE_CPU,
+                            options->method == PARAC_DBSCAN_REFERENCE ? "reference method: cpu" : "requested: --device cpu");
     }
     status = run_on_device(options, points, device, labels, core_mask, &info, error);
     info.seconds_total = parac_now_seconds() - started;

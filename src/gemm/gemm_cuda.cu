@@ -36,9 +36,9 @@
  *   or dynamic (persistent blocks pull work items, longest first, from an
  *   atomic counter).
  *   reduce_split     sums split-k partial tiles in segment order, then the epilogue.
- * Plus the cuBLAS reference (cublasSgemm / cublasGemmEx FAST_TF32).
+ * Plus the cuBLAS reference (cublasSgemm / cublasGemmEx FAST_TF32), loaded at first use
+ * (cuda/cublas_loader.h): libparac does not link cuBLAS.
  */
-#include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <stdint.h>
@@ -47,6 +47,8 @@
 
 #include "core/error.h"
 #include "cuda/context.h"
+#include "cuda/cublas_loader.h"
+#include "cuda/device_facts.h"
 #include "cuda/cuda_check.h"
 #include "gemm/gemm_internal.h"
 #include "gemm/gemm_ffma_bk32.cuh"
@@ -70,6 +72,7 @@ typedef struct gemm_cuda_state {
     unsigned int *counter;
     cudaEvent_t start, stop;
     int events_ready;
+    const parac_cublas_api *cublas_api; /* loaded by the first reference call */
     cublasHandle_t cublas;
     int cublas_ready;
     int wgmma_probed, wgmma_ok;
@@ -829,14 +832,14 @@ static parac_status prepare_tables(parac_gemm_plan *plan, parac_error *error)
 extern "C" parac_status gemm_cuda_state_create(parac_gemm_plan *plan, parac_error *error)
 {
     gemm_cuda_state *st = (gemm_cuda_state *)calloc(1, sizeof *st);
-    cudaDeviceProp properties;
+    parac_cuda_device_facts facts;
     parac_status status = PARAC_OK;
     if (!st) return parac_fail_no_memory(error, "gemm CUDA state", sizeof *st);
     plan->cuda = st;
     if ((status = parac_cuda_context_create(plan->options.exec.cuda_device, &st->context, error)) != PARAC_OK) return status;
     st->context_ready = 1;
-    PARAC_CUDA_TRY(cudaGetDeviceProperties(&properties, st->context.ordinal));
-    snprintf(st->device_name, sizeof st->device_name, "%s", properties.name);
+    if ((status = parac_cuda_device_facts_get(st->context.ordinal, &facts, error)) != PARAC_OK) goto fail;
+    snprintf(st->device_name, sizeof st->device_name, "%s", facts.name);
     PARAC_CUDA_TRY(cudaEventCreate(&st->start));
     PARAC_CUDA_TRY(cudaEventCreate(&st->stop));
     st->events_ready = 1;
@@ -860,7 +863,7 @@ extern "C" void gemm_cuda_state_destroy(parac_gemm_plan *plan)
         parac_cuda_free(&st->context, st->a_mask);
         parac_cuda_free(&st->context, st->b_mask);
         parac_cuda_free(&st->context, st->counter);
-        if (st->cublas_ready) cublasDestroy(st->cublas);
+        if (st->cublas_ready) st->cublas_api->destroy(st->cublas);
         if (st->events_ready) {
             cudaEventDestroy(st->start);
             cudaEventDestroy(st->stop);
@@ -1043,19 +1046,22 @@ static parac_status cublas_device(parac_gemm_plan *plan, float alpha, const floa
     int y_col = c_col ? o->layout_b == PARAC_GEMM_COL_MAJOR : o->layout_a == PARAC_GEMM_ROW_MAJOR;
     int rows = (int)(c_col ? o->m : o->n), cols = (int)(c_col ? o->n : o->m), inner = (int)o->k;
     cublasOperation_t op_x = x_col ? CUBLAS_OP_N : CUBLAS_OP_T, op_y = y_col ? CUBLAS_OP_N : CUBLAS_OP_T;
+    const parac_cublas_api *api;
     parac_status status;
     if (!st->cublas_ready) {
-        if ((status = cublas_check(cublasCreate(&st->cublas), "cublasCreate", error)) != PARAC_OK) return status;
+        if ((status = parac_cublas_load(&st->cublas_api, error)) != PARAC_OK) return status;
+        if ((status = cublas_check(st->cublas_api->create(&st->cublas), "cublasCreate", error)) != PARAC_OK) return status;
         st->cublas_ready = 1;
     }
-    if ((status = cublas_check(cublasSetStream(st->cublas, (cudaStream_t)st->context.stream), "cublasSetStream", error)) != PARAC_OK)
+    api = st->cublas_api;
+    if ((status = cublas_check(api->set_stream(st->cublas, (cudaStream_t)st->context.stream), "cublasSetStream", error)) != PARAC_OK)
         return status;
     if (o->dtype == PARAC_GEMM_TF32)
-        return cublas_check(cublasGemmEx(st->cublas, op_x, op_y, rows, cols, inner, &alpha, x, CUDA_R_32F, (int)ldx, y,
+        return cublas_check(api->gemm_ex(st->cublas, op_x, op_y, rows, cols, inner, &alpha, x, CUDA_R_32F, (int)ldx, y,
                                          CUDA_R_32F, (int)ldy, &beta, c, CUDA_R_32F, (int)plan->ldc,
                                          CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT),
                             "cublasGemmEx", error);
-    return cublas_check(cublasSgemm(st->cublas, op_x, op_y, rows, cols, inner, &alpha, x, (int)ldx, y, (int)ldy, &beta,
+    return cublas_check(api->sgemm(st->cublas, op_x, op_y, rows, cols, inner, &alpha, x, (int)ldx, y, (int)ldy, &beta,
                                     c, (int)plan->ldc),
                         "cublasSgemm", error);
 }
