@@ -22,7 +22,9 @@ static parac_status choose_device(const fca_search *search, const parac_fca_opti
         parac_device_record(&options->exec, *device, "auto: the engine's GPU context (start-up already paid)");
         return PARAC_OK;
     }
+    /* Work: concepts x object words (each closure ANDs extents of that many words). */
     work.units = fca_estimate_concepts(search, 256, 0.02);
+    if (work.units > 0) work.units *= (double)(search->object_words ? search->object_words : 1);
     work.upload_bytes = (double)search->objects * (double)search->attribute_words * 8.0 * 2.0;
     return parac_choose_device(&options->exec, &work, device, error);
 }
@@ -44,7 +46,7 @@ static parac_status run_search(const parac_fca_context *context, const parac_fca
         fca_search_destroy(&search);
         return status;
     }
-    threads = parac_threads_resolve(options->exec.threads);
+    threads = parac_threads_for_run(options->exec.threads);
 #ifdef PARAC_HAVE_CUDA
     if (device == PARAC_DEVICE_CUDA) {
         struct parac_cuda_context *shared = options->engine ? options->engine->cuda_context : NULL;

@@ -31,8 +31,8 @@ int main(void)
     CHECK_EQ_INT(pick(PARAC_WORKLOAD_BIRCH, 2e6, 8e6, 16, 1, reason), PARAC_DEVICE_CPU);
     CHECK_EQ_INT(pick(PARAC_WORKLOAD_BIRCH, -1.0, 0.0, 16, 1, reason), PARAC_DEVICE_CPU);       /* size unknown */
     CHECK(strstr(reason, "unknown") != NULL, "%s", reason);
-    CHECK_EQ_INT(pick(PARAC_WORKLOAD_FCA, 1e5, 1e4, 16, 1, reason), PARAC_DEVICE_CPU);          /* hepatitis-like */
-    CHECK_EQ_INT(pick(PARAC_WORKLOAD_FCA, 1.177e8, 1e4, 16, 1, reason), PARAC_DEVICE_CUDA);     /* heart-cleveland */
+    CHECK_EQ_INT(pick(PARAC_WORKLOAD_FCA, 1e5 * 3, 1e4, 16, 1, reason), PARAC_DEVICE_CPU);      /* hepatitis-like */
+    CHECK_EQ_INT(pick(PARAC_WORKLOAD_FCA, 1.177e8 * 5, 1e4, 16, 1, reason), PARAC_DEVICE_CUDA); /* heart-cleveland */
     CHECK_EQ_INT(pick(PARAC_WORKLOAD_AC, 2e5, 1.6e6, 16, 1, reason), PARAC_DEVICE_CPU);
     CHECK_EQ_INT(pick(PARAC_WORKLOAD_GEMM, 2.0 * 512 * 512 * 512, 4e6, 16, 1, reason), PARAC_DEVICE_CPU);
     CHECK_EQ_INT(pick(PARAC_WORKLOAD_GEMM, 2.0 * 16384.0 * 16384 * 16384, 4e9, 16, 1, reason), PARAC_DEVICE_CUDA);
