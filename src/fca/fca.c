@@ -46,7 +46,9 @@ static parac_status run_search(const parac_fca_context *context, const parac_fca
         fca_search_destroy(&search);
         return status;
     }
-    threads = parac_threads_for_run(options->exec.threads);
+    /* All cores even on a busy machine: the work-stealing search yields instead of spinning and
+     * was faster with 2 threads than 1 with 1-2 cores taken (docs/PERFORMANCE.md, issue 16). */
+    threads = parac_threads_resolve(options->exec.threads);
 #ifdef PARAC_HAVE_CUDA
     if (device == PARAC_DEVICE_CUDA) {
         struct parac_cuda_context *shared = options->engine ? options->engine->cuda_context : NULL;
