@@ -7,6 +7,8 @@
 
 #include "core/device_choice.h"
 #include "core/error.h"
+#include "core/finite.h"
+#include "core/threads.h"
 #include "core/timer.h"
 #include "dbscan/dbscan_internal.h"
 
@@ -64,11 +66,17 @@ static parac_status check_input(const parac_dbscan_options *options, const dbsca
     if ((unsigned)options->gpu_variant > PARAC_DBSCAN_GPU_VARIANT_LAST)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "dbscan: unknown GPU variant %d",
                           (int)options->gpu_variant);
-    for (size_t i = 0; i < points->count; i++)
-        for (size_t k = 0; k < points->dim; k++)
-            if (!isfinite(dbscan_coordinate(points, i, k)))
-                return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
-                                  "dbscan: point %zu, coordinate %zu is not a finite number", i, k);
+    {
+        /* One vectorised pass over the rows (the points are n x dim, row-major), on the run's threads:
+         * the per-coordinate isfinite loop took ~0.5 s of a 100M-point run on one core. */
+        size_t values = points->count * points->dim, threads = (size_t)parac_threads_resolve(options->exec.threads);
+        size_t bad = points->f32 ? parac_first_non_finite_f32(points->f32, values, (int)threads)
+                                 : parac_first_non_finite(points->f64, values, (int)threads);
+        if (bad < values)
+            return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
+                              "dbscan: point %zu, coordinate %zu is not a finite number", bad / points->dim,
+                              bad % points->dim);
+    }
     return PARAC_OK;
 }
 
