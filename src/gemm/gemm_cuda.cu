@@ -49,6 +49,7 @@
 #include "cuda/context.h"
 #include "cuda/cublas_loader.h"
 #include "cuda/device_facts.h"
+#include "cuda/device_guard.cuh"
 #include "cuda/cuda_check.h"
 #include "gemm/gemm_internal.h"
 #include "gemm/gemm_ffma_bk32.cuh"
@@ -774,6 +775,7 @@ static parac_status launch_variant(parac_gemm_plan *plan, const gemm_args &g, pa
  * both files are built with the same targets, so one probe answers for both). */
 extern "C" int gemm_cuda_variant_supported(parac_gemm_plan *plan, parac_gemm_variant variant)
 {
+    parac_caller_device_guard caller_device; /* the caller's current device again on return */
     gemm_cuda_state *st = state_of(plan);
     parac_error ignored;
     if (variant != PARAC_GEMM_VARIANT_WGMMA && variant != PARAC_GEMM_VARIANT_WGMMA_TMA) return 1;
@@ -831,6 +833,7 @@ static parac_status prepare_tables(parac_gemm_plan *plan, parac_error *error)
 
 extern "C" parac_status gemm_cuda_state_create(parac_gemm_plan *plan, parac_error *error)
 {
+    parac_caller_device_guard caller_device; /* the caller's current device again on return */
     gemm_cuda_state *st = (gemm_cuda_state *)calloc(1, sizeof *st);
     parac_cuda_device_facts facts;
     parac_status status = PARAC_OK;
@@ -849,6 +852,7 @@ fail:
 
 extern "C" void gemm_cuda_state_destroy(parac_gemm_plan *plan)
 {
+    parac_caller_device_guard caller_device; /* the caller's current device again on return */
     gemm_cuda_state *st = state_of(plan);
     if (!st) return;
     if (st->context_ready) {
@@ -877,6 +881,7 @@ extern "C" void gemm_cuda_state_destroy(parac_gemm_plan *plan)
 /* Gives the workspace back (after an out-of-memory failure, before a chunked retry). */
 extern "C" void gemm_cuda_release_workspace(parac_gemm_plan *plan)
 {
+    parac_caller_device_guard caller_device; /* the caller's current device again on return */
     gemm_cuda_state *st = state_of(plan);
     void **buffers[] = {(void **)&st->items, (void **)&st->dynamic_order, (void **)&st->k_list,
                         (void **)&st->reductions, (void **)&st->packed_a, (void **)&st->packed_b,
@@ -947,6 +952,7 @@ static gemm_args make_args(parac_gemm_plan *plan, float alpha, float beta, const
 extern "C" parac_status gemm_cuda_execute_device(parac_gemm_plan *plan, float alpha, const float *a, const float *b,
                                                  float beta, float *c, parac_error *error)
 {
+    parac_caller_device_guard caller_device; /* the caller's current device again on return */
     gemm_cuda_state *st = state_of(plan);
     cudaStream_t stream = (cudaStream_t)st->context.stream;
     parac_status status = PARAC_OK;
@@ -1011,6 +1017,7 @@ static void free_operands(parac_gemm_plan *plan, device_operands *d)
 extern "C" parac_status gemm_cuda_execute_host(parac_gemm_plan *plan, float alpha, const float *a, const float *b,
                                                float beta, float *c, parac_error *error)
 {
+    parac_caller_device_guard caller_device; /* the caller's current device again on return */
     device_operands d = {NULL, NULL, NULL, 0, 0, 0};
     parac_status status;
     if ((status = cudaSetDevice(state_of(plan)->context.ordinal) == cudaSuccess ? PARAC_OK : PARAC_ERR_DEVICE) != PARAC_OK)
@@ -1069,8 +1076,11 @@ static parac_status cublas_device(parac_gemm_plan *plan, float alpha, const floa
 extern "C" parac_status gemm_cuda_vendor_reference(parac_gemm_plan *plan, float alpha, const float *a, const float *b,
                                                    float beta, float *c, parac_error *error)
 {
+    parac_caller_device_guard caller_device; /* the caller's current device again on return */
     device_operands d = {NULL, NULL, NULL, 0, 0, 0};
-    parac_status status = upload_operands(plan, a, b, c, beta, &d, error);
+    parac_status status = cudaSetDevice(state_of(plan)->context.ordinal) == cudaSuccess ? PARAC_OK : PARAC_ERR_DEVICE;
+    if (status != PARAC_OK) return parac_fail(error, status, "gemm: cannot select CUDA device %d", state_of(plan)->context.ordinal);
+    status = upload_operands(plan, a, b, c, beta, &d, error);
     if (status == PARAC_OK) status = cublas_device(plan, alpha, d.a, d.b, beta, d.c, error);
     if (status == PARAC_OK) status = parac_cuda_download(&state_of(plan)->context, c, d.c, d.c_bytes, error);
     free_operands(plan, &d);
