@@ -99,7 +99,9 @@ def cases(parac, quick):
             out.append((f"fca {name}", "fca", [path, "--count"], []))
     for n in ([256, 1024] if q else [1024, 4096, 8192]):
         out.append((f"gemm fp32 {n}", "gemm", ["--m", str(n), "--n", str(n), "--k", str(n)], [("cublas", n, n)]))
-    sizes = [(100, 20, 500, "small")] + ([] if q else [(2000, 50, 20000, "medium"), (20000, 64, 400000, "large")])
+    # N-E edges = constraints x domain^2: 2e5, 1e6, 2e7 (issue 16's size), 8e7.
+    sizes = [(100, 20, 500, "small")] + ([] if q else [(500, 32, 1000, "medium"), (2000, 64, 5000, "large"),
+                                                       (4000, 64, 20000, "huge")])
     for variables, domain, constraints, tag in sizes:
         path = gen_csp(parac, variables, domain, constraints, f"csp_{tag}.xml")
         out.append((f"ac {tag} ({variables} vars, d {domain}, {constraints} cons)", "ac", [path], []))
