@@ -7,6 +7,7 @@ conditions round after round (other users of the machine drift; medians of the r
     loaded time <= 1.5 x unloaded x (n + k) / n.
 Prints one JSON line per (module, k) and a table last.
     python3 bench/contention.py [--parac build/parac] [--rounds 5] [--points 200000] [--quick]
+                                [--baseline OTHER_PARAC]   (another build timed in the same rounds)
 """
 import argparse
 import json
@@ -67,6 +68,7 @@ def main():
     parser.add_argument("--quick", action="store_true", help="3 rounds, 50,000 points")
     parser.add_argument("--modules", default="birch,dbscan,fca")
     parser.add_argument("--label", default="", help="a name for this build in the JSON lines")
+    parser.add_argument("--baseline", help="another parac (e.g. an earlier build) timed in the same rounds")
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.points = 3, 50000
@@ -75,35 +77,38 @@ def main():
     directory = os.path.join(tempfile.gettempdir(), "parac-contention")
     os.makedirs(directory, exist_ok=True)
     commands = make_inputs(args.parac, args.points, directory)
+    builds = [("", args.parac)] + ([("baseline_", args.baseline)] if args.baseline else [])
     rows = []
     for module in args.modules.split(","):
         command = commands[module]
         timed(command)  # page cache, first-touch
-        times = {k: [] for k in loads}
+        times = {(b, k): [] for b, _ in builds for k in loads}
         for _ in range(args.rounds):
-            for k in loads:  # interleaved: unloaded, k = 1, k = n, again
-                busy = spinners(k)
-                time.sleep(0.05)
-                try:
-                    times[k].append(timed(command))
-                finally:
-                    stop(busy)
-        unloaded = statistics.median(times[0])
-        for k in loads[1:]:
-            loaded = statistics.median(times[k])
-            bound = 1.5 * unloaded * (n + k) / n
+            for k in loads:  # interleaved: unloaded, k = 1, k = n, again (and the builds alternate)
+                for b, binary in builds:
+                    busy = spinners(k)
+                    time.sleep(0.05)
+                    try:
+                        times[(b, k)].append(timed([binary] + command[1:]))
+                    finally:
+                        stop(busy)
+        for k in loads:
             row = {"bench": "contention", "label": args.label, "module": module, "cores": n, "spinners": k,
-                   "unloaded_s": round(unloaded, 4), "loaded_s": round(loaded, 4),
-                   "ratio": round(loaded / unloaded, 3), "bound_ratio": round(1.5 * (n + k) / n, 3),
-                   "ok": loaded <= bound, "rounds": args.rounds,
-                   "unloaded_all": [round(t, 4) for t in times[0]], "loaded_all": [round(t, 4) for t in times[k]],
-                   "loadavg": open("/proc/loadavg").read().split()[:4]}
+                   "rounds": args.rounds, "loadavg": open("/proc/loadavg").read().split()[:4]}
+            for b, _ in builds:
+                unloaded, loaded = statistics.median(times[(b, 0)]), statistics.median(times[(b, k)])
+                row.update({b + "unloaded_s": round(unloaded, 4), b + "loaded_s": round(loaded, 4),
+                            b + "ratio": round(loaded / unloaded, 3), b + "all": [round(t, 4) for t in times[(b, k)]]})
+            row["bound_ratio"] = round(1.5 * (n + k) / n, 3)
+            row["ok"] = row["ratio"] <= row["bound_ratio"]
             rows.append(row)
             print(json.dumps(row), flush=True)
-    print(f"{'module':8} {'n':>2} {'k':>2} {'unloaded s':>11} {'loaded s':>9} {'ratio':>6} {'bound':>6}  ok")
+    base = " baseline loaded s" if args.baseline else ""
+    print(f"{'module':8} {'n':>2} {'k':>2} {'unloaded s':>11} {'loaded s':>9} {'ratio':>6} {'bound':>6}  ok{base}")
     for r in rows:
+        extra = f"  {r['baseline_loaded_s']:17.3f}" if args.baseline else ""
         print(f"{r['module']:8} {r['cores']:2} {r['spinners']:2} {r['unloaded_s']:11.3f} {r['loaded_s']:9.3f} "
-              f"{r['ratio']:6.2f} {r['bound_ratio']:6.2f}  {'yes' if r['ok'] else 'NO'}")
+              f"{r['ratio']:6.2f} {r['bound_ratio']:6.2f}  {'yes' if r['ok'] else 'NO '}{extra}")
 
 
 if __name__ == "__main__":
