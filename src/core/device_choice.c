@@ -107,7 +107,13 @@ parac_status parac_choose_device(const parac_exec *exec, const parac_workload *w
         exec = &defaults;
     }
     if (exec->device != PARAC_DEVICE_AUTO || !work) return parac_exec_resolve_device(exec, resolved, error);
-    threads = parac_threads_resolve(exec->threads);
+    if (!parac_built_with_cuda()) {
+        *resolved = PARAC_DEVICE_CPU;
+        parac_device_record(exec, *resolved, "auto: parac was built without CUDA");
+        return PARAC_OK;
+    }
+    /* The CPU side of the estimate uses the cores idle now, as birch and dbscan will. */
+    threads = parac_threads_for_run(exec->threads);
     parac_device_estimate(work, threads, &cpu, &gpu);
     /* Asking CUDA how many GPUs there are initialises the driver (a good part of the start-up):
      * only ask when the GPU could win. */

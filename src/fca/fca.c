@@ -22,6 +22,7 @@ static parac_status choose_device(const fca_search *search, const parac_fca_opti
         parac_device_record(&options->exec, *device, "auto: the engine's GPU context (start-up already paid)");
         return PARAC_OK;
     }
+    if (!parac_built_with_cuda()) return parac_choose_device(&options->exec, &work, device, error); /* no estimate needed */
     /* Work: concepts x object words (each closure ANDs extents of that many words). */
     work.units = fca_estimate_concepts(search, 256, 0.02);
     if (work.units > 0) work.units *= (double)(search->object_words ? search->object_words : 1);
