@@ -78,11 +78,13 @@ def cases(parac, quick):
     """(name, module, argument list after `parac MODULE`, peers) from small to huge."""
     q = quick
     out = []
-    for n, tag in ([(10000, "10k"), (50000, "50k")] if q else [(10000, "10k"), (1000000, "1M")]):
+    for n, tag in ([(10000, "10k"), (50000, "50k")] if q else [(10000, "10k"), (1000000, "1M"), (4000000, "4M")]):
         blobs = gen_points(parac, n, 2, "blobs", f"blobs_{tag}_2d.npy")
+        peers = n <= 1000000  # the peers on 4M points would take minutes
         out.append((f"dbscan blobs {tag} 2-D", "dbscan", [blobs, "--eps", "0.05", "--min-samples", "10"],
-                    [("sklearn", blobs, n), ("dbscan-pypi", blobs, n)]))
-        out.append((f"birch blobs {tag} 2-D", "birch", [blobs, "--threshold", "0.2"], [("sklearn-birch", blobs, n)]))
+                    [("sklearn", blobs, n), ("dbscan-pypi", blobs, n)] if peers else []))
+        out.append((f"birch blobs {tag} 2-D", "birch", [blobs, "--threshold", "0.2"],
+                    [("sklearn-birch", blobs, n)] if peers else []))
     if not q:
         uniform = gen_points(parac, 10000000, 3, "uniform", "uniform_10M_3d.npy")
         out.append(("dbscan uniform 10M 3-D", "dbscan", [uniform, "--eps", "0.005", "--min-samples", "10"], []))
@@ -97,7 +99,7 @@ def cases(parac, quick):
         path = os.path.join(data, "fca", name + ".dat")
         if os.path.exists(path):
             out.append((f"fca {name}", "fca", [path, "--count"], []))
-    for n in ([256, 1024] if q else [1024, 4096, 8192]):
+    for n in ([256, 1024] if q else [1024, 2048, 4096, 8192]):
         out.append((f"gemm fp32 {n}", "gemm", ["--m", str(n), "--n", str(n), "--k", str(n)], [("cublas", n, n)]))
     # N-E edges = constraints x domain^2: 2e5, 1e6, 2e7 (issue 16's size), 8e7.
     sizes = [(100, 20, 500, "small")] + ([] if q else [(500, 32, 1000, "medium"), (2000, 64, 5000, "large"),
