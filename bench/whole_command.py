@@ -157,6 +157,8 @@ def main():
                         help="rounds of the devices, interleaved (median); rounds after the first only while a round takes < 3 s")
     parser.add_argument("--limit", type=float, default=45.0, help="seconds before a command is abandoned")
     parser.add_argument("--no-peers", action="store_true")
+    parser.add_argument("--budget", type=float, default=450.0,
+                        help="seconds for the whole benchmark: later cases are skipped (and listed) past it")
     args = parser.parse_args()
     os.makedirs(CACHE, exist_ok=True)
     parac = os.path.abspath(args.parac)
@@ -164,6 +166,7 @@ def main():
     gpus = len(devices.get("gpus") or []) if devices else 0
     device_list = ["cpu", "cuda", "auto"] if gpus else ["cpu", "auto"]
     rows = []
+    began = time.perf_counter()
     if gpus:
         bare = bare_cuda_program()
         times = {"parac devices": [run([parac, "devices"], 60)[0] for _ in range(5)]}
@@ -174,6 +177,10 @@ def main():
             emit({"bench": "whole_command", "case": "start-up", "runner": name,
                   "seconds": round(statistics.median(values), 4) if values else None}, rows)
     for name, module, module_args, peers in cases(parac, args.quick):
+        if time.perf_counter() - began > args.budget:
+            emit({"bench": "whole_command", "case": name, "runner": "skipped", "seconds": None,
+                  "error": f"past the {args.budget:.0f} s budget"}, rows)
+            continue
         seconds, values, summaries = {}, {d: [] for d in device_list}, {}
         for round_index in range(args.repeats):  # devices interleaved: a busy host drifts between runs
             round_seconds = 0.0
