@@ -157,7 +157,7 @@ def main():
                         help="rounds of the devices, interleaved (median); rounds after the first only while a round takes < 3 s")
     parser.add_argument("--limit", type=float, default=45.0, help="seconds before a command is abandoned")
     parser.add_argument("--no-peers", action="store_true")
-    parser.add_argument("--budget", type=float, default=450.0,
+    parser.add_argument("--budget", type=float, default=390.0,
                         help="seconds for the whole benchmark: later cases are skipped (and listed) past it")
     args = parser.parse_args()
     os.makedirs(CACHE, exist_ok=True)
