@@ -7,6 +7,7 @@
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 int parac_threads_available(void)
@@ -55,15 +56,31 @@ static int own_running_threads(void)
     return running > 0 ? running : 1;
 }
 
+/* Tasks of other processes running now, or -1 when unknown. */
+static int other_running(void)
+{
+    int running = running_tasks(), busy;
+    if (running < 1) return -1;
+    busy = running - own_running_threads();
+    return busy > 0 ? busy : 0;
+}
+
 int parac_threads_for_run(int requested)
 {
-    int cores = parac_threads_available(), running, busy, idle;
+    int cores = parac_threads_available(), busy, idle;
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     if (requested > 0) return requested;
-    running = running_tasks();
-    if (running < 1) return cores;
-    busy = running - own_running_threads();
-    if (busy < 0) busy = 0;
+    busy = other_running();
+    if (busy < 0) return cores;
+    if (busy > 0) {
+        /* A momentary task (a daemon waking up) must not cost a whole run a core: look again 1 ms
+         * later and believe the smaller count. An idle machine answers at once. */
+        struct timespec pause = {0, 1000 * 1000};
+        int again;
+        nanosleep(&pause, NULL);
+        again = other_running();
+        if (again >= 0 && again < busy) busy = again;
+    }
     /* Other tasks spread over all online cores; only our share of them takes our cores. */
     if (online > cores) busy = (int)(((long)busy * cores + online - 1) / online);
     idle = cores - busy;
