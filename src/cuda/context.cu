@@ -123,3 +123,14 @@ extern "C" parac_status parac_cuda_memory_info(parac_cuda_context *context, size
     }
     return PARAC_OK;
 }
+
+extern "C" int parac_cuda_current_device(void)
+{
+    int device = -1;
+    return cudaGetDevice(&device) == cudaSuccess ? device : -1;
+}
+
+extern "C" void parac_cuda_make_current(int ordinal)
+{
+    if (ordinal >= 0) cudaSetDevice(ordinal);
+}

@@ -41,6 +41,11 @@ parac_status parac_cuda_context_create(int ordinal, parac_cuda_context *context,
  * stream, and makes the caller's previous device current again. */
 void parac_cuda_context_destroy(parac_cuda_context *context);
 
+/* The current device (-1 when CUDA cannot say) and making one current again (-1 ignored): for C
+ * code that keeps a context across calls (cuda/device_guard.cuh is the C++ form). */
+int parac_cuda_current_device(void);
+void parac_cuda_make_current(int ordinal);
+
 /* Stream-ordered allocation; PARAC_ERR_NO_MEMORY when the device is full. */
 parac_status parac_cuda_alloc(parac_cuda_context *context, void **pointer, size_t bytes, parac_error *error);
 /* Stream-ordered free; NULL is ignored. */
