@@ -71,7 +71,7 @@ static int mismatches;
 static int time_enforce(const parac_csp *csp, parac_ac_algorithm algorithm, parac_ac_variant variant,
                         parac_device device, int singleton, int repeats, double *seconds, parac_ac_stats *stats)
 {
-    parac_ac_options options = {{device, device == PARAC_DEVICE_CPU ? 1 : 0, 0, NULL, NULL}, algorithm, singleton,
+    parac_ac_options options = {{device, device == PARAC_DEVICE_CPU ? 1 : 0, 0, NULL, NULL, NULL}, algorithm, singleton,
                                 variant};
     parac_error error = {0};
     double times[16];

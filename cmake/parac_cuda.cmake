@@ -24,7 +24,11 @@ function(parac_setup_cuda_target target)
     target_compile_definitions(${target} PUBLIC PARAC_HAVE_CUDA=1)
     set_target_properties(${target} PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON)
     target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr -lineinfo -Xcompiler=-fPIC>)
-    target_link_libraries(${target} PUBLIC CUDA::cudart CUDA::cublas CUDA::cusparse)
+    # cudart only: cuBLAS (gemm's vendor reference) is dlopen'ed at first use
+    # (src/cuda/cublas_loader.cu) and cuSPARSE is the gemm bench's alone (bench/CMakeLists.txt), so a
+    # command loads nothing it does not use (issue 16: start-up at the driver's floor).
+    target_link_libraries(${target} PUBLIC CUDA::cudart PRIVATE ${CMAKE_DL_LIBS})
+    target_compile_definitions(${target} PRIVATE PARAC_CUDA_LIBRARY_DIR="${CUDAToolkit_LIBRARY_DIR}")
   endif()
 endfunction()
 

@@ -36,8 +36,10 @@ int parac_cuda_device_count(char *why, size_t why_size);
 /* Fills *info for device `ordinal`. */
 parac_status parac_cuda_device_info(int ordinal, parac_device_info *info, parac_error *error);
 
-/* Resolves PARAC_DEVICE_AUTO to CPU or CUDA, and checks that CUDA, when asked
- * for, is usable (PARAC_ERR_NO_DEVICE otherwise). */
+/* Resolves PARAC_DEVICE_AUTO to CPU or CUDA without knowing the work (the GPU when one is
+ * usable), and checks that CUDA, when asked for, is usable (PARAC_ERR_NO_DEVICE otherwise).
+ * The modules' own runs weigh their work instead (AUTO through a cost model: a small run stays
+ * on the CPU, whose start-up is free). Records the choice in exec->chosen when set. */
 parac_status parac_exec_resolve_device(const parac_exec *exec, parac_device *resolved, parac_error *error);
 
 #ifdef __cplusplus

@@ -13,7 +13,7 @@ extern "C" {
 #endif
 
 typedef enum parac_device {
-    PARAC_DEVICE_AUTO = 0, /* the GPU when one is usable, else the CPU */
+    PARAC_DEVICE_AUTO = 0, /* the device the module's cost model expects to finish first (core/device_choice.c) */
     PARAC_DEVICE_CPU,
     PARAC_DEVICE_CUDA
 } parac_device;
@@ -24,12 +24,19 @@ typedef enum parac_device {
  * PARAC_ERR_CANCELLED with no partial result. */
 typedef int (*parac_progress_fn)(void *user_data, uint64_t done, uint64_t total);
 
+/* Where a run records the device it chose and why (optional, caller-owned; see parac_exec.chosen). */
+typedef struct parac_device_choice {
+    parac_device device; /* PARAC_DEVICE_CPU or PARAC_DEVICE_CUDA: the device the run used */
+    char reason[192];    /* one line, e.g. "auto: estimated cpu 0.031 s < cuda 0.47 s (dbscan, 2e+06 units)" */
+} parac_device_choice;
+
 typedef struct parac_exec {
     parac_device device;     /* requested device */
     int threads;             /* CPU threads; <= 0 means all cores */
     int cuda_device;         /* CUDA device ordinal (0 = first) */
     parac_progress_fn progress;
     void *progress_user_data;
+    parac_device_choice *chosen; /* optional: when non-NULL, a run writes its device choice here */
 } parac_exec;
 
 /* "auto", "cpu" or "cuda". */

@@ -7,6 +7,7 @@
 
 #include <parac/devices.h>
 
+#include "core/device_choice.h"
 #include "core/error.h"
 #include "core/progress.h"
 #include "core/timer.h"
@@ -73,9 +74,17 @@ static int runs_on_gpu_only(parac_ac_algorithm algorithm)
 static parac_status choose(const parac_csp_network *network, const parac_ac_options *options,
                            parac_ac_algorithm *algorithm, parac_device *device, parac_error *error)
 {
-    parac_status status = parac_exec_resolve_device(&options->exec, device, error);
     int tables = network_has_tables(network);
+    parac_status status;
     *algorithm = options->algorithm;
+    if (options->exec.device == PARAC_DEVICE_AUTO && *algorithm == PARAC_AC_AUTO && !options->singleton && !tables) {
+        /* Plain AC: the cost model weighs AC3bit's run against the GPU's start-up and run. */
+        double edges = (double)parac_csp_edge_count(network);
+        parac_workload work = {PARAC_WORKLOAD_AC, edges, edges * 8.0};
+        status = parac_choose_device(&options->exec, &work, device, error);
+    } else {
+        status = parac_exec_resolve_device(&options->exec, device, error);
+    }
     if (status != PARAC_OK) return status;
     if ((size_t)*algorithm >= ALGORITHM_COUNT) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "bad AC algorithm");
     if ((size_t)options->variant >= VARIANT_COUNT)
@@ -100,6 +109,9 @@ static parac_status choose(const parac_csp_network *network, const parac_ac_opti
                               parac_ac_algorithm_name(*algorithm));
         *device = PARAC_DEVICE_CPU;
     }
+    if (options->exec.chosen && options->exec.chosen->device != *device)
+        parac_device_record(&options->exec, *device, tables ? "auto: table constraints run on the cpu"
+                                                            : "auto: the chosen algorithm runs on the cpu");
     if (*device == PARAC_DEVICE_CUDA && tables)
         return parac_fail(error, PARAC_ERR_UNSUPPORTED,
                           "%s handles binary constraints only and this network has table constraints "

@@ -13,6 +13,7 @@
 #include "birch/nearest.h"
 #include "birch/speculative.h"
 #include "birch/ward.h"
+#include "core/device_choice.h"
 #include "core/error.h"
 #include "core/finite.h"
 #include "core/threads.h"
@@ -106,7 +107,13 @@ parac_status parac_birch_create(const parac_birch_options *options, size_t dims,
     created = calloc(1, sizeof *created);
     if (!created) return parac_fail_no_memory(error, "birch model", sizeof *created);
     created->options = *options;
-    status = parac_exec_resolve_device(&options->exec, &created->device, error);
+    /* One thread count for the model's life, chosen now from the idle cores (core/threads.h). */
+    created->options.exec.threads = parac_threads_for_run(options->exec.threads);
+    {
+        /* The points come later (fit, partial_fit): size unknown, the model keeps AUTO on the CPU. */
+        parac_workload work = {PARAC_WORKLOAD_BIRCH, -1.0, 0.0};
+        status = parac_choose_device(&options->exec, &work, &created->device, error);
+    }
     if (status == PARAC_OK) status = birch_tree_init(&created->tree, dims, options->branching_factor, options->threshold, error);
 #ifdef PARAC_HAVE_CUDA
     if (status == PARAC_OK && created->device == PARAC_DEVICE_CUDA)

@@ -22,6 +22,7 @@
 #include "birch/speculate_math.h"
 #include "core/error.h"
 #include "cuda/context.h"
+#include "cuda/device_guard.cuh"
 #include "cuda/cub_wrappers.h"
 #include "cuda/cuda_check.h"
 
@@ -44,6 +45,7 @@ static void free_speculation(birch_cuda *gpu);
 
 extern "C" parac_status birch_cuda_create(int ordinal, birch_cuda **gpu, parac_error *error)
 {
+    parac_caller_device_guard caller_device; /* the model's device is made current per call, not left current */
     birch_cuda *created = (birch_cuda *)calloc(1, sizeof(birch_cuda));
     parac_status status;
     *gpu = NULL;
@@ -61,6 +63,7 @@ extern "C" parac_status birch_cuda_create(int ordinal, birch_cuda **gpu, parac_e
 extern "C" void birch_cuda_destroy(birch_cuda *gpu)
 {
     if (!gpu) return;
+    parac_caller_device_guard caller_device(gpu->context.ordinal);
     if (gpu->has_context) free_speculation(gpu);
     if (gpu->has_context) parac_cuda_context_destroy(&gpu->context);
     free(gpu);
@@ -298,6 +301,7 @@ fail:
 extern "C" parac_status birch_cuda_insert_batched(birch_cuda *gpu, birch_tree *tree, const double *points,
                                                   size_t count, size_t batch_size, parac_error *error)
 {
+    parac_caller_device_guard caller_device(gpu->context.ordinal); /* issue 16: caller's device kept */
     birch_batch_result result;
     batch_buffers buffers;
     size_t capacity = batch_size < count ? batch_size : count;
@@ -372,6 +376,7 @@ fail:
 extern "C" parac_status birch_cuda_speculate(birch_cuda *gpu, const birch_tree *tree, const double *points, size_t n,
                                              size_t height, int32_t *leaf_slot, double *margins, parac_error *error)
 {
+    parac_caller_device_guard caller_device(gpu->context.ordinal); /* issue 16: caller's device kept */
     parac_status status = PARAC_OK;
     cudaStream_t stream = stream_of(gpu);
     size_t dims = tree->dims;
@@ -489,6 +494,7 @@ __global__ void ward_chain(double *distances, int64_t *size, uint32_t *chain, si
 extern "C" parac_status birch_cuda_ward(birch_cuda *gpu, const double *centers, size_t m, size_t dims,
                                         birch_merge *merges, parac_error *error)
 {
+    parac_caller_device_guard caller_device(gpu->context.ordinal); /* issue 16: caller's device kept */
     parac_status status = PARAC_OK;
     double *d_centers = NULL, *d_distances = NULL;
     int64_t *d_size = NULL;
@@ -549,6 +555,7 @@ __global__ void nearest_centroid(const double *centers, size_t m, size_t dims, c
 extern "C" parac_status birch_cuda_nearest(birch_cuda *gpu, const double *centers, size_t m, size_t dims,
                                            const double *points, size_t count, int32_t *nearest, parac_error *error)
 {
+    parac_caller_device_guard caller_device(gpu->context.ordinal); /* issue 16: caller's device kept */
     parac_status status = PARAC_OK;
     double *d_centers = NULL, *d_points = NULL;
     int32_t *d_nearest = NULL;

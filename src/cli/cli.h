@@ -49,6 +49,7 @@ typedef struct cli_common {
     int quiet;
     uint64_t seed;
     int seed_given;
+    parac_device_choice device_choice; /* exec.chosen: the library's device choice and why (--json) */
 } cli_common;
 
 typedef struct cli_command {

@@ -26,7 +26,7 @@ typedef struct common_slots {
 static void common_options(common_slots *slots, cli_option options[COMMON_COUNT])
 {
     const cli_option table[COMMON_COUNT] = {
-        {"--device", 0, CLI_STRING, &slots->device, "auto|cpu|cuda", "where to run (auto: the GPU when present)"},
+        {"--device", 0, CLI_STRING, &slots->device, "auto|cpu|cuda", "where to run (auto: the faster by a cost model, --json says why)"},
         {"--threads", 0, CLI_INT, &slots->threads, "N", "CPU threads (default: all cores)"},
         {"--cuda-device", 0, CLI_INT64, &slots->cuda_device, "I", "CUDA device ordinal (default 0)"},
         {"--json", 0, CLI_FLAG, &slots->json, NULL, "print a one-line JSON summary last on stdout"},
@@ -180,6 +180,7 @@ static int finish_common(const cli_command *command, const common_slots *slots, 
     parac_progress_start(&common->progress, command->name, !common->quiet);
     common->exec.progress = cli_progress;
     common->exec.progress_user_data = &common->progress;
+    common->exec.chosen = &common->device_choice;
     return CLI_CONTINUE;
 }
 

@@ -69,6 +69,7 @@ void cli_warn(const cli_common *common, const char *format, ...)
 parac_device cli_resolved_device(const cli_common *common)
 {
     parac_device resolved = PARAC_DEVICE_CPU;
+    if (common->device_choice.reason[0]) return common->device_choice.device; /* what the run chose */
     if (parac_exec_resolve_device(&common->exec, &resolved, NULL) != PARAC_OK) return common->exec.device;
     return resolved;
 }
@@ -80,6 +81,7 @@ void cli_summary_begin(parac_json_writer *json, const char *command, const cli_c
     parac_json_begin_object(json);
     parac_json_field_string(json, "command", command);
     parac_json_field_string(json, "device", parac_device_name(used));
+    if (common->device_choice.reason[0]) parac_json_field_string(json, "device_reason", common->device_choice.reason);
     parac_json_field_int(json, "threads", used == PARAC_DEVICE_CPU ? parac_threads_resolve(common->exec.threads) : 0);
     parac_json_field_double(json, "seconds", seconds);
 }

@@ -1,5 +1,6 @@
 /* cli/cmd_dbscan.c — `parac dbscan INPUT --eps E --min-samples M`. */
 #include <pthread.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,9 +8,11 @@
 #include <parac/devices.h>
 
 #include "cli/cli.h"
+#include "core/device_choice.h"
 #include "core/error.h"
 #include "core/matrix_file.h"
 #include "core/npy.h"
+#include "core/threads.h"
 #include "core/timer.h"
 
 typedef struct dbscan_args {
@@ -95,13 +98,29 @@ static void *warm_gpu(void *argument)
     return NULL;
 }
 
-static void start_gpu_warmup(gpu_warmup *warmup, const parac_dbscan_options *options)
+/* With --device auto, warming the GPU up costs a CUDA start-up the run may not need: only when
+ * the cost model, fed the file's size (4 bytes a coordinate in .npy, ~8 in text), leans to the GPU. */
+static int auto_may_choose_gpu(const char *path, const parac_exec *exec)
+{
+    struct stat info;
+    double cpu, gpu, coordinates;
+    parac_workload work = {PARAC_WORKLOAD_DBSCAN, 0.0, 0.0};
+    if (stat(path, &info) != 0) return 0;
+    coordinates = (double)info.st_size / (is_npy_path(path) ? 4.0 : 8.0);
+    work.units = coordinates;
+    work.upload_bytes = coordinates * 4.0;
+    parac_device_estimate(&work, parac_threads_resolve(exec->threads), &cpu, &gpu);
+    return gpu < cpu;
+}
+
+static void start_gpu_warmup(gpu_warmup *warmup, const parac_dbscan_options *options, const char *path)
 {
     parac_device device = options->exec.device;
     warmup->started = 0;
     warmup->ordinal = options->exec.cuda_device;
     if (!parac_built_with_cuda() || options->method == PARAC_DBSCAN_REFERENCE || warmup->ordinal < 0) return;
     if (device != PARAC_DEVICE_AUTO && device != PARAC_DEVICE_CUDA) return;
+    if (device == PARAC_DEVICE_AUTO && !auto_may_choose_gpu(path, &options->exec)) return;
     warmup->started = pthread_create(&warmup->thread, NULL, warm_gpu, warmup) == 0;
 }
 
@@ -223,7 +242,7 @@ int cli_dbscan(int argc, char **argv)
     options.eps = args.eps;
     options.min_samples = (size_t)args.min_samples;
     options.exec = common.exec;
-    start_gpu_warmup(&warmup, &options);
+    start_gpu_warmup(&warmup, &options, positionals[0]);
     if (load_points(positionals[0], &points, &error) != PARAC_OK) goto done;
     labels = malloc((points.rows + 1) * sizeof(int32_t));
     core_mask = malloc(points.rows + 1);

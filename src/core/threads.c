@@ -3,7 +3,12 @@
  * different settings in one process do not disturb each other. */
 #include "core/threads.h"
 
+#include <dirent.h>
 #include <omp.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 int parac_threads_available(void)
 {
@@ -14,4 +19,70 @@ int parac_threads_available(void)
 int parac_threads_resolve(int requested)
 {
     return requested > 0 ? requested : parac_threads_available();
+}
+
+/* Tasks running on the whole machine right now, or -1 when /proc/loadavg is unreadable. */
+static int running_tasks(void)
+{
+    double one, five, fifteen;
+    int running = -1, total = 0;
+    FILE *file = fopen("/proc/loadavg", "r");
+    if (!file) return -1;
+    if (fscanf(file, "%lf %lf %lf %d/%d", &one, &five, &fifteen, &running, &total) != 5) running = -1;
+    fclose(file);
+    return running;
+}
+
+/* This process's threads running now (state R in /proc/self/task/<tid>/stat), at least 1 (the caller).
+ * They are not "other work": OpenMP workers of the previous parallel region spin for a while after it
+ * (libgomp's GOMP_SPINCOUNT) and would otherwise make an idle machine look busy. */
+static int own_running_threads(void)
+{
+    DIR *tasks = opendir("/proc/self/task");
+    struct dirent *entry;
+    int running = 0;
+    if (!tasks) return 1;
+    while ((entry = readdir(tasks)) != NULL) {
+        char path[64], line[256], *end;
+        FILE *file;
+        if (entry->d_name[0] == '.' || strlen(entry->d_name) > 20) continue;
+        snprintf(path, sizeof path, "/proc/self/task/%s/stat", entry->d_name);
+        if (!(file = fopen(path, "r"))) continue;
+        if (fgets(line, sizeof line, file) && (end = strrchr(line, ')')) != NULL && end[1] == ' ' && end[2] == 'R')
+            running++;
+        fclose(file);
+    }
+    closedir(tasks);
+    return running > 0 ? running : 1;
+}
+
+/* Tasks of other processes running now, or -1 when unknown. */
+static int other_running(void)
+{
+    int running = running_tasks(), busy;
+    if (running < 1) return -1;
+    busy = running - own_running_threads();
+    return busy > 0 ? busy : 0;
+}
+
+int parac_threads_for_run(int requested)
+{
+    int cores = parac_threads_available(), busy, idle;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (requested > 0) return requested;
+    busy = other_running();
+    if (busy < 0) return cores;
+    if (busy > 0) {
+        /* A momentary task (a daemon waking up) must not cost a whole run a core: look again 1 ms
+         * later and believe the smaller count. An idle machine answers at once. */
+        struct timespec pause = {0, 1000 * 1000};
+        int again;
+        nanosleep(&pause, NULL);
+        again = other_running();
+        if (again >= 0 && again < busy) busy = again;
+    }
+    /* Other tasks spread over all online cores; only our share of them takes our cores. */
+    if (online > cores) busy = (int)(((long)busy * cores + online - 1) / online);
+    idle = cores - busy;
+    return idle < 1 ? 1 : idle;
 }

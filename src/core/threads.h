@@ -9,4 +9,13 @@ int parac_threads_resolve(int requested);
 /* Cores the OpenMP runtime sees. */
 int parac_threads_available(void);
 
+/* The default thread count for a run starting now: requested when > 0, else the cores not busy
+ * with other work at this moment (at least 1). On a shared machine a team larger than the idle
+ * cores waits at every barrier for a thread the kernel has descheduled, and libgomp's waiting
+ * threads spin meanwhile (issue 16: birch 10x slower with one core taken). Busy = tasks running
+ * now (/proc/loadavg's "running/total") less this process's own running threads (its OpenMP
+ * workers still spinning after a region are not other work), scaled to the cores this process
+ * may use. Call it ONCE per run and pass the number down: two calls may differ. */
+int parac_threads_for_run(int requested);
+
 #endif

@@ -4,47 +4,64 @@
 #include <string.h>
 
 #include "cuda/cuda_check.h"
+#include "cuda/device_facts.h"
+
+/* The context's own pool on `ordinal`: pinned device memory that stays reserved between
+ * chunks (release threshold: everything) until the pool is destroyed with the context. */
+static cudaError_t create_pool(int ordinal, cudaMemPool_t *pool)
+{
+    cudaMemPoolProps properties;
+    uint64_t keep_everything = UINT64_MAX;
+    cudaError_t code;
+    memset(&properties, 0, sizeof properties);
+    properties.allocType = cudaMemAllocationTypePinned;
+    properties.handleTypes = cudaMemHandleTypeNone;
+    properties.location.type = cudaMemLocationTypeDevice;
+    properties.location.id = ordinal;
+    code = cudaMemPoolCreate(pool, &properties);
+    if (code != cudaSuccess) return code;
+    code = cudaMemPoolSetAttribute(*pool, cudaMemPoolAttrReleaseThreshold, &keep_everything);
+    if (code != cudaSuccess) cudaMemPoolDestroy(*pool);
+    return code;
+}
 
 extern "C" parac_status parac_cuda_context_create(int ordinal, parac_cuda_context *context, parac_error *error)
 {
     parac_status status = PARAC_OK;
     cudaStream_t stream = NULL;
-    cudaMemPool_t pool;
-    int multiprocessors = 0, shared_optin = 0, l2_bytes = 0, major = 0, minor = 0;
-    uint64_t keep_everything = UINT64_MAX;
+    cudaMemPool_t pool = NULL;
+    parac_cuda_device_facts facts;
+    int caller_device = 0;
     memset(context, 0, sizeof *context);
+    PARAC_CUDA_RETURN(cudaGetDevice(&caller_device));
+    if ((status = parac_cuda_device_facts_get(ordinal, &facts, error)) != PARAC_OK) return status;
     PARAC_CUDA_TRY(cudaSetDevice(ordinal));
-    /* Single attributes, not cudaGetDeviceProperties: that fills hundreds of fields
-     * and costs far more than everything else a short call does. */
-    PARAC_CUDA_TRY(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, ordinal));
-    PARAC_CUDA_TRY(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, ordinal));
-    PARAC_CUDA_TRY(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, ordinal));
-    PARAC_CUDA_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ordinal));
-    PARAC_CUDA_TRY(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, ordinal));
     PARAC_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    PARAC_CUDA_TRY(cudaDeviceGetDefaultMemPool(&pool, ordinal));
-    /* Keep freed blocks in the pool between chunks instead of returning them at every sync. */
-    PARAC_CUDA_TRY(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_everything));
+    PARAC_CUDA_TRY(create_pool(ordinal, &pool));
     context->ordinal = ordinal;
     context->stream = stream;
     context->pool = pool;
-    context->multiprocessors = multiprocessors;
-    context->shared_memory_per_block_optin = (size_t)shared_optin;
-    context->l2_bytes = (size_t)l2_bytes;
-    context->compute_major = major;
-    context->compute_minor = minor;
+    context->multiprocessors = facts.multiprocessors;
+    context->shared_memory_per_block_optin = facts.shared_memory_per_block_optin;
+    context->l2_bytes = facts.l2_bytes;
+    context->compute_major = facts.compute_major;
+    context->compute_minor = facts.compute_minor;
+    context->caller_device = caller_device;
     return PARAC_OK;
 fail:
     if (stream) cudaStreamDestroy(stream);
+    cudaSetDevice(caller_device);
     return status;
 }
 
 extern "C" void parac_cuda_context_destroy(parac_cuda_context *context)
 {
     if (!context->stream) return;
+    cudaSetDevice(context->ordinal);
     cudaStreamSynchronize((cudaStream_t)context->stream);
-    cudaMemPoolTrimTo((cudaMemPool_t)context->pool, 0);
+    cudaMemPoolDestroy((cudaMemPool_t)context->pool);
     cudaStreamDestroy((cudaStream_t)context->stream);
+    cudaSetDevice(context->caller_device);
     context->stream = NULL;
 }
 
@@ -52,7 +69,7 @@ extern "C" parac_status parac_cuda_alloc(parac_cuda_context *context, void **poi
 {
     *pointer = NULL;
     if (bytes == 0) bytes = 1;
-    PARAC_CUDA_RETURN(cudaMallocAsync(pointer, bytes, (cudaStream_t)context->stream));
+    PARAC_CUDA_RETURN(cudaMallocFromPoolAsync(pointer, bytes, (cudaMemPool_t)context->pool, (cudaStream_t)context->stream));
     return PARAC_OK;
 }
 
@@ -105,4 +122,15 @@ extern "C" parac_status parac_cuda_memory_info(parac_cuda_context *context, size
         if (reserved > used) *free_bytes += reserved - used;
     }
     return PARAC_OK;
+}
+
+extern "C" int parac_cuda_current_device(void)
+{
+    int device = -1;
+    return cudaGetDevice(&device) == cudaSuccess ? device : -1;
+}
+
+extern "C" void parac_cuda_make_current(int ordinal)
+{
+    if (ordinal >= 0) cudaSetDevice(ordinal);
 }

@@ -1,10 +1,16 @@
 /* cuda/context.h — one GPU, one stream, one stream-ordered memory pool.
  *
  * Every CUDA path takes a parac_cuda_context. Device memory comes from the
- * device's memory pool through cudaMallocAsync on the context's stream, so
- * repeated allocations of chunk buffers reuse memory instead of paying for
- * cudaMalloc/cudaFree each time. Include only from .cu files or from C files
- * compiled when PARAC_HAVE_CUDA is defined.
+ * context's own memory pool (cudaMemPoolCreate, keeps what it frees until the
+ * context is destroyed) through cudaMallocFromPoolAsync on the context's stream,
+ * so repeated allocations of chunk buffers reuse memory instead of paying for
+ * cudaMalloc/cudaFree each time. The device's default pool, which the caller's
+ * own cudaMallocAsync uses, is never configured or trimmed by parac.
+ * Creating a context makes its device current; destroying it makes the caller's
+ * previous device current again (a run that creates and destroys its context
+ * leaves the process's current device as it found it). Device properties come
+ * from a per-process cache (device_facts.h). Include only from .cu files or
+ * from C files compiled when PARAC_HAVE_CUDA is defined.
  */
 #ifndef PARAC_CUDA_CONTEXT_H
 #define PARAC_CUDA_CONTEXT_H
@@ -27,11 +33,18 @@ typedef struct parac_cuda_context {
     size_t l2_bytes;
     int compute_major;
     int compute_minor;
+    int caller_device;     /* the current device before create; current again after destroy */
 } parac_cuda_context;
 
 parac_status parac_cuda_context_create(int ordinal, parac_cuda_context *context, parac_error *error);
-/* Waits for the stream, returns pooled memory to the device, destroys the stream. */
+/* Waits for the stream, destroys the context's pool (its memory goes back to the device) and
+ * stream, and makes the caller's previous device current again. */
 void parac_cuda_context_destroy(parac_cuda_context *context);
+
+/* The current device (-1 when CUDA cannot say) and making one current again (-1 ignored): for C
+ * code that keeps a context across calls (cuda/device_guard.cuh is the C++ form). */
+int parac_cuda_current_device(void);
+void parac_cuda_make_current(int ordinal);
 
 /* Stream-ordered allocation; PARAC_ERR_NO_MEMORY when the device is full. */
 parac_status parac_cuda_alloc(parac_cuda_context *context, void **pointer, size_t bytes, parac_error *error);

@@ -5,6 +5,7 @@
 #include <parac/devices.h>
 
 #include "cuda/cuda_check.h"
+#include "cuda/device_facts.h"
 
 extern "C" int parac_built_with_cuda(void) { return 1; }
 
@@ -23,18 +24,24 @@ extern "C" int parac_cuda_device_count(char *why, size_t why_size)
 
 extern "C" parac_status parac_cuda_device_info(int ordinal, parac_device_info *info, parac_error *error)
 {
-    cudaDeviceProp properties;
+    parac_cuda_device_facts facts;
+    parac_status status = PARAC_OK;
     size_t free_bytes = 0, total_bytes = 0;
+    int caller_device = 0;
     memset(info, 0, sizeof *info);
-    PARAC_CUDA_RETURN(cudaGetDeviceProperties(&properties, ordinal));
-    PARAC_CUDA_RETURN(cudaSetDevice(ordinal));
-    PARAC_CUDA_RETURN(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if ((status = parac_cuda_device_facts_get(ordinal, &facts, error)) != PARAC_OK) return status;
+    PARAC_CUDA_RETURN(cudaGetDevice(&caller_device));
+    /* cudaMemGetInfo answers for the current device: switch, ask, switch back. */
+    PARAC_CUDA_TRY(cudaSetDevice(ordinal));
+    PARAC_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
     info->ordinal = ordinal;
-    snprintf(info->name, sizeof info->name, "%s", properties.name);
-    info->compute_major = properties.major;
-    info->compute_minor = properties.minor;
-    info->multiprocessors = properties.multiProcessorCount;
+    snprintf(info->name, sizeof info->name, "%s", facts.name);
+    info->compute_major = facts.compute_major;
+    info->compute_minor = facts.compute_minor;
+    info->multiprocessors = facts.multiprocessors;
     info->total_memory_bytes = total_bytes;
     info->free_memory_bytes = free_bytes;
-    return PARAC_OK;
+fail:
+    cudaSetDevice(caller_device);
+    return status;
 }

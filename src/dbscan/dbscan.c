@@ -5,7 +5,10 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/device_choice.h"
 #include "core/error.h"
+#include "core/finite.h"
+#include "core/threads.h"
 #include "core/timer.h"
 #include "dbscan/dbscan_internal.h"
 
@@ -63,11 +66,17 @@ static parac_status check_input(const parac_dbscan_options *options, const dbsca
     if ((unsigned)options->gpu_variant > PARAC_DBSCAN_GPU_VARIANT_LAST)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "dbscan: unknown GPU variant %d",
                           (int)options->gpu_variant);
-    for (size_t i = 0; i < points->count; i++)
-        for (size_t k = 0; k < points->dim; k++)
-            if (!isfinite(dbscan_coordinate(points, i, k)))
-                return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
-                                  "dbscan: point %zu, coordinate %zu is not a finite number", i, k);
+    {
+        /* One vectorised pass over the rows (the points are n x dim, row-major), on the run's threads:
+         * the per-coordinate isfinite loop took ~0.5 s of a 100M-point run on one core. */
+        size_t values = points->count * points->dim, threads = (size_t)parac_threads_resolve(options->exec.threads);
+        size_t bad = points->f32 ? parac_first_non_finite_f32(points->f32, values, (int)threads)
+                                 : parac_first_non_finite(points->f64, values, (int)threads);
+        if (bad < values)
+            return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
+                              "dbscan: point %zu, coordinate %zu is not a finite number", bad / points->dim,
+                              bad % points->dim);
+    }
     return PARAC_OK;
 }
 
@@ -120,8 +129,13 @@ static parac_status run(const parac_dbscan_options *options, const dbscan_points
     memset(&info, 0, sizeof info);
     if (status != PARAC_OK) return status;
     if (options->method != PARAC_DBSCAN_REFERENCE && options->exec.device != PARAC_DEVICE_CPU) {
-        status = parac_exec_resolve_device(&options->exec, &device, error);
+        parac_workload work = {PARAC_WORKLOAD_DBSCAN, (double)points->count * (double)points->dim,
+                               (double)points->count * (double)points->dim * (points->f32 ? 4.0 : 8.0)};
+        status = parac_choose_device(&options->exec, &work, &device, error);
         if (status != PARAC_OK) return status;
+    } else {
+        parac_device_record(&options->exec, PARAC_DEVICE_CPU,
+                            options->method == PARAC_DBSCAN_REFERENCE ? "reference method: cpu" : "requested: --device cpu");
     }
     status = run_on_device(options, points, device, labels, core_mask, &info, error);
     info.seconds_total = parac_now_seconds() - started;

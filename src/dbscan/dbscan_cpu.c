@@ -329,7 +329,7 @@ parac_status dbscan_cpu(const dbscan_points *points, double eps, size_t min_samp
     index.dim = points->dim;
     index.eps2 = eps * eps;
     index.min_samples = min_samples;
-    index.threads = parac_threads_resolve(threads);
+    index.threads = parac_threads_for_run(threads);
     status = build_index(&index, points, use_grid, eps, error);
     if (status != PARAC_OK) goto done;
     index.core = malloc(index.count + 1);

@@ -27,8 +27,10 @@ parac_status parac_fca_engine_create(const parac_exec *exec, parac_fca_engine **
 #ifdef PARAC_HAVE_CUDA
     if (device == PARAC_DEVICE_CUDA) {
         made->cuda_context = calloc(1, sizeof *made->cuda_context);
+        int caller_device = parac_cuda_current_device(); /* current again after create: issue 16 */
         if (!made->cuda_context) status = parac_fail_no_memory(error, "fca engine", sizeof *made->cuda_context);
         else status = parac_cuda_context_create(exec->cuda_device, made->cuda_context, error);
+        parac_cuda_make_current(caller_device);
         if (status != PARAC_OK) {
             free(made->cuda_context);
             free(made);
@@ -46,7 +48,11 @@ void parac_fca_engine_destroy(parac_fca_engine *engine)
 {
     if (!engine) return;
 #ifdef PARAC_HAVE_CUDA
-    if (engine->cuda_context) parac_cuda_context_destroy(engine->cuda_context);
+    if (engine->cuda_context) {
+        int caller_device = parac_cuda_current_device();
+        parac_cuda_context_destroy(engine->cuda_context);
+        parac_cuda_make_current(caller_device);
+    }
 #endif
     free(engine->cuda_context);
     free(engine);

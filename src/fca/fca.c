@@ -4,10 +4,32 @@
 
 #include <parac/devices.h>
 
+#include "core/device_choice.h"
 #include "core/error.h"
 #include "core/progress.h"
 #include "core/threads.h"
+#include "fca/concept_estimate.h"
 #include "fca/fca_internal.h"
+
+/* AUTO weighs the estimated concept count (a few ms of random walks); an engine made for the
+ * GPU keeps its GPU (its start-up is paid already). */
+static parac_status choose_device(const fca_search *search, const parac_fca_options *options, parac_device *device,
+                                  parac_error *error)
+{
+    parac_workload work = {PARAC_WORKLOAD_FCA, -1.0, 0.0};
+    if (options->exec.device != PARAC_DEVICE_AUTO) return parac_choose_device(&options->exec, NULL, device, error);
+    if (options->engine && options->engine->cuda_context) {
+        *device = PARAC_DEVICE_CUDA;
+        parac_device_record(&options->exec, *device, "auto: the engine's GPU context (start-up already paid)");
+        return PARAC_OK;
+    }
+    if (!parac_built_with_cuda()) return parac_choose_device(&options->exec, &work, device, error); /* no estimate needed */
+    /* Work: concepts x object words (each closure ANDs extents of that many words). */
+    work.units = fca_estimate_concepts(search, 256, 0.02);
+    if (work.units > 0) work.units *= (double)(search->object_words ? search->object_words : 1);
+    work.upload_bytes = (double)search->objects * (double)search->attribute_words * 8.0 * 2.0;
+    return parac_choose_device(&options->exec, &work, device, error);
+}
 
 static parac_status run_search(const parac_fca_context *context, const parac_fca_options *options,
                                parac_fca_concepts *concepts, uint64_t *count, parac_error *error)
@@ -20,10 +42,15 @@ static parac_status run_search(const parac_fca_context *context, const parac_fca
     int threads;
     if (!context || !count) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca: context and result are required");
     if (!options) options = &defaults;
-    status = parac_exec_resolve_device(&options->exec, &device, error);
-    if (status != PARAC_OK) return status;
     status = fca_search_create(context, options->min_support, &search, error);
     if (status != PARAC_OK) return status;
+    status = choose_device(&search, options, &device, error);
+    if (status != PARAC_OK) {
+        fca_search_destroy(&search);
+        return status;
+    }
+    /* All cores even on a busy machine: the work-stealing search yields instead of spinning and
+     * was faster with 2 threads than 1 with 1-2 cores taken (docs/PERFORMANCE.md, issue 16). */
     threads = parac_threads_resolve(options->exec.threads);
     parac_progress_gate_init(&gate, &options->exec, FCA_PROGRESS_TOTAL);
     search.progress = options->exec.progress ? &gate : NULL;

@@ -49,6 +49,7 @@
 
 #include "core/error.h"
 #include "cuda/context.h"
+#include "cuda/device_guard.cuh"
 #include "cuda/cuda_check.h"
 #include "fca/fca_internal.h"
 
@@ -1441,6 +1442,8 @@ extern "C" parac_status fca_fcbo_cuda(const fca_search *search, int cuda_device,
                                       uint64_t max_device_bytes, parac_fca_concepts *concepts, uint64_t *count,
                                       parac_error *error)
 {
+    /* The engine's (or the run's) device during the search; the caller's current device after it. */
+    parac_caller_device_guard caller_device(shared_context ? shared_context->ordinal : cuda_device);
     gpu_search g;
     parac_word *extent = (parac_word *)calloc(search->object_words, 8);
     parac_word *intent = (parac_word *)calloc(search->attribute_words, 8);

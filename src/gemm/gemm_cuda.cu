@@ -36,9 +36,9 @@
  *   or dynamic (persistent blocks pull work items, longest first, from an
  *   atomic counter).
  *   reduce_split     sums split-k partial tiles in segment order, then the epilogue.
- * Plus the cuBLAS reference (cublasSgemm / cublasGemmEx FAST_TF32).
+ * Plus the cuBLAS reference (cublasSgemm / cublasGemmEx FAST_TF32), loaded at first use
+ * (cuda/cublas_loader.h): libparac does not link cuBLAS.
  */
-#include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <stdint.h>
@@ -47,6 +47,9 @@
 
 #include "core/error.h"
 #include "cuda/context.h"
+#include "cuda/cublas_loader.h"
+#include "cuda/device_facts.h"
+#include "cuda/device_guard.cuh"
 #include "cuda/cuda_check.h"
 #include "gemm/gemm_internal.h"
 #include "gemm/gemm_ffma_bk32.cuh"
@@ -70,6 +73,7 @@ typedef struct gemm_cuda_state {
     unsigned int *counter;
     cudaEvent_t start, stop;
     int events_ready;
+    const parac_cublas_api *cublas_api; /* loaded by the first reference call */
     cublasHandle_t cublas;
     int cublas_ready;
     int wgmma_probed, wgmma_ok;
@@ -771,6 +775,7 @@ static parac_status launch_variant(parac_gemm_plan *plan, const gemm_args &g, pa
  * both files are built with the same targets, so one probe answers for both). */
 extern "C" int gemm_cuda_variant_supported(parac_gemm_plan *plan, parac_gemm_variant variant)
 {
+    parac_caller_device_guard caller_device; /* the caller's current device again on return */
     gemm_cuda_state *st = state_of(plan);
     parac_error ignored;
     if (variant != PARAC_GEMM_VARIANT_WGMMA && variant != PARAC_GEMM_VARIANT_WGMMA_TMA) return 1;
@@ -828,15 +833,16 @@ static parac_status prepare_tables(parac_gemm_plan *plan, parac_error *error)
 
 extern "C" parac_status gemm_cuda_state_create(parac_gemm_plan *plan, parac_error *error)
 {
+    parac_caller_device_guard caller_device; /* the caller's current device again on return */
     gemm_cuda_state *st = (gemm_cuda_state *)calloc(1, sizeof *st);
-    cudaDeviceProp properties;
+    parac_cuda_device_facts facts;
     parac_status status = PARAC_OK;
     if (!st) return parac_fail_no_memory(error, "gemm CUDA state", sizeof *st);
     plan->cuda = st;
     if ((status = parac_cuda_context_create(plan->options.exec.cuda_device, &st->context, error)) != PARAC_OK) return status;
     st->context_ready = 1;
-    PARAC_CUDA_TRY(cudaGetDeviceProperties(&properties, st->context.ordinal));
-    snprintf(st->device_name, sizeof st->device_name, "%s", properties.name);
+    if ((status = parac_cuda_device_facts_get(st->context.ordinal, &facts, error)) != PARAC_OK) goto fail;
+    snprintf(st->device_name, sizeof st->device_name, "%s", facts.name);
     PARAC_CUDA_TRY(cudaEventCreate(&st->start));
     PARAC_CUDA_TRY(cudaEventCreate(&st->stop));
     st->events_ready = 1;
@@ -846,6 +852,7 @@ fail:
 
 extern "C" void gemm_cuda_state_destroy(parac_gemm_plan *plan)
 {
+    parac_caller_device_guard caller_device; /* the caller's current device again on return */
     gemm_cuda_state *st = state_of(plan);
     if (!st) return;
     if (st->context_ready) {
@@ -860,7 +867,7 @@ extern "C" void gemm_cuda_state_destroy(parac_gemm_plan *plan)
         parac_cuda_free(&st->context, st->a_mask);
         parac_cuda_free(&st->context, st->b_mask);
         parac_cuda_free(&st->context, st->counter);
-        if (st->cublas_ready) cublasDestroy(st->cublas);
+        if (st->cublas_ready) st->cublas_api->destroy(st->cublas);
         if (st->events_ready) {
             cudaEventDestroy(st->start);
             cudaEventDestroy(st->stop);
@@ -874,6 +881,7 @@ extern "C" void gemm_cuda_state_destroy(parac_gemm_plan *plan)
 /* Gives the workspace back (after an out-of-memory failure, before a chunked retry). */
 extern "C" void gemm_cuda_release_workspace(parac_gemm_plan *plan)
 {
+    parac_caller_device_guard caller_device; /* the caller's current device again on return */
     gemm_cuda_state *st = state_of(plan);
     void **buffers[] = {(void **)&st->items, (void **)&st->dynamic_order, (void **)&st->k_list,
                         (void **)&st->reductions, (void **)&st->packed_a, (void **)&st->packed_b,
@@ -944,6 +952,7 @@ static gemm_args make_args(parac_gemm_plan *plan, float alpha, float beta, const
 extern "C" parac_status gemm_cuda_execute_device(parac_gemm_plan *plan, float alpha, const float *a, const float *b,
                                                  float beta, float *c, parac_error *error)
 {
+    parac_caller_device_guard caller_device; /* the caller's current device again on return */
     gemm_cuda_state *st = state_of(plan);
     cudaStream_t stream = (cudaStream_t)st->context.stream;
     parac_status status = PARAC_OK;
@@ -1008,6 +1017,7 @@ static void free_operands(parac_gemm_plan *plan, device_operands *d)
 extern "C" parac_status gemm_cuda_execute_host(parac_gemm_plan *plan, float alpha, const float *a, const float *b,
                                                float beta, float *c, parac_error *error)
 {
+    parac_caller_device_guard caller_device; /* the caller's current device again on return */
     device_operands d = {NULL, NULL, NULL, 0, 0, 0};
     parac_status status;
     if ((status = cudaSetDevice(state_of(plan)->context.ordinal) == cudaSuccess ? PARAC_OK : PARAC_ERR_DEVICE) != PARAC_OK)
@@ -1043,19 +1053,22 @@ static parac_status cublas_device(parac_gemm_plan *plan, float alpha, const floa
     int y_col = c_col ? o->layout_b == PARAC_GEMM_COL_MAJOR : o->layout_a == PARAC_GEMM_ROW_MAJOR;
     int rows = (int)(c_col ? o->m : o->n), cols = (int)(c_col ? o->n : o->m), inner = (int)o->k;
     cublasOperation_t op_x = x_col ? CUBLAS_OP_N : CUBLAS_OP_T, op_y = y_col ? CUBLAS_OP_N : CUBLAS_OP_T;
+    const parac_cublas_api *api;
     parac_status status;
     if (!st->cublas_ready) {
-        if ((status = cublas_check(cublasCreate(&st->cublas), "cublasCreate", error)) != PARAC_OK) return status;
+        if ((status = parac_cublas_load(&st->cublas_api, error)) != PARAC_OK) return status;
+        if ((status = cublas_check(st->cublas_api->create(&st->cublas), "cublasCreate", error)) != PARAC_OK) return status;
         st->cublas_ready = 1;
     }
-    if ((status = cublas_check(cublasSetStream(st->cublas, (cudaStream_t)st->context.stream), "cublasSetStream", error)) != PARAC_OK)
+    api = st->cublas_api;
+    if ((status = cublas_check(api->set_stream(st->cublas, (cudaStream_t)st->context.stream), "cublasSetStream", error)) != PARAC_OK)
         return status;
     if (o->dtype == PARAC_GEMM_TF32)
-        return cublas_check(cublasGemmEx(st->cublas, op_x, op_y, rows, cols, inner, &alpha, x, CUDA_R_32F, (int)ldx, y,
+        return cublas_check(api->gemm_ex(st->cublas, op_x, op_y, rows, cols, inner, &alpha, x, CUDA_R_32F, (int)ldx, y,
                                          CUDA_R_32F, (int)ldy, &beta, c, CUDA_R_32F, (int)plan->ldc,
                                          CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT),
                             "cublasGemmEx", error);
-    return cublas_check(cublasSgemm(st->cublas, op_x, op_y, rows, cols, inner, &alpha, x, (int)ldx, y, (int)ldy, &beta,
+    return cublas_check(api->sgemm(st->cublas, op_x, op_y, rows, cols, inner, &alpha, x, (int)ldx, y, (int)ldy, &beta,
                                     c, (int)plan->ldc),
                         "cublasSgemm", error);
 }
@@ -1063,8 +1076,11 @@ static parac_status cublas_device(parac_gemm_plan *plan, float alpha, const floa
 extern "C" parac_status gemm_cuda_vendor_reference(parac_gemm_plan *plan, float alpha, const float *a, const float *b,
                                                    float beta, float *c, parac_error *error)
 {
+    parac_caller_device_guard caller_device; /* the caller's current device again on return */
     device_operands d = {NULL, NULL, NULL, 0, 0, 0};
-    parac_status status = upload_operands(plan, a, b, c, beta, &d, error);
+    parac_status status = cudaSetDevice(state_of(plan)->context.ordinal) == cudaSuccess ? PARAC_OK : PARAC_ERR_DEVICE;
+    if (status != PARAC_OK) return parac_fail(error, status, "gemm: cannot select CUDA device %d", state_of(plan)->context.ordinal);
+    status = upload_operands(plan, a, b, c, beta, &d, error);
     if (status == PARAC_OK) status = cublas_device(plan, alpha, d.a, d.b, beta, d.c, error);
     if (status == PARAC_OK) status = parac_cuda_download(&state_of(plan)->context, c, d.c, d.c_bytes, error);
     free_operands(plan, &d);

@@ -6,6 +6,7 @@
 
 #include <parac/devices.h>
 
+#include "core/device_choice.h"
 #include "core/error.h"
 #include "gemm/gemm_internal.h"
 
@@ -333,7 +334,9 @@ static parac_status build_plan(parac_gemm_plan *plan, const parac_gemm_options *
     parac_status status;
     parac_gemm_options concrete = *caller;
     const parac_gemm_options *o = &concrete;
-    if ((status = parac_exec_resolve_device(&o->exec, &plan->device, error)) != PARAC_OK) return status;
+    parac_workload work = {PARAC_WORKLOAD_GEMM, 2.0 * (double)o->m * (double)o->n * (double)o->k,
+                           4.0 * ((double)o->m * (double)o->k + (double)o->k * (double)o->n + 2.0 * (double)o->m * (double)o->n)};
+    if ((status = parac_choose_device(&o->exec, &work, &plan->device, error)) != PARAC_OK) return status;
     if (concrete.variant == PARAC_GEMM_VARIANT_AUTO && plan->device == PARAC_DEVICE_CUDA)
         plan->options.variant = concrete.variant = measured_default(concrete.dtype);
 #ifdef PARAC_HAVE_CUDA

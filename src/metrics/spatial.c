@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/device_choice.h"
 #include "core/error.h"
 #include "core/finite.h"
 #include "core/rng.h"
@@ -87,16 +88,14 @@ static void cpu_values(const double *xs, size_t n, size_t d, const uint32_t *clu
     }
 }
 
-/* AUTO takes the GPU when one is usable and the n^2 pair loop is worth a CUDA start-up
- * (measured on the H200: 32x the 16-core CPU at n = 50,000; identical bits either way). */
-#define SILHOUETTE_GPU_MIN_POINTS 20000
-
-static parac_status silhouette_device(const parac_exec *exec, size_t n, parac_device *device, parac_error *error)
+/* AUTO takes the GPU when the n^2 pair loop is worth a CUDA start-up: the cost model
+ * (core/device_choice.c; measured on the H200: 32x the 16-core CPU at n = 50,000; identical
+ * bits either way). */
+static parac_status silhouette_device(const parac_exec *exec, size_t n, size_t d, parac_device *device,
+                                      parac_error *error)
 {
-    parac_status status = parac_exec_resolve_device(exec, device, error);
-    if (status == PARAC_OK && exec->device == PARAC_DEVICE_AUTO && n < SILHOUETTE_GPU_MIN_POINTS)
-        *device = PARAC_DEVICE_CPU;
-    return status;
+    parac_workload work = {PARAC_WORKLOAD_SILHOUETTE, (double)n * (double)n * (double)d, (double)n * (double)d * 8.0};
+    return parac_choose_device(exec, &work, device, error);
 }
 
 static parac_status silhouette_of(const double *xs, size_t n, size_t d, const int32_t *labels, const parac_exec *exec,
@@ -114,7 +113,7 @@ static parac_status silhouette_of(const double *xs, size_t n, size_t d, const in
     status = PARAC_ERR_NO_MEMORY;
     if (!(sizes = calloc(clusters, sizeof(double)))) goto done;
     for (size_t i = 0; i < n; i++) sizes[cluster[i]] += 1;
-    if ((status = silhouette_device(exec, n, &device, error)) != PARAC_OK) goto done;
+    if ((status = silhouette_device(exec, n, d, &device, error)) != PARAC_OK) goto done;
     status = device == PARAC_DEVICE_CUDA ? gpu_values(xs, n, d, cluster, clusters, sizes, exec, values, error)
                                          : PARAC_ERR_NO_MEMORY;
     if (status == PARAC_ERR_NO_MEMORY) { /* CPU asked for, or the GPU too small: the same values */

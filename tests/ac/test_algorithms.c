@@ -37,7 +37,7 @@ static void check_against_brute_force(const parac_csp_network *network, const ch
     }
     for (size_t i = 0; i < CPU_ALGORITHM_COUNT; i++)
         for (int threads = 1; threads <= (CPU_ALGORITHMS[i] == PARAC_AC_GPU_BITSET ? 3 : 1); threads += 2) {
-            parac_ac_options options = {{PARAC_DEVICE_CPU, threads, 0, NULL, NULL}, CPU_ALGORITHMS[i], 0,
+            parac_ac_options options = {{PARAC_DEVICE_CPU, threads, 0, NULL, NULL, NULL}, CPU_ALGORITHMS[i], 0,
                                         PARAC_AC_VARIANT_AUTO};
             parac_ac_stats stats;
             parac_error error = {0};
@@ -92,7 +92,7 @@ static void check_gpu_only_refused_on_cpu(void)
 {
     random_network_shape shape = {4, 3, 3, 0.3, 0, 0.0, 0.0};
     parac_csp_network network;
-    parac_ac_options options = {{PARAC_DEVICE_CPU, 1, 0, NULL, NULL}, PARAC_AC_AC4_GPU_PLUS, 0,
+    parac_ac_options options = {{PARAC_DEVICE_CPU, 1, 0, NULL, NULL, NULL}, PARAC_AC_AC4_GPU_PLUS, 0,
                                 PARAC_AC_VARIANT_AUTO};
     parac_error error = {0};
     uint64_t bits[4];

@@ -29,7 +29,7 @@ static void compare_on(const parac_csp_network *network, const char *label)
 {
     size_t words = parac_ac_domain_words(network->value_count) + 1;
     uint64_t *expected = calloc(words, 8), *got = calloc(words, 8);
-    parac_ac_options cpu = {{PARAC_DEVICE_CPU, 2, 0, NULL, NULL}, PARAC_AC_AC4, 0, PARAC_AC_VARIANT_AUTO};
+    parac_ac_options cpu = {{PARAC_DEVICE_CPU, 2, 0, NULL, NULL, NULL}, PARAC_AC_AC4, 0, PARAC_AC_VARIANT_AUTO};
     parac_ac_stats reference, twin, stats;
     parac_error error = {0};
     CHECK_OK(ac_enforce_network(network, &cpu, expected, &reference, &error), &error);
@@ -37,7 +37,7 @@ static void compare_on(const parac_csp_network *network, const char *label)
     CHECK_OK(ac_enforce_network(network, &cpu, got, &twin, &error), &error);
     for (size_t i = 0; i < sizeof GPU_RUNS / sizeof GPU_RUNS[0]; i++) {
         const gpu_run *run = &GPU_RUNS[i];
-        parac_ac_options gpu = {{PARAC_DEVICE_CUDA, 0, 0, NULL, NULL}, run->algorithm, 0, run->variant};
+        parac_ac_options gpu = {{PARAC_DEVICE_CUDA, 0, 0, NULL, NULL, NULL}, run->algorithm, 0, run->variant};
         char name[96];
         snprintf(name, sizeof name, "%s/%s%s", parac_ac_algorithm_name(run->algorithm),
                  parac_ac_variant_name(run->variant), run->edge_limit ? " chunked" : "");
@@ -62,8 +62,8 @@ static void compare_sac_on(const parac_csp_network *network, const char *label)
 {
     size_t words = parac_ac_domain_words(network->value_count) + 1;
     uint64_t *expected = calloc(words, 8), *got = calloc(words, 8);
-    parac_ac_options cpu = {{PARAC_DEVICE_CPU, 1, 0, NULL, NULL}, PARAC_AC_AUTO, 1, PARAC_AC_VARIANT_AUTO};
-    parac_ac_options gpu = {{PARAC_DEVICE_CUDA, 0, 0, NULL, NULL}, PARAC_AC_AUTO, 1, PARAC_AC_VARIANT_AUTO};
+    parac_ac_options cpu = {{PARAC_DEVICE_CPU, 1, 0, NULL, NULL, NULL}, PARAC_AC_AUTO, 1, PARAC_AC_VARIANT_AUTO};
+    parac_ac_options gpu = {{PARAC_DEVICE_CUDA, 0, 0, NULL, NULL, NULL}, PARAC_AC_AUTO, 1, PARAC_AC_VARIANT_AUTO};
     parac_ac_stats reference, stats;
     parac_error error = {0};
     CHECK_OK(ac_enforce_network(network, &cpu, expected, &reference, &error), &error);
@@ -78,7 +78,7 @@ static void check_tables_refused(void)
 {
     random_network_shape shape = {8, 4, 6, 0.3, 3, 0.0, 0.0};
     parac_csp_network network;
-    parac_ac_options gpu = {{PARAC_DEVICE_CUDA, 0, 0, NULL, NULL}, PARAC_AC_AC4_GPU_PLUS, 0, PARAC_AC_VARIANT_ROWS};
+    parac_ac_options gpu = {{PARAC_DEVICE_CUDA, 0, 0, NULL, NULL, NULL}, PARAC_AC_AC4_GPU_PLUS, 0, PARAC_AC_VARIANT_ROWS};
     parac_ac_stats stats;
     parac_error error = {0};
     uint64_t *bits;

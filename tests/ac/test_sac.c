@@ -17,7 +17,7 @@ int main(void)
     for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
         for (uint64_t seed = 1; seed <= 25; seed++) {
             parac_csp_network network;
-            parac_ac_options options = {{PARAC_DEVICE_CPU, 1, 0, NULL, NULL}, PARAC_AC_AUTO, 1,
+            parac_ac_options options = {{PARAC_DEVICE_CPU, 1, 0, NULL, NULL, NULL}, PARAC_AC_AUTO, 1,
                                         PARAC_AC_VARIANT_AUTO};
             parac_ac_stats stats, ac_stats;
             parac_error error = {0};

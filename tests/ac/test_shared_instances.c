@@ -26,7 +26,7 @@ static void check_instance(const char *directory, const char *file, unsigned lon
     words = parac_ac_domain_words(parac_csp_value_count(csp)) + 1;
     first = calloc(words, 8), domains = calloc(words, 8);
     for (size_t i = 0; i < sizeof ALGORITHMS / sizeof ALGORITHMS[0]; i++) {
-        parac_ac_options options = {{PARAC_DEVICE_CPU, 2, 0, NULL, NULL}, ALGORITHMS[i], 0,
+        parac_ac_options options = {{PARAC_DEVICE_CPU, 2, 0, NULL, NULL, NULL}, ALGORITHMS[i], 0,
                                     PARAC_AC_VARIANT_AUTO};
         parac_ac_stats stats;
         const char *name = parac_ac_algorithm_name(ALGORITHMS[i]);

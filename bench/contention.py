@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""bench/contention.py — whole commands of birch, dbscan and fca on a shared machine (issue 16, item 4).
+
+For each module it runs the CLI's default parallel path (no --threads) unloaded and with k other
+processes spinning (k = 1 and k = n, n = the cores this process may use), interleaving the three
+conditions round after round (other users of the machine drift; medians of the rounds), and checks
+    loaded time <= 1.5 x unloaded x (n + k) / n.
+Prints one JSON line per (module, k) and a table last.
+    python3 bench/contention.py [--parac build/parac] [--rounds 5] [--points 200000] [--quick]
+                                [--baseline OTHER_PARAC]   (another build timed in the same rounds)
+"""
+import argparse
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def spinners(k):
+    """k busy processes (plain shell loops), started in their own process groups."""
+    return [subprocess.Popen(["sh", "-c", "while :; do :; done"], start_new_session=True) for _ in range(k)]
+
+
+def stop(processes):
+    for p in processes:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+
+
+def timed(command):
+    started = time.perf_counter()
+    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.exit(f"contention: {' '.join(command)} failed ({done.returncode}): {done.stderr.strip()[:300]}")
+    return seconds
+
+
+def make_inputs(parac, points, directory):
+    blobs = os.path.join(directory, f"blobs_{points}.npy")
+    if not os.path.exists(blobs):
+        subprocess.run([parac, "gen", "points", "--n", str(points), "--dim", "2", "--kind", "blobs", "--centers", "8",
+                        "--seed", "7", "-o", blobs, "-q"], check=True)
+    candidates = [os.environ.get("PARAC_DATA", ""), os.path.join(ROOT, ".gpu-data", "data"),
+                  os.path.join(ROOT, "..", "shared", "data"), os.path.join(ROOT, "..", "..", "shared", "data"),
+                  os.path.join(ROOT, "tests", "data")]
+    fca_input = next((os.path.join(d, "fca", "mushroom.dat") for d in candidates
+                      if d and os.path.exists(os.path.join(d, "fca", "mushroom.dat"))), "mushroom.dat")
+    return {
+        "birch": [parac, "birch", blobs, "--threshold", "0.3", "--device", "cpu", "-q"],
+        "dbscan": [parac, "dbscan", blobs, "--eps", "0.1", "--min-samples", "10", "--device", "cpu", "-q"],
+        "fca": [parac, "fca", fca_input, "--count", "--device", "cpu", "-q"],
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--parac", default=os.environ.get("PARAC", os.path.join(ROOT, "build", "parac")))
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--points", type=int, default=200000)
+    parser.add_argument("--quick", action="store_true", help="3 rounds, 50,000 points")
+    parser.add_argument("--modules", default="birch,dbscan,fca")
+    parser.add_argument("--label", default="", help="a name for this build in the JSON lines")
+    parser.add_argument("--baseline", help="another parac (e.g. an earlier build) timed in the same rounds")
+    args = parser.parse_args()
+    if args.quick:
+        args.rounds, args.points = 3, 50000
+    n = len(os.sched_getaffinity(0))
+    loads = [0, 1, n]
+    directory = os.path.join(tempfile.gettempdir(), "parac-contention")
+    os.makedirs(directory, exist_ok=True)
+    commands = make_inputs(args.parac, args.points, directory)
+    builds = [("", args.parac)] + ([("baseline_", args.baseline)] if args.baseline else [])
+    rows = []
+    for module in args.modules.split(","):
+        command = commands[module]
+        timed(command)  # page cache, first-touch
+        times = {(b, k): [] for b, _ in builds for k in loads}
+        for _ in range(args.rounds):
+            for k in loads:  # interleaved: unloaded, k = 1, k = n, again (and the builds alternate)
+                for b, binary in builds:
+                    busy = spinners(k)
+                    time.sleep(0.05)
+                    try:
+                        times[(b, k)].append(timed([binary] + command[1:]))
+                    finally:
+                        stop(busy)
+        for k in loads:
+            row = {"bench": "contention", "label": args.label, "module": module, "cores": n, "spinners": k,
+                   "rounds": args.rounds, "loadavg": open("/proc/loadavg").read().split()[:4]}
+            for b, _ in builds:
+                unloaded, loaded = statistics.median(times[(b, 0)]), statistics.median(times[(b, k)])
+                row.update({b + "unloaded_s": round(unloaded, 4), b + "loaded_s": round(loaded, 4),
+                            b + "ratio": round(loaded / unloaded, 3), b + "all": [round(t, 4) for t in times[(b, k)]]})
+            row["bound_ratio"] = round(1.5 * (n + k) / n, 3)
+            row["ok"] = row["ratio"] <= row["bound_ratio"]
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    base = " baseline loaded s" if args.baseline else ""
+    print(f"{'module':8} {'n':>2} {'k':>2} {'unloaded s':>11} {'loaded s':>9} {'ratio':>6} {'bound':>6}  ok{base}")
+    for r in rows:
+        extra = f"  {r['baseline_loaded_s']:17.3f}" if args.baseline else ""
+        print(f"{r['module']:8} {r['cores']:2} {r['spinners']:2} {r['unloaded_s']:11.3f} {r['loaded_s']:9.3f} "
+              f"{r['ratio']:6.2f} {r['bound_ratio']:6.2f}  {'yes' if r['ok'] else 'NO '}{extra}")
+
+
+if __name__ == "__main__":
+    main()

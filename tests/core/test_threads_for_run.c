@@ -1,0 +1,83 @@
+/* tests/core/test_threads_for_run.c — a run's default thread count on a shared machine
+ * (parac_threads_for_run, core/threads.c): an explicit count is obeyed, the default is between 1
+ * and the cores; with every core taken by other processes spinning it drops to 1 thread (issue 16:
+ * a team larger than the idle cores waits at every barrier), while this process's own spinning
+ * threads (OpenMP workers after a region) do not count as other work. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/threads.h"
+#include "test_util.h"
+
+static atomic_int stop_spinning;
+
+static void *spin(void *unused)
+{
+    (void)unused;
+    while (!atomic_load_explicit(&stop_spinning, memory_order_relaxed)) {
+    }
+    return NULL;
+}
+
+int main(void)
+{
+    int cores = parac_threads_available(), spinners = cores < 64 ? cores : 64, started = 0, fewest = cores;
+    int most = 0, forked = 0;
+    pthread_t threads[64];
+    pid_t children[64];
+    struct timespec pause = {0, 20 * 1000 * 1000};
+    FILE *loadavg = fopen("/proc/loadavg", "r");
+    if (!loadavg) {
+        puts("core.threads_for_run: no /proc/loadavg here (the default is all cores): skipped");
+        return 77;
+    }
+    fclose(loadavg);
+    CHECK_EQ_INT(parac_threads_for_run(3), 3);
+    CHECK_EQ_INT(parac_threads_for_run(1), 1);
+    {
+        int idle = parac_threads_for_run(0);
+        CHECK(idle >= 1 && idle <= cores, "default %d, cores %d", idle, cores);
+    }
+    /* Our own spinning threads: not other work. Other users may hold cores meanwhile, so this can
+     * only be checked where the machine has an idle core left: the default must not be 1 there. */
+    for (int i = 0; i < spinners - 1; i++) started += pthread_create(&threads[i], NULL, spin, NULL) == 0;
+    CHECK_EQ_INT(started, spinners - 1);
+    for (int attempt = 0; attempt < 20; attempt++) {
+        int now = parac_threads_for_run(0);
+        if (now > most) most = now;
+        nanosleep(&pause, NULL);
+    }
+    atomic_store(&stop_spinning, 1);
+    for (int i = 0; i < started; i++) pthread_join(threads[i], NULL);
+    {
+        int idle_alone = parac_threads_for_run(0);
+        if (idle_alone == cores && cores > 1)
+            CHECK(most > 1, "%d of our own spinning threads made %d idle cores look busy", started, cores);
+    }
+    /* Other processes spinning on every core: the default drops to 1. */
+    for (int i = 0; i < spinners; i++) {
+        pid_t child = fork();
+        if (child == 0)
+            for (;;) {
+            }
+        if (child > 0) children[forked++] = child;
+    }
+    CHECK_EQ_INT(forked, spinners);
+    for (int attempt = 0; attempt < 50 && fewest > 1; attempt++) { /* the kernel's count is a snapshot */
+        int now = parac_threads_for_run(0);
+        if (now < fewest) fewest = now;
+        nanosleep(&pause, NULL);
+    }
+    for (int i = 0; i < forked; i++) {
+        kill(children[i], SIGKILL);
+        waitpid(children[i], NULL, 0);
+    }
+    CHECK(fewest == 1, "with %d spinning processes on %d cores the default stayed at %d", spinners, cores, fewest);
+    CHECK(parac_threads_resolve(0) == cores, "parac_threads_resolve(0) still means all cores");
+    return test_finish("core.threads_for_run");
+}
