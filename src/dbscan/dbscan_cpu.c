@@ -28,7 +28,8 @@ typedef struct point_range {
 typedef struct cpu_index {
     dbscan_grid_plan plan;
     size_t count, dim;
-    double eps2;
+    double scale;          /* coordinate differences are compared scaled (dbscan_distance_scale) */
+    double eps2;           /* (eps * scale)^2 */
     size_t min_samples;
     int threads;
     uint64_t *keys;        /* sorted cell key of each point */
@@ -173,7 +174,7 @@ static int cell_is_within_eps(const cpu_index *index, size_t cell)
             lo = value < lo ? value : lo;
             hi = value > hi ? value : hi;
         }
-        extent = hi - lo;
+        extent = (hi - lo) * index->scale;
         diagonal += extent * extent;
     }
     return diagonal <= index->eps2;
@@ -185,7 +186,7 @@ static int point_is_core(const cpu_index *index, size_t p, const point_range *ra
     const double *x = index->xs + p * d;
     for (int r = 0; r < range_count; r++)
         for (uint32_t q = ranges[r].begin; q < ranges[r].end; q++)
-            if (dbscan_distance_squared(x, index->xs + (size_t)q * d, d) <= index->eps2 &&
+            if (dbscan_distance_squared(x, index->xs + (size_t)q * d, d, index->scale) <= index->eps2 &&
                 ++neighbours >= index->min_samples)
                 return 1;
     return 0;
@@ -222,7 +223,7 @@ static void join_dense_cell(cpu_index *index, size_t begin, size_t end, const po
                 union_find_root(index->parent, q) == union_find_root(index->parent, (uint32_t)begin))
                 continue;
             for (size_t p = begin; p < end; p++)
-                if (dbscan_distance_squared(index->xs + p * d, index->xs + (size_t)q * d, d) <= index->eps2) {
+                if (dbscan_distance_squared(index->xs + p * d, index->xs + (size_t)q * d, d, index->scale) <= index->eps2) {
                     union_find_join(index->parent, (uint32_t)begin, q);
                     break;
                 }
@@ -237,7 +238,7 @@ static void join_sparse_cell(cpu_index *index, size_t begin, size_t end, const p
         for (int r = 0; r < range_count; r++)
             for (uint32_t q = ranges[r].begin > p + 1 ? ranges[r].begin : (uint32_t)(p + 1); q < ranges[r].end; q++)
                 if (index->core[q] &&
-                    dbscan_distance_squared(index->xs + p * d, index->xs + (size_t)q * d, d) <= index->eps2)
+                    dbscan_distance_squared(index->xs + p * d, index->xs + (size_t)q * d, d, index->scale) <= index->eps2)
                     union_find_join(index->parent, (uint32_t)p, q);
     }
 }
@@ -285,7 +286,7 @@ static void assign_roots(cpu_index *index, uint32_t *root_of)
                 for (int r = 0; r < range_count; r++)
                     for (uint32_t q = ranges[r].begin; q < ranges[r].end; q++)
                         if (index->core[q] && index->order[q] < best &&
-                            dbscan_distance_squared(index->xs + p * d, index->xs + (size_t)q * d, d) <= index->eps2) {
+                            dbscan_distance_squared(index->xs + p * d, index->xs + (size_t)q * d, d, index->scale) <= index->eps2) {
                             best = index->order[q];
                             best_position = q;
                         }
@@ -327,7 +328,8 @@ parac_status dbscan_cpu(const dbscan_points *points, double eps, size_t min_samp
     memset(&index, 0, sizeof index);
     index.count = points->count;
     index.dim = points->dim;
-    index.eps2 = eps * eps;
+    index.scale = dbscan_distance_scale(eps);
+    index.eps2 = dbscan_scaled_eps_squared(eps, index.scale);
     index.min_samples = min_samples;
     index.threads = parac_threads_resolve(threads);
     status = build_index(&index, points, use_grid, eps, error);
