@@ -26,7 +26,8 @@ typedef int (*parac_progress_fn)(void *user_data, uint64_t done, uint64_t total)
 
 typedef struct parac_exec {
     parac_device device;     /* requested device */
-    int threads;             /* CPU threads; <= 0 means all cores */
+    int threads;             /* CPU threads; <= 0 means all cores; more than 4 per core or 1024 in
+                                all are clamped to that (results never depend on the count) */
     int cuda_device;         /* CUDA device ordinal (0 = first) */
     parac_progress_fn progress;
     void *progress_user_data;

@@ -13,5 +13,9 @@ int parac_threads_available(void)
 
 int parac_threads_resolve(int requested)
 {
-    return requested > 0 ? requested : parac_threads_available();
+    int cores = parac_threads_available();
+    int limit = cores <= PARAC_THREADS_MAX / PARAC_THREADS_PER_CORE_MAX ? cores * PARAC_THREADS_PER_CORE_MAX
+                                                                        : PARAC_THREADS_MAX;
+    if (requested <= 0) return cores < PARAC_THREADS_MAX ? cores : PARAC_THREADS_MAX;
+    return requested < limit ? requested : limit;
 }
