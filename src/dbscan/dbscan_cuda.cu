@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/checkpoint.h"
 #include "core/error.h"
 #include "core/timer.h"
 #include "cuda/context.h"
@@ -54,6 +55,9 @@
  * 3 <= min_samples <= MAX_LIST_SLOTS + 2 (4 bytes each per point). */
 #define MAX_LIST_SLOTS 8
 #define NO_INDEX 0xffffffffu
+
+/* phase_done calls per slab: upload, index, core, union, border, download (relabel once more). */
+#define GPU_PHASES 7
 
 static unsigned blocks_for(size_t n) { return (unsigned)((n + THREADS - 1) / THREADS); }
 
@@ -849,6 +853,8 @@ typedef struct gpu_run {
     uint32_t *first_core;   /* fused: cells */
     neighbour_lists lists;  /* fused, when min_samples is small and memory allows; else near == NULL */
     double mark;
+    parac_checkpoint checkpoint; /* progress in phases (GPU_PHASES per slab), checked between launches */
+    uint64_t phases_done;
     parac_dbscan_info slab_info; /* slabs: the phase times of one slab, summed into *total_info */
     parac_dbscan_info *total_info;
 } gpu_run;
@@ -897,13 +903,17 @@ static parac_status take(gpu_run *run, void **pointer, size_t bytes, parac_error
     return parac_cuda_alloc(&run->context, pointer, bytes, error);
 }
 
-/* Seconds since the last phase mark, after the stream drains. */
+/* Seconds since the last phase mark, after the stream drains; then the
+ * progress checkpoint between kernel launches (PARAC_ERR_CANCELLED when the
+ * callback asks to stop; the caller's fail path frees the device memory). */
 static parac_status phase_done(gpu_run *run, double *seconds, parac_error *error)
 {
     parac_status status = parac_cuda_synchronize(&run->context, error);
     double now = parac_now_seconds();
     *seconds = now - run->mark;
     run->mark = now;
+    if (status == PARAC_OK && parac_checkpoint_report(&run->checkpoint, ++run->phases_done))
+        status = parac_fail(error, PARAC_ERR_CANCELLED, "dbscan: cancelled");
     return status;
 }
 
@@ -1547,6 +1557,7 @@ static parac_status run_sliced(gpu_run *run, const dbscan_points *points, size_t
                               tried);
         }
         run->total_info = info;
+        run->checkpoint.total = run->phases_done + GPU_PHASES * (uint64_t)slabs.slabs;
         status = dbscan_slabs_cluster(points, &slabs, solve_slab, run, labels, core_mask, info, error);
         device_seconds = info->seconds_upload + info->seconds_index + info->seconds_core + info->seconds_union +
                          info->seconds_border + info->seconds_download;
@@ -1602,6 +1613,7 @@ extern "C" parac_status dbscan_cuda(const dbscan_points *points, const parac_dbs
     run->min_samples = options->min_samples;
     run->use_grid = use_grid;
     run->asked = options->gpu_variant;
+    parac_checkpoint_start(&run->checkpoint, &options->exec, GPU_PHASES);
     status = parac_cuda_context_create(options->exec.cuda_device, &run->context, error);
     if (status == PARAC_OK) {
         run->has_context = 1;

@@ -70,12 +70,14 @@ static inline double dbscan_distance_squared(const double *a, const double *b, s
 }
 
 /* The plain O(n^2) oracle (dbscan_reference.c). */
-parac_status dbscan_reference(const dbscan_points *points, double eps, size_t min_samples, int32_t *labels,
-                              uint8_t *core_mask, parac_dbscan_info *info, parac_error *error);
+parac_status dbscan_reference(const dbscan_points *points, double eps, size_t min_samples, const parac_exec *exec,
+                              int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info, parac_error *error);
 
-/* The parallel CPU path, grid (use_grid = 1) or brute force (dbscan_cpu.c). */
-parac_status dbscan_cpu(const dbscan_points *points, double eps, size_t min_samples, int use_grid, int threads,
-                        int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info, parac_error *error);
+/* The parallel CPU path, grid (use_grid = 1) or brute force (dbscan_cpu.c), on exec->threads;
+ * PARAC_ERR_CANCELLED when exec's progress callback asks to stop. */
+parac_status dbscan_cpu(const dbscan_points *points, double eps, size_t min_samples, int use_grid,
+                        const parac_exec *exec, int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info,
+                        parac_error *error);
 
 /* The CUDA path (dbscan_cuda.cu): the same phases on GPU options->exec.cuda_device,
  * the same bytes, in slabs (dbscan_slabs.h) when the points do not fit.
