@@ -103,11 +103,32 @@ static void test_grid_cell_clamps(void)
           "-DBL_MAX / 2 lies inside the grid");
 }
 
+/* The GPU's coarse plan (side eps * 1.001) with eps near DBL_MAX: the side is
+ * +inf, every point lies in cell 0, and the stencil stays finite. */
+static void test_coarse_plan_huge_eps(void)
+{
+    dbscan_grid_plan plan;
+    parac_error error;
+    const double low[3] = {-DBL_MAX, -1, 0}, high[3] = {DBL_MAX, 1, 1e-300};
+    for (int dims = 1; dims <= 3; dims++) {
+        CHECK_OK(dbscan_grid_plan_build_coarse(&plan, dims, low, high, DBL_MAX, &error), &error);
+        CHECK(plan.row_count >= 1 && plan.row_count <= DBSCAN_GRID_MAX_ROWS, "rows %d", plan.row_count);
+        for (int k = 0; k < dims; k++) {
+            CHECK(plan.extent[k] >= 1, "extent %d", k);
+            CHECK(dbscan_grid_cell(&plan, k, high[k]) < plan.extent[k], "cell of the high corner");
+        }
+        CHECK_OK(dbscan_grid_plan_build(&plan, dims, low, high, 1e-320, &error), &error);
+        CHECK(plan.extent[0] <= ((uint64_t)1 << 32) + 1 && plan.row_count >= 1, "subnormal eps: extent %llu",
+              (unsigned long long)plan.extent[0]);
+    }
+}
+
 int main(void)
 {
     test_coordinates_near_max();
     test_extreme_eps();
     test_far_from_origin();
     test_grid_cell_clamps();
+    test_coarse_plan_huge_eps();
     return test_finish("dbscan extremes");
 }
