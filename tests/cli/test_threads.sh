@@ -47,6 +47,15 @@ cmp -s "$tmp/metrics.1" "$tmp/metrics.100000" || fail "metrics differ: $(cat "$t
 cmp -s "$tmp/metrics.1" "$tmp/metrics.1000" || fail "metrics differ at 1000 threads"
 grep -q "silhouette" "$tmp/metrics.1" || fail "metrics printed no silhouette: $(cat "$tmp/metrics.1")"
 
+# ac (gpu-bitset runs its rounds with OpenMP on the CPU): the same domains.
+"$PARAC" gen csp --vars 40 --dom 6 --constraints 120 --tightness 0.4 --seed 3 -o "$tmp/csp.xml" || fail "gen csp"
+for threads in 1 1000 100000; do
+  "$PARAC" ac "$tmp/csp.xml" --device cpu --algorithm gpu-bitset --threads "$threads" --domains "$tmp/domains.$threads" \
+    >/dev/null 2>"$tmp/err" || fail "ac --threads $threads: $(head -c 300 "$tmp/err")"
+done
+cmp -s "$tmp/domains.1" "$tmp/domains.100000" && cmp -s "$tmp/domains.1" "$tmp/domains.1000" ||
+  fail "ac domains differ between thread counts"
+
 # --json reports the clamped count, never the request.
 "$PARAC" dbscan "$tmp/points.npy" --eps 0.3 --min-samples 5 --device cpu --threads 100000 --json >"$tmp/json" ||
   fail "dbscan --json"
