@@ -58,6 +58,7 @@ typedef struct cpu_index {
     uint32_t *parent;      /* union-find, sorted positions */
     work_item *items;      /* item_count */
     size_t item_count;
+    int item_chunk;        /* items a thread takes at a time: 16 as the cell loops took, fewer for few items */
     parac_checkpoint checkpoint; /* total = 3 * item_count: core, union, border */
 } cpu_index;
 
@@ -259,7 +260,7 @@ static void mark_core_points(cpu_index *index)
 #pragma omp parallel num_threads(index->threads)
     {
         point_range ranges[DBSCAN_GRID_MAX_ROWS];
-#pragma omp for schedule(dynamic, 4)
+#pragma omp for schedule(dynamic, index->item_chunk)
         for (size_t i = 0; i < index->item_count; i++) {
             const work_item *item = &index->items[i];
             int range_count;
@@ -314,7 +315,7 @@ static void join_core_points(cpu_index *index)
 #pragma omp parallel num_threads(index->threads)
     {
         point_range ranges[DBSCAN_GRID_MAX_ROWS];
-#pragma omp for schedule(dynamic, 4)
+#pragma omp for schedule(dynamic, index->item_chunk)
         for (size_t i = 0; i < index->item_count; i++) {
             const work_item *item = &index->items[i];
             int range_count;
@@ -333,7 +334,7 @@ static void assign_roots(cpu_index *index, uint32_t *root_of)
 #pragma omp parallel num_threads(index->threads)
     {
         point_range ranges[DBSCAN_GRID_MAX_ROWS];
-#pragma omp for schedule(dynamic, 4)
+#pragma omp for schedule(dynamic, index->item_chunk)
         for (size_t i = 0; i < index->item_count; i++) {
             const work_item *item = &index->items[i];
             int range_count = -1;
@@ -387,6 +388,8 @@ static parac_status cluster_points(cpu_index *index, uint32_t *root_of, parac_db
     mark_dense_cells(index);
     if (cut_items(index) != PARAC_OK) return PARAC_ERR_NO_MEMORY;
     index->checkpoint.total = 3 * (uint64_t)index->item_count;
+    index->item_chunk = (int)(index->item_count / (64 * (size_t)index->threads)); /* >= 64 chunks a thread */
+    index->item_chunk = index->item_chunk < 1 ? 1 : index->item_chunk > 16 ? 16 : index->item_chunk;
     mark_core_points(index);
     now = parac_now_seconds(), info->seconds_core = now - *mark, *mark = now;
     if (parac_checkpoint_stopped(&index->checkpoint)) return PARAC_ERR_CANCELLED;
