@@ -91,7 +91,8 @@ const char *parac_birch_variant_name(parac_birch_variant variant);
 parac_status parac_birch_variant_parse(const char *name, parac_birch_variant *variant, parac_error *error);
 
 typedef struct parac_birch_options {
-    double threshold;     /* > 0: largest radius a subcluster may reach (sklearn default 0.5) */
+    double threshold;     /* >= PARAC_BIRCH_MIN_THRESHOLD, finite: largest radius a subcluster may reach
+                             (sklearn default 0.5) */
     int branching_factor; /* >= 2: most entries per node (sklearn default 50) */
     int n_clusters;       /* >= 0: clusters of the global step; 0 keeps the subclusters */
     size_t batch_size;    /* 0: serial (scikit-learn's order); B > 0: batched, see above */
@@ -112,9 +113,23 @@ parac_status parac_birch_create(const parac_birch_options *options, size_t dims,
                                 parac_error *error);
 void parac_birch_destroy(parac_birch *model); /* NULL is accepted */
 
+/* Supported magnitudes. Every distance, radius and Ward height is a sum of
+ * squared coordinate differences in double: with |coordinates| <= 1e100 no
+ * square, sum or count-weighted sum can overflow (or become NaN), and with
+ * threshold >= 1e-100 the squared threshold stays a normal double. Points
+ * beyond the range fail with INVALID_ARGUMENT rather than give wrong clusters;
+ * scale such data first (the clusters do not change under scaling, with the
+ * threshold scaled alike). */
+#define PARAC_BIRCH_MAX_COORDINATE 1e100
+#define PARAC_BIRCH_MIN_THRESHOLD 1e-100
+
 /* Inserts count points (row-major count×dims; caller-owned, only read).
- * Non-finite coordinates fail with INVALID_ARGUMENT naming the row (counted
- * from the first point ever inserted). Invalidates a previous global step. */
+ * Non-finite coordinates and coordinates beyond +-PARAC_BIRCH_MAX_COORDINATE
+ * fail with INVALID_ARGUMENT naming the row (counted from the first point
+ * ever inserted), before anything is inserted. Invalidates a previous global
+ * step. Progress goes to options.exec.progress (points of this call); when it
+ * asks to stop, the call returns PARAC_ERR_CANCELLED having inserted a prefix
+ * of the points (whole batches; parac_birch_points_seen counts them). */
 parac_status parac_birch_partial_fit(parac_birch *model, const double *points, size_t count, parac_error *error);
 
 /* The global step (Ward clustering of the subcluster centroids). Needed before
@@ -159,7 +174,8 @@ parac_status parac_birch_cluster_centers(const parac_birch *model, double *cente
 
 /* Labels count points with the cluster of their nearest subcluster centroid
  * (ties: the first subcluster). subcluster (may be NULL) receives the index of
- * that subcluster. Needs the global step. */
+ * that subcluster. Needs the global step. The points are checked as in
+ * partial_fit (INVALID_ARGUMENT for non-finite or too large coordinates). */
 parac_status parac_birch_predict(parac_birch *model, const double *points, size_t count, int32_t *labels,
                                  int32_t *subcluster, parac_error *error);
 

@@ -4,7 +4,11 @@
  *   - neighbours: q is a neighbour of p when the squared Euclidean distance,
  *     summed in double over coordinates 0..d-1 in order, is <= eps*eps (also
  *     in double). A point at distance exactly eps IS a neighbour. p is its own
- *     neighbour. This is the comparison scikit-learn's trees make.
+ *     neighbour. This is the comparison scikit-learn's trees make. For eps
+ *     outside [2^-500, 2^500] every coordinate difference is first multiplied
+ *     by a power of two s (and eps by s), exact, so that eps*eps neither
+ *     overflows nor underflows; coordinates up to +-DBL_MAX and subnormal eps
+ *     give the answer of exact arithmetic (docs/dbscan.md, "Extreme magnitudes").
  *   - core points: at least min_samples neighbours (the point itself counts).
  *   - clusters: the connected components of core points under the neighbour
  *     relation — identical to scikit-learn's DBSCAN.
@@ -36,6 +40,9 @@
  * same bytes again (info->gpu_slabs says how many slabs ran). Only when even
  * the smallest slab does not fit does the run fall back to the CPU path, with
  * info->gpu_fallback = 1; other GPU failures are returned as PARAC_ERR_DEVICE. PARAC_DBSCAN_REFERENCE always runs on the CPU.
+ *
+ * Progress: exec.progress is called during the run (at most ten times a second);
+ * when it returns non-zero the run stops with PARAC_ERR_CANCELLED.
  *
  * Errors: PARAC_ERR_INVALID_ARGUMENT for d = 0, eps <= 0 or not finite,
  * min_samples < 1, a NaN or infinite coordinate (message names the row), or

@@ -32,7 +32,8 @@ typedef struct parac_device_choice {
 
 typedef struct parac_exec {
     parac_device device;     /* requested device */
-    int threads;             /* CPU threads; <= 0 means all cores */
+    int threads;             /* CPU threads; <= 0 means all cores; more than 4 per core or 1024 in
+                                all are clamped to that (results never depend on the count) */
     int cuda_device;         /* CUDA device ordinal (0 = first) */
     parac_progress_fn progress;
     void *progress_user_data;

@@ -15,6 +15,7 @@
 #include "birch/ward.h"
 #include "core/device_choice.h"
 #include "core/error.h"
+#include "core/checkpoint.h"
 #include "core/finite.h"
 #include "core/threads.h"
 #ifdef PARAC_HAVE_CUDA
@@ -82,9 +83,11 @@ void parac_birch_options_init(parac_birch_options *options)
 
 static parac_status check_options(const parac_birch_options *options, size_t dims, parac_error *error)
 {
-    if (!(options->threshold > 0.0) || !isfinite(options->threshold))
-        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: threshold must be a positive number (got %g)",
-                          options->threshold);
+    if (!(options->threshold >= PARAC_BIRCH_MIN_THRESHOLD) || !isfinite(options->threshold))
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
+                          "birch: threshold must be a finite number >= %g (got %g; its square must stay a normal "
+                          "double: scale the data instead)",
+                          PARAC_BIRCH_MIN_THRESHOLD, options->threshold);
     if (options->branching_factor < 2 || options->branching_factor > 1000000)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: branching factor must be in 2..1000000 (got %d)",
                           options->branching_factor);
@@ -149,16 +152,23 @@ void parac_birch_destroy(parac_birch *model)
     free(model);
 }
 
-/* The batched paths scan on their threads (the serial path is one thread). */
-static parac_status check_finite(const parac_birch *model, const double *points, size_t count, parac_error *error)
+/* Refuses non-finite coordinates and those beyond PARAC_BIRCH_MAX_COORDINATE
+ * (parac/birch.h says why), naming the first; first_row numbers the rows. The
+ * batched paths scan on their threads (the serial path is one thread). */
+static parac_status check_points(const parac_birch *model, const double *points, size_t count, size_t first_row,
+                                 const char *what, parac_error *error)
 {
     size_t dims = model->tree.dims, values = count * dims;
     int threads = model->options.batch_size == 0 ? 1 : parac_threads_resolve(model->options.exec.threads);
-    size_t bad = parac_first_non_finite(points, values, threads);
-    if (bad < values)
-        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: point %zu has a non-finite coordinate %zu",
-                          model->points_seen + bad / dims, bad % dims);
-    return PARAC_OK;
+    size_t bad = parac_first_beyond(points, values, PARAC_BIRCH_MAX_COORDINATE, threads);
+    if (bad == values) return PARAC_OK;
+    if (!isfinite(points[bad]))
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: %s %zu has a non-finite coordinate %zu", what,
+                          first_row + bad / dims, bad % dims);
+    return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
+                      "birch: %s %zu, coordinate %zu is %g: out of the supported range |x| <= %g (squared distances "
+                      "would overflow); scale the data",
+                      what, first_row + bad / dims, bad % dims, points[bad], PARAC_BIRCH_MAX_COORDINATE);
 }
 
 #ifdef PARAC_HAVE_CUDA
@@ -225,18 +235,43 @@ static parac_status insert_hybrid(parac_birch *model, const double *points, size
     return status;
 }
 
+static parac_status insert_points(parac_birch *model, const double *points, size_t count, parac_error *error)
+{
+    if (model->options.batch_size == 0) return insert_serial(&model->tree, points, count, error);
+    if (model->options.variant == PARAC_BIRCH_SPECULATIVE || model->options.variant == PARAC_BIRCH_SPECULATIVE_PARALLEL)
+        return insert_speculative(model, points, count, error);
+    if (model->options.variant == PARAC_BIRCH_HYBRID) return insert_hybrid(model, points, count, error);
+    return insert_segmented(model, points, count, error);
+}
+
+/* Points inserted between two progress checkpoints: a whole number of batches
+ * (so slicing a call changes no batch and, as any chunking of partial_fit, no
+ * byte of the tree), about 2^20 points batched and 2^16 serially (0.1 s or so). */
+static size_t slice_points(const parac_birch *model)
+{
+    size_t batch = model->options.batch_size, wanted = batch == 0 ? (size_t)1 << 16 : (size_t)1 << 20;
+    if (batch == 0) return wanted;
+    return batch >= wanted ? batch : wanted / batch * batch;
+}
+
 parac_status parac_birch_partial_fit(parac_birch *model, const double *points, size_t count, parac_error *error)
 {
-    parac_status status = check_finite(model, points, count, error);
+    parac_checkpoint checkpoint;
+    size_t slice = slice_points(model), done = 0;
+    parac_status status = check_points(model, points, count, model->points_seen, "point", error);
     if (status != PARAC_OK) return status;
     drop_global(model);
-    if (model->options.batch_size == 0) status = insert_serial(&model->tree, points, count, error);
-    else if (model->options.variant == PARAC_BIRCH_SPECULATIVE || model->options.variant == PARAC_BIRCH_SPECULATIVE_PARALLEL)
-        status = insert_speculative(model, points, count, error);
-    else if (model->options.variant == PARAC_BIRCH_HYBRID) status = insert_hybrid(model, points, count, error);
-    else status = insert_segmented(model, points, count, error);
-    if (status == PARAC_OK) model->points_seen += count;
-    return status;
+    parac_checkpoint_start(&checkpoint, &model->options.exec, count);
+    while (done < count) {
+        size_t now = count - done < slice ? count - done : slice;
+        if (parac_checkpoint_report(&checkpoint, done))
+            return parac_fail(error, PARAC_ERR_CANCELLED, "birch: cancelled after %zu of %zu points", done, count);
+        status = insert_points(model, points + done * model->tree.dims, now, error);
+        if (status != PARAC_OK) return status;
+        model->points_seen += now; /* the hybrid's warm-up boundary counts them */
+        done += now;
+    }
+    return PARAC_OK;
 }
 
 static parac_status ward_merges(parac_birch *model, birch_merge *merges, parac_error *error)
@@ -358,6 +393,8 @@ parac_status parac_birch_predict(parac_birch *model, const double *points, size_
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: predict called before the global step");
     if (model->subclusters == 0)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: predict called on an empty model");
+    status = check_points(model, points, count, 0, "predicted point", error);
+    if (status != PARAC_OK) return status;
     if (!on_gpu && !subcluster) { /* labels only: the cluster of the nearest centroid, in the search's own pass */
         if (labels)
             birch_kdtree_nearest_all(&model->index, points, count, model->options.exec.threads, model->cluster_of,

@@ -461,10 +461,12 @@ __global__ void ward_chain(double *distances, int64_t *size, uint32_t *chain, si
                 double d;
                 if (size[i] == 0 || i == x) continue;
                 d = distances[condensed(m, x, i)];
-                if (d < best) best = d, best_index = i;
+                if (d != d) d = INFINITY; /* NaN: as ward.c, never closer and never index m */
+                if (best_index == m || d < best) best = d, best_index = i;
             }
             block_argmin(&best, &best_index, shared_value, shared_index);
             previous_distance = previous < m ? distances[condensed(m, x, previous)] : INFINITY;
+            if (previous_distance != previous_distance) previous_distance = INFINITY;
             if (previous < m && !(best < previous_distance)) y = previous, d_xy = previous_distance;
             else y = best_index, d_xy = best;
             if (chain_length > 1 && y == previous) break;

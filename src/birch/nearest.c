@@ -2,6 +2,7 @@
  * halves of its order[] range) for exact nearest-centroid queries. */
 #include "birch/nearest.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,7 +96,9 @@ static void search(const birch_kdtree *tree, size_t node, size_t lo, size_t hi, 
         for (size_t i = lo; i < hi; i++) {
             int32_t c = tree->order[i];
             double d = birch_squared_distance(x, tree->centers + (size_t)c * tree->dims, tree->dims);
-            if (d < best->distance || (d == best->distance && c < best->index)) best->distance = d, best->index = c;
+            if (d != d) d = INFINITY; /* NaN: never closer, and never an index of -1 below */
+            if (best->index < 0 || d < best->distance || (d == best->distance && c < best->index))
+                best->distance = d, best->index = c;
         }
         return;
     }

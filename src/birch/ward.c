@@ -2,6 +2,7 @@
 #include "birch/ward.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,18 +56,22 @@ static void fill_distances(const double *centers, size_t dims, int threads, ward
 
 /* The chain's next link from x: the closest live cluster (live[] ascends, as
  * scipy's scan), preferring the previous chain element on ties (scipy avoids
- * cycles that way). */
+ * cycles that way). A NaN distance counts as +inf, and the answer is always a
+ * live cluster other than x, whatever the distances (a NaN used to leave y at
+ * a dead or the same cluster and grow the chain past its array). */
 static size_t nearest_live(const ward_matrix *w, const size_t *live, size_t live_count, size_t x, long previous,
                            double *found)
 {
+    size_t y = previous >= 0 ? (size_t)previous : SIZE_MAX;
     double best = previous >= 0 ? ward_get(w, x, (size_t)previous) : INFINITY;
-    size_t y = previous >= 0 ? (size_t)previous : 0;
+    if (best != best) best = INFINITY;
     for (size_t t = 0; t < live_count; t++) {
         size_t i = live[t];
         double d;
         if (i == x) continue;
         d = ward_get(w, x, i);
-        if (d < best) best = d, y = i;
+        if (d != d) d = INFINITY;
+        if (y == SIZE_MAX || d < best) best = d, y = i;
     }
     *found = best;
     return y;
@@ -118,6 +123,10 @@ parac_status birch_ward_cpu(const double *centers, size_t m, size_t dims, int th
             x = chain[chain_length - 1];
             y = nearest_live(&w, live, live_count, x, previous, &d_xy);
             if (chain_length > 1 && (long)y == previous) break;
+            if (chain_length == m) { /* a chain never repeats a cluster: unreachable, but never past the array */
+                free(w.d), free(size), free(chain), free(live);
+                return parac_fail(error, PARAC_ERR_INTERNAL, "birch: Ward chain did not close (non-finite distances?)");
+            }
             chain[chain_length++] = y;
         }
         chain_length -= 2;

@@ -1,5 +1,6 @@
 /* cli/cmd_birch.c — `parac birch`: BIRCH clustering of a point file, whole or streamed. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,15 @@ static parac_status read_chunk(parac_matrix_stream *stream, double **buffer, siz
     return parac_matrix_stream_read(stream, *buffer, rows, got, error);
 }
 
+/* A point the library refused (non-finite or out of range): the message gets the file's name. */
+static parac_status name_the_file(parac_status status, const char *path, parac_error *error)
+{
+    char message[sizeof error->message];
+    if (status != PARAC_ERR_INVALID_ARGUMENT) return status;
+    snprintf(message, sizeof message, "%s", error->message);
+    return parac_fail_at(error, status, path, 0, "%s", message);
+}
+
 /* Inserts the whole input (chunk rows at a time: partial_fit per chunk). */
 static parac_status fit_input(const char *path, const parac_birch_options *options, size_t chunk,
                               parac_birch **model, parac_error *error)
@@ -51,7 +61,7 @@ static parac_status fit_input(const char *path, const parac_birch_options *optio
         status = read_chunk(&stream, &buffer, chunk, &got, error);
         if (status != PARAC_OK || got == 0) break;
         if (!*model) status = parac_birch_create(options, stream.cols, model, error);
-        if (status == PARAC_OK) status = parac_birch_partial_fit(*model, buffer, got, error);
+        if (status == PARAC_OK) status = name_the_file(parac_birch_partial_fit(*model, buffer, got, error), path, error);
         if (status != PARAC_OK) break;
         /* .npy streams know their length; text streams show only the time (Ctrl-C stops between chunks). */
         if (parac_report_progress(&options->exec, stream.rows_read, stream.rows_total != SIZE_MAX ? stream.rows_total : 0)) {
@@ -81,7 +91,7 @@ static parac_status label_input(const char *path, parac_birch *model, size_t chu
             status = parac_fail_at(error, PARAC_ERR_IO, path, 0, "changed between the two passes");
             break;
         }
-        status = parac_birch_predict(model, buffer, got, labels + done, NULL, error);
+        status = name_the_file(parac_birch_predict(model, buffer, got, labels + done, NULL, error), path, error);
         done += got;
     }
     free(buffer);
@@ -157,12 +167,13 @@ static parac_status run_in_memory(const char *path, const parac_birch_options *o
     if (status != PARAC_OK) return status;
     if (matrix.rows == 0) status = parac_fail_at(error, PARAC_ERR_PARSE, path, 0, "no points to cluster");
     if (status == PARAC_OK) status = parac_birch_create(options, matrix.cols, model, error);
-    if (status == PARAC_OK) status = parac_birch_partial_fit(*model, matrix.data, matrix.rows, error);
+    if (status == PARAC_OK)
+        status = name_the_file(parac_birch_partial_fit(*model, matrix.data, matrix.rows, error), path, error);
     if (status == PARAC_OK) status = parac_birch_global_step(*model, error);
     if (status == PARAC_OK && want_labels) {
         *labels = malloc(matrix.rows * sizeof(int32_t));
         if (!*labels) status = parac_fail_no_memory(error, "labels", matrix.rows * sizeof(int32_t));
-        else status = parac_birch_predict(*model, matrix.data, matrix.rows, *labels, NULL, error);
+        else status = name_the_file(parac_birch_predict(*model, matrix.data, matrix.rows, *labels, NULL, error), path, error);
     }
     parac_matrix_free(&matrix);
     return status;

@@ -18,7 +18,11 @@ int parac_threads_available(void)
 
 int parac_threads_resolve(int requested)
 {
-    return requested > 0 ? requested : parac_threads_available();
+    int cores = parac_threads_available();
+    int limit = cores <= PARAC_THREADS_MAX / PARAC_THREADS_PER_CORE_MAX ? cores * PARAC_THREADS_PER_CORE_MAX
+                                                                        : PARAC_THREADS_MAX;
+    if (requested <= 0) return cores < PARAC_THREADS_MAX ? cores : PARAC_THREADS_MAX;
+    return requested < limit ? requested : limit;
 }
 
 /* Tasks running on the whole machine right now, or -1 when /proc/loadavg is unreadable. */
@@ -69,7 +73,7 @@ int parac_threads_for_run(int requested)
 {
     int cores = parac_threads_available(), busy, idle;
     long online = sysconf(_SC_NPROCESSORS_ONLN);
-    if (requested > 0) return requested;
+    if (requested > 0) return parac_threads_resolve(requested);
     busy = other_running();
     if (busy < 0) return cores;
     if (busy > 0) {

@@ -1,12 +1,25 @@
-/* core/threads.h — OpenMP thread counts from the user's --threads. */
+/* core/threads.h — OpenMP thread counts from the user's --threads.
+ *
+ * Every module turns exec.threads into a team size here and nowhere else, and
+ * sizes its per-thread scratch from the result, never from the request: a
+ * request of 100000 threads used to make the OpenMP runtime and the
+ * per-thread arrays fail (segfaults in fca, dbscan, birch and gemm). */
 #ifndef PARAC_CORE_THREADS_H
 #define PARAC_CORE_THREADS_H
 
+/* The most threads one parallel region uses, whatever the machine: */
+#define PARAC_THREADS_MAX 1024
+/* ... and at most this many per core the OpenMP runtime sees (more threads
+ * than that only add switching; results never depend on the count). */
+#define PARAC_THREADS_PER_CORE_MAX 4
+
 /* The number of threads a parallel region should use for a request:
- * requested <= 0 means all cores (omp_get_num_procs). */
+ * requested <= 0 means all cores (omp_get_num_procs); a larger request is
+ * clamped to min(PARAC_THREADS_PER_CORE_MAX x cores, PARAC_THREADS_MAX).
+ * Always in 1..PARAC_THREADS_MAX. */
 int parac_threads_resolve(int requested);
 
-/* Cores the OpenMP runtime sees. */
+/* Cores the OpenMP runtime sees (at least 1). */
 int parac_threads_available(void);
 
 /* The default thread count for a run starting now: requested when > 0, else the cores not busy

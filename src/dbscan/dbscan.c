@@ -50,7 +50,20 @@ parac_status parac_dbscan_gpu_variant_parse(const char *name, parac_dbscan_gpu_v
                       name ? name : "");
 }
 
-static parac_status check_input(const parac_dbscan_options *options, const dbscan_points *points, parac_error *error)
+/* The one finiteness scan of core/finite (float32 points are checked as they are). */
+static parac_status check_finite(const dbscan_points *points, int threads, parac_error *error)
+{
+    size_t values = points->count * points->dim;
+    size_t bad = points->f64 ? parac_first_non_finite(points->f64, values, threads)
+                             : parac_first_non_finite_f32(points->f32, values, threads);
+    if (bad < values)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "dbscan: point %zu, coordinate %zu is not a finite number",
+                          bad / points->dim, bad % points->dim);
+    return PARAC_OK;
+}
+
+static parac_status check_input(const parac_dbscan_options *options, const dbscan_points *points, int threads,
+                                parac_error *error)
 {
     if (points->dim == 0) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "dbscan: points have dimension 0");
     if (!(options->eps > 0) || !isfinite(options->eps))
@@ -66,18 +79,7 @@ static parac_status check_input(const parac_dbscan_options *options, const dbsca
     if ((unsigned)options->gpu_variant > PARAC_DBSCAN_GPU_VARIANT_LAST)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "dbscan: unknown GPU variant %d",
                           (int)options->gpu_variant);
-    {
-        /* One vectorised pass over the rows (the points are n x dim, row-major), on the run's threads:
-         * the per-coordinate isfinite loop took ~0.5 s of a 100M-point run on one core. */
-        size_t values = points->count * points->dim, threads = (size_t)parac_threads_resolve(options->exec.threads);
-        size_t bad = points->f32 ? parac_first_non_finite_f32(points->f32, values, (int)threads)
-                                 : parac_first_non_finite(points->f64, values, (int)threads);
-        if (bad < values)
-            return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
-                              "dbscan: point %zu, coordinate %zu is not a finite number", bad / points->dim,
-                              bad % points->dim);
-    }
-    return PARAC_OK;
+    return check_finite(points, threads, error);
 }
 
 static parac_status run_on_gpu(const parac_dbscan_options *options, const dbscan_points *points,
@@ -103,7 +105,8 @@ static parac_status run_on_device(const parac_dbscan_options *options, const dbs
     info->method = method;
     if (method == PARAC_DBSCAN_REFERENCE) {
         info->device = PARAC_DEVICE_CPU;
-        return dbscan_reference(points, options->eps, options->min_samples, labels, core_mask, info, error);
+        return dbscan_reference(points, options->eps, options->min_samples, &options->exec, labels, core_mask, info,
+                                error);
     }
     if (device == PARAC_DEVICE_CUDA) {
         parac_status status = run_on_gpu(options, points, method, labels, core_mask, info, error);
@@ -115,7 +118,7 @@ static parac_status run_on_device(const parac_dbscan_options *options, const dbs
         parac_error_clear(error);
     }
     info->device = PARAC_DEVICE_CPU;
-    return dbscan_cpu(points, options->eps, options->min_samples, method == PARAC_DBSCAN_GRID, options->exec.threads,
+    return dbscan_cpu(points, options->eps, options->min_samples, method == PARAC_DBSCAN_GRID, &options->exec,
                       labels, core_mask, info, error);
 }
 
@@ -125,7 +128,7 @@ static parac_status run(const parac_dbscan_options *options, const dbscan_points
     parac_dbscan_info info;
     parac_device device = PARAC_DEVICE_CPU;
     double started = parac_now_seconds();
-    parac_status status = check_input(options, points, error);
+    parac_status status = check_input(options, points, parac_threads_resolve(options->exec.threads), error);
     memset(&info, 0, sizeof info);
     if (status != PARAC_OK) return status;
     if (options->method != PARAC_DBSCAN_REFERENCE && options->exec.device != PARAC_DEVICE_CPU) {

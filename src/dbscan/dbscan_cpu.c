@@ -8,11 +8,19 @@
  * pairs, each pair visited from its lower point only; (4) border: the
  * lowest-index core neighbour; (5) canonical renumbering. The brute-force
  * method is the same code with one cell holding every point.
+ *
+ * Phases (2)-(4) loop over work items: a dense cell whole, any other cell in
+ * runs of at most ITEM_POINTS points. That spreads a big cell (brute force's
+ * only cell) over the threads, and bounds the time between two progress
+ * checkpoints (thread 0 reports; every thread skips its remaining items once
+ * the callback asked to stop, and the run returns PARAC_ERR_CANCELLED).
  */
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/checkpoint.h"
 #include "core/error.h"
 #include "core/threads.h"
 #include "core/timer.h"
@@ -25,10 +33,18 @@ typedef struct point_range {
     uint32_t begin, end;
 } point_range;
 
+/* Points of a non-dense cell per work item: a few milliseconds of brute force. */
+#define ITEM_POINTS 256
+
+typedef struct work_item {
+    uint32_t cell, begin, end; /* sorted positions [begin, end) of the cell */
+} work_item;
+
 typedef struct cpu_index {
     dbscan_grid_plan plan;
     size_t count, dim;
-    double eps2;
+    double scale;          /* coordinate differences are compared scaled (dbscan_distance_scale) */
+    double eps2;           /* (eps * scale)^2 */
     size_t min_samples;
     int threads;
     uint64_t *keys;        /* sorted cell key of each point */
@@ -40,6 +56,10 @@ typedef struct cpu_index {
     uint8_t *dense;        /* cells: all-core by the shortcut */
     uint8_t *core;         /* sorted position */
     uint32_t *parent;      /* union-find, sorted positions */
+    work_item *items;      /* item_count */
+    size_t item_count;
+    int item_chunk;        /* items a thread takes at a time: 16 as the cell loops took, fewer for few items */
+    parac_checkpoint checkpoint; /* total = 3 * item_count: core, union, border */
 } cpu_index;
 
 static void free_index(cpu_index *index)
@@ -52,6 +72,7 @@ static void free_index(cpu_index *index)
     free(index->dense);
     free(index->core);
     free(index->parent);
+    free(index->items);
 }
 
 static size_t lower_bound_key(const uint64_t *keys, size_t count, uint64_t key)
@@ -173,7 +194,7 @@ static int cell_is_within_eps(const cpu_index *index, size_t cell)
             lo = value < lo ? value : lo;
             hi = value > hi ? value : hi;
         }
-        extent = hi - lo;
+        extent = (hi - lo) * index->scale;
         diagonal += extent * extent;
     }
     return diagonal <= index->eps2;
@@ -185,10 +206,53 @@ static int point_is_core(const cpu_index *index, size_t p, const point_range *ra
     const double *x = index->xs + p * d;
     for (int r = 0; r < range_count; r++)
         for (uint32_t q = ranges[r].begin; q < ranges[r].end; q++)
-            if (dbscan_distance_squared(x, index->xs + (size_t)q * d, d) <= index->eps2 &&
+            if (dbscan_distance_squared(x, index->xs + (size_t)q * d, d, index->scale) <= index->eps2 &&
                 ++neighbours >= index->min_samples)
                 return 1;
     return 0;
+}
+
+/* The dense-cell shortcut, cell by cell (before the items are cut). */
+static void mark_dense_cells(cpu_index *index)
+{
+#pragma omp parallel for num_threads(index->threads) schedule(dynamic, 16)
+    for (size_t cell = 0; cell < index->cells; cell++) {
+        size_t begin = index->cell_start[cell], end = index->cell_start[cell + 1];
+        index->dense[cell] = (uint8_t)(end - begin >= index->min_samples && cell_is_within_eps(index, cell));
+        memset(index->core + begin, index->dense[cell], end - begin);
+    }
+}
+
+/* Dense cells whole, other cells in runs of ITEM_POINTS. */
+static parac_status cut_items(cpu_index *index)
+{
+    size_t count = 0;
+    for (size_t cell = 0; cell < index->cells; cell++) {
+        size_t size = index->cell_start[cell + 1] - index->cell_start[cell];
+        count += index->dense[cell] ? 1 : (size + ITEM_POINTS - 1) / ITEM_POINTS;
+    }
+    index->items = malloc((count + 1) * sizeof(work_item));
+    if (!index->items) return PARAC_ERR_NO_MEMORY;
+    index->item_count = 0;
+    for (size_t cell = 0; cell < index->cells; cell++) {
+        uint32_t begin = index->cell_start[cell], end = index->cell_start[cell + 1];
+        uint32_t step = index->dense[cell] ? end - begin : ITEM_POINTS;
+        for (uint32_t at = begin; at < end; at += step) {
+            work_item *item = &index->items[index->item_count++];
+            item->cell = (uint32_t)cell;
+            item->begin = at;
+            item->end = end - at > step ? at + step : end;
+        }
+    }
+    return PARAC_OK;
+}
+
+/* Called by every thread before an item of `phase` (0 core, 1 union, 2 border):
+ * 1 when the run was cancelled; thread 0 reports progress. */
+static int item_cancelled(cpu_index *index, int phase, size_t item)
+{
+    if (omp_get_thread_num() == 0) return parac_checkpoint_report(&index->checkpoint, phase * index->item_count + item);
+    return parac_checkpoint_stopped(&index->checkpoint);
 }
 
 static void mark_core_points(cpu_index *index)
@@ -196,17 +260,14 @@ static void mark_core_points(cpu_index *index)
 #pragma omp parallel num_threads(index->threads)
     {
         point_range ranges[DBSCAN_GRID_MAX_ROWS];
-#pragma omp for schedule(dynamic, 16)
-        for (size_t cell = 0; cell < index->cells; cell++) {
-            size_t begin = index->cell_start[cell], end = index->cell_start[cell + 1];
+#pragma omp for schedule(dynamic, index->item_chunk)
+        for (size_t i = 0; i < index->item_count; i++) {
+            const work_item *item = &index->items[i];
             int range_count;
-            if (end - begin >= index->min_samples && cell_is_within_eps(index, cell)) {
-                index->dense[cell] = 1;
-                memset(index->core + begin, 1, end - begin);
-                continue;
-            }
-            range_count = neighbour_ranges(index, cell, ranges);
-            for (size_t p = begin; p < end; p++) index->core[p] = (uint8_t)point_is_core(index, p, ranges, range_count);
+            if (item_cancelled(index, 0, i) || index->dense[item->cell]) continue;
+            range_count = neighbour_ranges(index, item->cell, ranges);
+            for (size_t p = item->begin; p < item->end; p++)
+                index->core[p] = (uint8_t)point_is_core(index, p, ranges, range_count);
         }
     }
 }
@@ -222,7 +283,7 @@ static void join_dense_cell(cpu_index *index, size_t begin, size_t end, const po
                 union_find_root(index->parent, q) == union_find_root(index->parent, (uint32_t)begin))
                 continue;
             for (size_t p = begin; p < end; p++)
-                if (dbscan_distance_squared(index->xs + p * d, index->xs + (size_t)q * d, d) <= index->eps2) {
+                if (dbscan_distance_squared(index->xs + p * d, index->xs + (size_t)q * d, d, index->scale) <= index->eps2) {
                     union_find_join(index->parent, (uint32_t)begin, q);
                     break;
                 }
@@ -237,7 +298,7 @@ static void join_sparse_cell(cpu_index *index, size_t begin, size_t end, const p
         for (int r = 0; r < range_count; r++)
             for (uint32_t q = ranges[r].begin > p + 1 ? ranges[r].begin : (uint32_t)(p + 1); q < ranges[r].end; q++)
                 if (index->core[q] &&
-                    dbscan_distance_squared(index->xs + p * d, index->xs + (size_t)q * d, d) <= index->eps2)
+                    dbscan_distance_squared(index->xs + p * d, index->xs + (size_t)q * d, d, index->scale) <= index->eps2)
                     union_find_join(index->parent, (uint32_t)p, q);
     }
 }
@@ -254,12 +315,14 @@ static void join_core_points(cpu_index *index)
 #pragma omp parallel num_threads(index->threads)
     {
         point_range ranges[DBSCAN_GRID_MAX_ROWS];
-#pragma omp for schedule(dynamic, 16)
-        for (size_t cell = 0; cell < index->cells; cell++) {
-            size_t begin = index->cell_start[cell], end = index->cell_start[cell + 1];
-            int range_count = neighbour_ranges(index, cell, ranges);
-            if (index->dense[cell]) join_dense_cell(index, begin, end, ranges, range_count);
-            else join_sparse_cell(index, begin, end, ranges, range_count);
+#pragma omp for schedule(dynamic, index->item_chunk)
+        for (size_t i = 0; i < index->item_count; i++) {
+            const work_item *item = &index->items[i];
+            int range_count;
+            if (item_cancelled(index, 1, i)) continue;
+            range_count = neighbour_ranges(index, item->cell, ranges);
+            if (index->dense[item->cell]) join_dense_cell(index, item->begin, item->end, ranges, range_count);
+            else join_sparse_cell(index, item->begin, item->end, ranges, range_count);
         }
     }
 }
@@ -271,21 +334,22 @@ static void assign_roots(cpu_index *index, uint32_t *root_of)
 #pragma omp parallel num_threads(index->threads)
     {
         point_range ranges[DBSCAN_GRID_MAX_ROWS];
-#pragma omp for schedule(dynamic, 16)
-        for (size_t cell = 0; cell < index->cells; cell++) {
-            size_t begin = index->cell_start[cell], end = index->cell_start[cell + 1];
+#pragma omp for schedule(dynamic, index->item_chunk)
+        for (size_t i = 0; i < index->item_count; i++) {
+            const work_item *item = &index->items[i];
             int range_count = -1;
-            for (size_t p = begin; p < end; p++) {
+            if (item_cancelled(index, 2, i)) continue;
+            for (size_t p = item->begin; p < item->end; p++) {
                 uint32_t best = UINT32_MAX, best_position = 0;
                 if (index->core[p]) {
                     root_of[index->order[p]] = union_find_root(index->parent, (uint32_t)p);
                     continue;
                 }
-                if (range_count < 0) range_count = neighbour_ranges(index, cell, ranges);
+                if (range_count < 0) range_count = neighbour_ranges(index, item->cell, ranges);
                 for (int r = 0; r < range_count; r++)
                     for (uint32_t q = ranges[r].begin; q < ranges[r].end; q++)
                         if (index->core[q] && index->order[q] < best &&
-                            dbscan_distance_squared(index->xs + p * d, index->xs + (size_t)q * d, d) <= index->eps2) {
+                            dbscan_distance_squared(index->xs + p * d, index->xs + (size_t)q * d, d, index->scale) <= index->eps2) {
                             best = index->order[q];
                             best_position = q;
                         }
@@ -317,8 +381,30 @@ static parac_status finish_labels(cpu_index *index, int32_t *labels, uint8_t *co
     return PARAC_OK;
 }
 
-parac_status dbscan_cpu(const dbscan_points *points, double eps, size_t min_samples, int use_grid, int threads,
-                        int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info, parac_error *error)
+/* The phases after the index; PARAC_ERR_CANCELLED when the progress callback asked to stop. */
+static parac_status cluster_points(cpu_index *index, uint32_t *root_of, parac_dbscan_info *info, double *mark)
+{
+    double now;
+    mark_dense_cells(index);
+    if (cut_items(index) != PARAC_OK) return PARAC_ERR_NO_MEMORY;
+    index->checkpoint.total = 3 * (uint64_t)index->item_count;
+    index->item_chunk = (int)(index->item_count / (64 * (size_t)index->threads)); /* >= 64 chunks a thread */
+    index->item_chunk = index->item_chunk < 1 ? 1 : index->item_chunk > 16 ? 16 : index->item_chunk;
+    mark_core_points(index);
+    now = parac_now_seconds(), info->seconds_core = now - *mark, *mark = now;
+    if (parac_checkpoint_stopped(&index->checkpoint)) return PARAC_ERR_CANCELLED;
+    join_core_points(index);
+    now = parac_now_seconds(), info->seconds_union = now - *mark, *mark = now;
+    if (parac_checkpoint_stopped(&index->checkpoint)) return PARAC_ERR_CANCELLED;
+    assign_roots(index, root_of);
+    now = parac_now_seconds(), info->seconds_border = now - *mark, *mark = now;
+    if (parac_checkpoint_stopped(&index->checkpoint)) return PARAC_ERR_CANCELLED;
+    return PARAC_OK;
+}
+
+parac_status dbscan_cpu(const dbscan_points *points, double eps, size_t min_samples, int use_grid,
+                        const parac_exec *exec, int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info,
+                        parac_error *error)
 {
     cpu_index index;
     uint32_t *root_of = NULL;
@@ -327,9 +413,11 @@ parac_status dbscan_cpu(const dbscan_points *points, double eps, size_t min_samp
     memset(&index, 0, sizeof index);
     index.count = points->count;
     index.dim = points->dim;
-    index.eps2 = eps * eps;
+    index.scale = dbscan_distance_scale(eps);
+    index.eps2 = dbscan_scaled_eps_squared(eps, index.scale);
     index.min_samples = min_samples;
-    index.threads = parac_threads_for_run(threads);
+    index.threads = parac_threads_for_run(exec->threads);
+    parac_checkpoint_start(&index.checkpoint, exec, 1);
     status = build_index(&index, points, use_grid, eps, error);
     if (status != PARAC_OK) goto done;
     index.core = malloc(index.count + 1);
@@ -340,12 +428,14 @@ parac_status dbscan_cpu(const dbscan_points *points, double eps, size_t min_samp
         goto done;
     }
     now = parac_now_seconds(), info->seconds_index = now - mark, mark = now;
-    mark_core_points(&index);
-    now = parac_now_seconds(), info->seconds_core = now - mark, mark = now;
-    join_core_points(&index);
-    now = parac_now_seconds(), info->seconds_union = now - mark, mark = now;
-    assign_roots(&index, root_of);
-    now = parac_now_seconds(), info->seconds_border = now - mark, mark = now;
+    if (parac_checkpoint_report(&index.checkpoint, 0)) {
+        status = parac_fail(error, PARAC_ERR_CANCELLED, "dbscan: cancelled");
+        goto done;
+    }
+    status = cluster_points(&index, root_of, info, &mark);
+    if (status == PARAC_ERR_NO_MEMORY) status = parac_fail_no_memory(error, "dbscan work items", index.cells * 12);
+    if (status == PARAC_ERR_CANCELLED) status = parac_fail(error, PARAC_ERR_CANCELLED, "dbscan: cancelled");
+    if (status != PARAC_OK) goto done;
     status = finish_labels(&index, labels, core_mask, root_of, info, error);
     info->seconds_relabel = parac_now_seconds() - mark;
 done:

@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/checkpoint.h"
 #include "core/error.h"
 #include "core/timer.h"
 #include "cuda/context.h"
@@ -55,27 +56,19 @@
 #define MAX_LIST_SLOTS 8
 #define NO_INDEX 0xffffffffu
 
+/* phase_done calls per slab: upload, index, core, union, border, download (relabel once more). */
+#define GPU_PHASES 7
+
 static unsigned blocks_for(size_t n) { return (unsigned)((n + THREADS - 1) / THREADS); }
 
 /* ---------------------------------------------------------------- device twins of dbscan_grid.c */
 
-/* Squared distance between sorted points p and q, summed in coordinate order, no FMA. */
-template <typename T>
-__device__ static double distance_squared(const T *xs, size_t n, size_t dim, uint32_t p, uint32_t q)
-{
-    double sum = 0.0;
-    for (size_t k = 0; k < dim; k++) {
-        double difference = __dsub_rn((double)xs[k * n + p], (double)xs[k * n + q]);
-        sum = __dadd_rn(sum, __dmul_rn(difference, difference));
-    }
-    return sum;
-}
-
 __device__ static uint64_t grid_cell(const dbscan_grid_plan &plan, int k, double value)
 {
     double position = __ddiv_rn(__dsub_rn(value, plan.origin[k]), plan.side);
-    uint64_t cell = position > 0 ? (uint64_t)position : 0;
-    return cell < plan.extent[k] ? cell : plan.extent[k] - 1;
+    if (!(position > 0)) return 0; /* clamped before the cast, as dbscan_grid_cell */
+    if (position >= (double)plan.extent[k]) return plan.extent[k] - 1;
+    return (uint64_t)position;
 }
 
 __device__ static void key_cell(const dbscan_grid_plan &plan, uint64_t key, uint64_t *cell)
@@ -123,13 +116,28 @@ struct grid_view {
     dbscan_grid_plan plan;
     const T *xs;                 /* dim x n, sorted order */
     size_t n, dim;
-    double eps2;
+    double scale;                /* dbscan_distance_scale(eps): differences are compared scaled */
+    double eps2;                 /* (eps * scale)^2 */
     uint32_t cells;
     const uint64_t *cell_key;    /* cells */
     const uint32_t *cell_start;  /* cells + 1 */
     const uint32_t *cell_of;     /* n: cell of each sorted point */
     const uint32_t *key_start;   /* key space + 1: first sorted point with key >= k; NULL = binary search */
 };
+
+/* Squared distance between sorted points p and q (dbscan_distance_squared):
+ * scaled differences summed in coordinate order, no FMA. */
+template <typename T>
+__device__ static double distance_squared(const grid_view<T> &view, uint32_t p, uint32_t q)
+{
+    double sum = 0.0;
+    for (size_t k = 0; k < view.dim; k++) {
+        double difference =
+            __dmul_rn(__dsub_rn((double)view.xs[k * view.n + p], (double)view.xs[k * view.n + q]), view.scale);
+        sum = __dadd_rn(sum, __dmul_rn(difference, difference));
+    }
+    return sum;
+}
 
 /* The cells [first, end) of stencil row `row` around `coordinates`; 0 when empty. */
 template <typename T>
@@ -348,7 +356,7 @@ __device__ static double cell_diagonal_squared(const grid_view<T> &view, uint32_
             lo = value < lo ? value : lo;
             hi = value > hi ? value : hi;
         }
-        extent = __dsub_rn(hi, lo);
+        extent = __dmul_rn(__dsub_rn(hi, lo), view.scale);
         diagonal = __dadd_rn(diagonal, __dmul_rn(extent, extent));
     }
     return diagonal;
@@ -395,7 +403,7 @@ __global__ static void count_neighbours(grid_view<T> view, size_t min_samples, c
     for (int row = 0; row < view.plan.row_count; row++) {
         if (!row_range(view, coordinates, row, &begin, &end)) continue;
         for (uint32_t q = begin; q < end; q++) {
-            if (distance_squared(view.xs, view.n, view.dim, p, q) > view.eps2) continue;
+            if (distance_squared(view, p, q) > view.eps2) continue;
             if (++neighbours >= min_samples) {
                 core[p] = 1;
                 return;
@@ -429,7 +437,8 @@ __global__ static void count_neighbours_tiled(grid_view<T> view, size_t min_samp
         for (uint32_t j = 0; active && j < count; j++) {
             double sum = 0.0;
             for (size_t k = 0; k < view.dim; k++) {
-                double difference = __dsub_rn((double)view.xs[k * view.n + p], (double)staged[k * tile + j]);
+                double difference =
+                    __dmul_rn(__dsub_rn((double)view.xs[k * view.n + p], (double)staged[k * tile + j]), view.scale);
                 sum = __dadd_rn(sum, __dmul_rn(difference, difference));
             }
             if (sum > view.eps2) continue;
@@ -462,7 +471,7 @@ __device__ static void join_dense_cell(const grid_view<T> &view, uint32_t p, uin
     uint32_t first = view.cell_start[cell];
     if (find_root(parent, p) == find_root(parent, first)) return;
     for (uint32_t q = first; q < view.cell_start[cell + 1]; q++)
-        if (distance_squared(view.xs, view.n, view.dim, p, q) <= view.eps2) {
+        if (distance_squared(view, p, q) <= view.eps2) {
             union_sets(parent, p, first);
             return;
         }
@@ -494,7 +503,7 @@ __device__ static void union_point_pairs(const grid_view<T> &view, const uint8_t
             if (own_dense) continue;
             for (uint32_t q = view.cell_start[cell] > p + 1 ? view.cell_start[cell] : p + 1;
                  q < view.cell_start[cell + 1]; q++)
-                if (core[q] && distance_squared(view.xs, view.n, view.dim, p, q) <= view.eps2)
+                if (core[q] && distance_squared(view, p, q) <= view.eps2)
                     union_sets(parent, p, q);
         }
     }
@@ -526,7 +535,7 @@ __global__ static void assign_roots(grid_view<T> view, const uint8_t *core, cons
     for (int row = 0; row < view.plan.row_count; row++) {
         if (!row_range(view, coordinates, row, &begin, &end)) continue;
         for (uint32_t q = begin; q < end; q++)
-            if (core[q] && order[q] < best && distance_squared(view.xs, view.n, view.dim, p, q) <= view.eps2) {
+            if (core[q] && order[q] < best && distance_squared(view, p, q) <= view.eps2) {
                 best = order[q];
                 best_position = q;
             }
@@ -585,7 +594,7 @@ __device__ static void join_compact_cell(const grid_view<T> &view, const uint8_t
     uint32_t first = first_core[cell];
     if (first == NO_INDEX || find_root(parent, p) == find_root(parent, first)) return;
     for (uint32_t q = first; q < view.cell_start[cell + 1]; q++)
-        if (core[q] && distance_squared(view.xs, view.n, view.dim, p, q) <= view.eps2) {
+        if (core[q] && distance_squared(view, p, q) <= view.eps2) {
             union_sets(parent, p, first);
             return;
         }
@@ -617,7 +626,7 @@ __global__ static void union_compact(grid_view<T> view, const uint8_t *compact, 
             if (own_compact) continue;
             for (uint32_t q = view.cell_start[cell] > p + 1 ? view.cell_start[cell] : p + 1;
                  q < view.cell_start[cell + 1]; q++)
-                if (core[q] && distance_squared(view.xs, view.n, view.dim, p, q) <= view.eps2)
+                if (core[q] && distance_squared(view, p, q) <= view.eps2)
                     union_sets(parent, p, q);
         }
     }
@@ -701,7 +710,7 @@ __global__ static void count_neighbours_sparse(grid_view<T> view, size_t min_sam
     for (int row = 0; row < view.plan.row_count && !overflow; row++) {
         if (!row_range(view, coordinates, row, &begin, &end)) continue;
         for (uint32_t q = begin; q < end; q++) {
-            if (q == p || distance_squared(view.xs, view.n, view.dim, p, q) > view.eps2) continue;
+            if (q == p || distance_squared(view, p, q) > view.eps2) continue;
             others++;
             if (!is_core && (size_t)others + 1 < min_samples) {
                 list[stored++] = q;
@@ -844,6 +853,8 @@ typedef struct gpu_run {
     uint32_t *first_core;   /* fused: cells */
     neighbour_lists lists;  /* fused, when min_samples is small and memory allows; else near == NULL */
     double mark;
+    parac_checkpoint checkpoint; /* progress in phases (GPU_PHASES per slab), checked between launches */
+    uint64_t phases_done;
     parac_dbscan_info slab_info; /* slabs: the phase times of one slab, summed into *total_info */
     parac_dbscan_info *total_info;
 } gpu_run;
@@ -892,13 +903,17 @@ static parac_status take(gpu_run *run, void **pointer, size_t bytes, parac_error
     return parac_cuda_alloc(&run->context, pointer, bytes, error);
 }
 
-/* Seconds since the last phase mark, after the stream drains. */
+/* Seconds since the last phase mark, after the stream drains; then the
+ * progress checkpoint between kernel launches (PARAC_ERR_CANCELLED when the
+ * callback asks to stop; the caller's fail path frees the device memory). */
 static parac_status phase_done(gpu_run *run, double *seconds, parac_error *error)
 {
     parac_status status = parac_cuda_synchronize(&run->context, error);
     double now = parac_now_seconds();
     *seconds = now - run->mark;
     run->mark = now;
+    if (status == PARAC_OK && parac_checkpoint_report(&run->checkpoint, ++run->phases_done))
+        status = parac_fail(error, PARAC_ERR_CANCELLED, "dbscan: cancelled");
     return status;
 }
 
@@ -1154,7 +1169,8 @@ static grid_view<T> view_of(const gpu_run *run)
     view.xs = (const T *)run->xs;
     view.n = run->n;
     view.dim = run->dim;
-    view.eps2 = run->eps * run->eps;
+    view.scale = dbscan_distance_scale(run->eps);
+    view.eps2 = dbscan_scaled_eps_squared(run->eps, view.scale);
     view.cells = run->cells;
     view.cell_key = run->cell_key;
     view.cell_start = run->cell_start;
@@ -1541,6 +1557,7 @@ static parac_status run_sliced(gpu_run *run, const dbscan_points *points, size_t
                               tried);
         }
         run->total_info = info;
+        run->checkpoint.total = run->phases_done + GPU_PHASES * (uint64_t)slabs.slabs;
         status = dbscan_slabs_cluster(points, &slabs, solve_slab, run, labels, core_mask, info, error);
         device_seconds = info->seconds_upload + info->seconds_index + info->seconds_core + info->seconds_union +
                          info->seconds_border + info->seconds_download;
@@ -1596,6 +1613,7 @@ extern "C" parac_status dbscan_cuda(const dbscan_points *points, const parac_dbs
     run->min_samples = options->min_samples;
     run->use_grid = use_grid;
     run->asked = options->gpu_variant;
+    parac_checkpoint_start(&run->checkpoint, &options->exec, GPU_PHASES);
     status = parac_cuda_context_create(options->exec.cuda_device, &run->context, error);
     if (status == PARAC_OK) {
         run->has_context = 1;

@@ -1,5 +1,14 @@
 /* dbscan/dbscan_grid.c — grid plan: cell size, extents, stencil rows.
  *
+ * Why a grid axis has at most 2^32 cells: a cell coordinate is
+ * floor((x - origin) / side), two roundings of relative size 2^-53 each, so
+ * at position P it may be off by P * 2^-52 cells; at most 2^32 cells keep
+ * that below 2^-20 cells, well inside the stencil slack. (With 2^62 cells on
+ * one axis, two points within eps could land hundreds of cells apart.)
+ * Coordinates whose span overflows a double (+-1e308) get the span DBL_MAX:
+ * the points beyond it are clamped into the last cell, and clamping only
+ * brings cells closer, so no neighbour leaves the stencil.
+ *
  * Why the stencil is safe: cells a and b (offset o) hold points at distance
  * at least sqrt(sum_k (max(|o_k| - 1, 0) * side)^2). A row is kept whenever
  * that bound is <= eps * (1 + 1e-4); the slack covers rounding in the cell
@@ -8,6 +17,7 @@
  */
 #include "dbscan/dbscan_grid.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -15,6 +25,7 @@
 
 #define STENCIL_SLACK 1e-4
 #define MAX_KEY_BITS 62
+#define MAX_AXIS_CELLS 4294967296.0 /* 2^32: see the head comment */
 
 static int bits_for(uint64_t value)
 {
@@ -23,15 +34,17 @@ static int bits_for(uint64_t value)
     return bits;
 }
 
-/* Extents for the current side; 0 when the key space would not fit in 62 bits. */
+/* Extents for the current side; 0 when an axis would exceed MAX_AXIS_CELLS
+ * or the key space 62 bits. */
 static int compute_extents(dbscan_grid_plan *plan, const double *low, const double *high)
 {
     double cells_total = 1.0;
     uint64_t product = 1;
     for (int k = 0; k < plan->dims; k++) {
-        double cells = floor((high[k] - low[k]) / plan->side) + 1.0;
+        double span = high[k] - low[k];
+        double cells = floor((span <= DBL_MAX ? span : DBL_MAX) / plan->side) + 1.0;
         cells_total *= cells;
-        if (cells_total > ldexp(1.0, MAX_KEY_BITS)) return 0;
+        if (!(cells <= MAX_AXIS_CELLS) || cells_total > ldexp(1.0, MAX_KEY_BITS)) return 0;
         plan->extent[k] = (uint64_t)cells;
         product *= plan->extent[k];
     }
@@ -39,23 +52,26 @@ static int compute_extents(dbscan_grid_plan *plan, const double *low, const doub
     return 1;
 }
 
-static double gap_squared(const int32_t *offset, int dims, double side)
+/* The squared gap between cells `offset` apart, in cell sides. */
+static double gap_squared(const int32_t *offset, int dims)
 {
     double sum = 0.0;
     for (int k = 0; k < dims; k++) {
         int32_t away = offset[k] < 0 ? -offset[k] : offset[k];
-        double gap = away > 1 ? (double)(away - 1) * side : 0.0;
+        double gap = away > 1 ? (double)(away - 1) : 0.0;
         sum += gap * gap;
     }
     return sum;
 }
 
 /* Every prefix (offsets of coordinates 0..g-2) with the widest last-coordinate
- * span that keeps the cell gap within eps. */
+ * span that keeps the cell gap within eps. Worked in cell sides (eps / side
+ * is at most sqrt(3)), so an eps near DBL_MAX overflows nothing. */
 static void build_stencil(dbscan_grid_plan *plan, double eps)
 {
-    double limit = eps * eps * (1.0 + STENCIL_SLACK);
-    int32_t reach = (int32_t)floor(eps * (1.0 + STENCIL_SLACK) / plan->side) + 1;
+    double reach_in_sides = eps / plan->side * (1.0 + STENCIL_SLACK);
+    double limit = eps / plan->side * (eps / plan->side) * (1.0 + STENCIL_SLACK);
+    int32_t reach = (int32_t)floor(reach_in_sides) + 1;
     int32_t width = 2 * reach + 1;
     int prefix_dims = plan->dims - 1;
     int prefixes = 1;
@@ -71,7 +87,7 @@ static void build_stencil(dbscan_grid_plan *plan, double eps)
         }
         for (int32_t w = 0; w <= reach; w++) {
             offset[prefix_dims] = w;
-            if (gap_squared(offset, plan->dims, plan->side) <= limit) half = w;
+            if (gap_squared(offset, plan->dims) <= limit) half = w;
         }
         if (half < 0) continue;
         memcpy(plan->row_prefix[plan->row_count], offset, sizeof offset);

@@ -27,7 +27,8 @@ extern "C" {
 typedef struct dbscan_grid_plan {
     int dims;                                /* g: 0 (brute force) to 3 */
     double origin[DBSCAN_GRID_MAX_DIMS];     /* lowest coordinate of the points */
-    double side;                             /* cell side (eps/sqrt(g), doubled while keys would overflow) */
+    double side;                             /* cell side (eps/sqrt(g), doubled while an axis would exceed
+                                                2^32 cells or keys 62 bits) */
     uint64_t extent[DBSCAN_GRID_MAX_DIMS];   /* cells along each grid coordinate */
     int key_bits;                            /* bits a key needs (0 for one cell) */
     int row_count;                           /* stencil rows */
@@ -50,12 +51,15 @@ parac_status dbscan_grid_plan_build_coarse(dbscan_grid_plan *plan, int dims, con
 /* Cells in the key space (product of the extents). */
 uint64_t dbscan_grid_key_space(const dbscan_grid_plan *plan);
 
-/* The cell coordinate of a value along grid coordinate k (clamped into the grid). */
+/* The cell coordinate of a value along grid coordinate k, clamped into the
+ * grid before the conversion (a position past 2^64, +inf from an overflowed
+ * difference, or NaN never reaches the cast). */
 static inline uint64_t dbscan_grid_cell(const dbscan_grid_plan *plan, int k, double value)
 {
     double position = (value - plan->origin[k]) / plan->side;
-    uint64_t cell = position > 0 ? (uint64_t)position : 0;
-    return cell < plan->extent[k] ? cell : plan->extent[k] - 1;
+    if (!(position > 0)) return 0;
+    if (position >= (double)plan->extent[k]) return plan->extent[k] - 1;
+    return (uint64_t)position;
 }
 
 /* Key range [*first, *last] of stencil row `row` around the cell with

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
 
 #include <parac/dbscan.h>
 
@@ -27,24 +28,56 @@ static inline double dbscan_coordinate(const dbscan_points *points, size_t row, 
     return points->f64 ? points->f64[at] : (double)points->f32[at];
 }
 
-/* Squared distance summed in coordinate order: the one comparison every path makes. */
-static inline double dbscan_distance_squared(const double *a, const double *b, size_t dim)
+/* Why distances are compared in a scaled space: eps * eps overflows for
+ * eps > ~1.3e154 (every pair would then be a neighbour) and underflows for
+ * eps < ~1.5e-154 (only exact duplicates would be), and squared differences
+ * of coordinates near +-1e308 overflow. Every path therefore multiplies each
+ * coordinate difference by scale = 2^-e (e = eps's exponent, clamped to
+ * +-DBSCAN_SCALE_MAX_EXPONENT) and compares with (eps * scale)^2, which lies
+ * in [1, 4). A power of two scales exactly, so for eps in [2^-500, 2^500]
+ * the scale is 1 and the comparison is bit for bit the plain one; outside, it
+ * is the plain comparison done without overflow or underflow. A difference
+ * that overflows (coordinates of opposite sign near 1e308) is +inf, never a
+ * neighbour: its true distance exceeds DBL_MAX >= eps. */
+#define DBSCAN_SCALE_FREE_EXPONENT 500
+#define DBSCAN_SCALE_MAX_EXPONENT 1000
+
+static inline double dbscan_distance_scale(double eps)
+{
+    int exponent = ilogb(eps);
+    if (exponent >= -DBSCAN_SCALE_FREE_EXPONENT && exponent <= DBSCAN_SCALE_FREE_EXPONENT) return 1.0;
+    if (exponent < -DBSCAN_SCALE_MAX_EXPONENT) exponent = -DBSCAN_SCALE_MAX_EXPONENT; /* subnormal eps */
+    return ldexp(1.0, -exponent);
+}
+
+/* The squared threshold every distance is compared with (in the scaled space). */
+static inline double dbscan_scaled_eps_squared(double eps, double scale)
+{
+    double scaled = eps * scale;
+    return scaled * scaled;
+}
+
+/* Squared distance summed in coordinate order, of the scaled differences:
+ * the one comparison every path makes. */
+static inline double dbscan_distance_squared(const double *a, const double *b, size_t dim, double scale)
 {
     double sum = 0.0;
     for (size_t k = 0; k < dim; k++) {
-        double difference = a[k] - b[k];
+        double difference = (a[k] - b[k]) * scale;
         sum += difference * difference;
     }
     return sum;
 }
 
 /* The plain O(n^2) oracle (dbscan_reference.c). */
-parac_status dbscan_reference(const dbscan_points *points, double eps, size_t min_samples, int32_t *labels,
-                              uint8_t *core_mask, parac_dbscan_info *info, parac_error *error);
+parac_status dbscan_reference(const dbscan_points *points, double eps, size_t min_samples, const parac_exec *exec,
+                              int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info, parac_error *error);
 
-/* The parallel CPU path, grid (use_grid = 1) or brute force (dbscan_cpu.c). */
-parac_status dbscan_cpu(const dbscan_points *points, double eps, size_t min_samples, int use_grid, int threads,
-                        int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info, parac_error *error);
+/* The parallel CPU path, grid (use_grid = 1) or brute force (dbscan_cpu.c), on exec->threads;
+ * PARAC_ERR_CANCELLED when exec's progress callback asks to stop. */
+parac_status dbscan_cpu(const dbscan_points *points, double eps, size_t min_samples, int use_grid,
+                        const parac_exec *exec, int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info,
+                        parac_error *error);
 
 /* The CUDA path (dbscan_cuda.cu): the same phases on GPU options->exec.cuda_device,
  * the same bytes, in slabs (dbscan_slabs.h) when the points do not fit.

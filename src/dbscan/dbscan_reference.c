@@ -2,10 +2,12 @@
  *
  * The oracle every faster path is tested against: count all neighbours,
  * join core pairs with a plain union-find, give each border point the cluster
- * of its lowest-index core neighbour, number clusters canonically.
+ * of its lowest-index core neighbour, number clusters canonically. Each of
+ * the three O(n^2) passes reports progress per point and stops when asked.
  */
 #include <stdlib.h>
 
+#include "core/checkpoint.h"
 #include "core/error.h"
 #include "dbscan/dbscan_internal.h"
 
@@ -15,45 +17,52 @@ static uint32_t find_root(uint32_t *parent, uint32_t x)
     return x;
 }
 
-static void mark_core_points(const double *xs, size_t n, size_t d, double eps2, size_t min_samples, uint8_t *core)
+static int mark_core_points(const double *xs, size_t n, size_t d, double scale, double eps2, size_t min_samples,
+                            uint8_t *core, parac_checkpoint *checkpoint)
 {
     for (size_t i = 0; i < n; i++) {
         size_t neighbours = 0;
+        if (parac_checkpoint_report(checkpoint, i)) return 1;
         for (size_t j = 0; j < n; j++)
-            if (dbscan_distance_squared(xs + i * d, xs + j * d, d) <= eps2) neighbours++;
+            if (dbscan_distance_squared(xs + i * d, xs + j * d, d, scale) <= eps2) neighbours++;
         core[i] = neighbours >= min_samples;
     }
+    return 0;
 }
 
-static void join_core_pairs(const double *xs, size_t n, size_t d, double eps2, const uint8_t *core, uint32_t *parent)
+static int join_core_pairs(const double *xs, size_t n, size_t d, double scale, double eps2, const uint8_t *core,
+                           uint32_t *parent, parac_checkpoint *checkpoint)
 {
     for (size_t i = 0; i < n; i++) parent[i] = (uint32_t)i;
     for (size_t i = 0; i < n; i++) {
+        if (parac_checkpoint_report(checkpoint, n + i)) return 1;
         if (!core[i]) continue;
         for (size_t j = i + 1; j < n; j++) {
             uint32_t a, b;
-            if (!core[j] || dbscan_distance_squared(xs + i * d, xs + j * d, d) > eps2) continue;
+            if (!core[j] || dbscan_distance_squared(xs + i * d, xs + j * d, d, scale) > eps2) continue;
             a = find_root(parent, (uint32_t)i);
             b = find_root(parent, (uint32_t)j);
             if (a != b) parent[a > b ? a : b] = a > b ? b : a;
         }
     }
+    return 0;
 }
 
-static uint32_t root_of_point(const double *xs, size_t n, size_t d, double eps2, const uint8_t *core,
+static uint32_t root_of_point(const double *xs, size_t n, size_t d, double scale, double eps2, const uint8_t *core,
                               uint32_t *parent, size_t i)
 {
     if (core[i]) return find_root(parent, (uint32_t)i);
     for (size_t j = 0; j < n; j++)
-        if (core[j] && dbscan_distance_squared(xs + i * d, xs + j * d, d) <= eps2) return find_root(parent, (uint32_t)j);
+        if (core[j] && dbscan_distance_squared(xs + i * d, xs + j * d, d, scale) <= eps2) return find_root(parent, (uint32_t)j);
     return DBSCAN_NO_ROOT;
 }
 
-parac_status dbscan_reference(const dbscan_points *points, double eps, size_t min_samples, int32_t *labels,
-                              uint8_t *core_mask, parac_dbscan_info *info, parac_error *error)
+parac_status dbscan_reference(const dbscan_points *points, double eps, size_t min_samples, const parac_exec *exec,
+                              int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info, parac_error *error)
 {
+    parac_checkpoint checkpoint;
     size_t n = points->count, d = points->dim;
-    double eps2 = eps * eps;
+    double scale = dbscan_distance_scale(eps), eps2 = dbscan_scaled_eps_squared(eps, scale);
     double *xs = malloc((n * d > 0 ? n * d : 1) * sizeof(double));
     uint8_t *core = malloc(n > 0 ? n : 1);
     uint32_t *parent = malloc((n > 0 ? n : 1) * sizeof(uint32_t));
@@ -66,9 +75,19 @@ parac_status dbscan_reference(const dbscan_points *points, double eps, size_t mi
     }
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < d; k++) xs[i * d + k] = dbscan_coordinate(points, i, k);
-    mark_core_points(xs, n, d, eps2, min_samples, core);
-    join_core_pairs(xs, n, d, eps2, core, parent);
-    for (size_t i = 0; i < n; i++) root_of[i] = root_of_point(xs, n, d, eps2, core, parent, i);
+    parac_checkpoint_start(&checkpoint, exec, 3 * (uint64_t)n);
+    if (mark_core_points(xs, n, d, scale, eps2, min_samples, core, &checkpoint) ||
+        join_core_pairs(xs, n, d, scale, eps2, core, parent, &checkpoint)) {
+        status = parac_fail(error, PARAC_ERR_CANCELLED, "dbscan: cancelled");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (parac_checkpoint_report(&checkpoint, 2 * n + i)) {
+            status = parac_fail(error, PARAC_ERR_CANCELLED, "dbscan: cancelled");
+            goto done;
+        }
+        root_of[i] = root_of_point(xs, n, d, scale, eps2, core, parent, i);
+    }
     dbscan_canonical_labels(root_of, n, scratch, labels, &info->clusters);
     for (size_t i = 0; i < n; i++) {
         if (core_mask) core_mask[i] = core[i];

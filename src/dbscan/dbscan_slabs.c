@@ -1,6 +1,7 @@
 /* dbscan/dbscan_slabs.c — slab plan and exact host merge (dbscan_slabs.h says why it is exact). */
 #include "dbscan/dbscan_slabs.h"
 
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,23 +20,27 @@ static void coordinate_range(const dbscan_points *points, double *low, double *h
     }
 }
 
-/* Buckets of width >= eps along coordinate 0; returns how many. */
+/* Buckets of width >= eps along coordinate 0; returns how many. A span that
+ * overflows a double counts as DBL_MAX (the points past it share the last
+ * bucket), and positions are clamped before the conversion: clamping only
+ * brings buckets closer, which keeps the halo argument. */
 static size_t assign_buckets(const dbscan_points *points, double eps, uint32_t *bucket)
 {
     double low, high, width = eps, span;
     size_t buckets;
     coordinate_range(points, &low, &high);
-    span = (high - low) / eps;
-    if (span < (double)(MAX_BUCKETS - 1)) {
-        buckets = (size_t)span + 1;
+    span = high - low <= DBL_MAX ? high - low : DBL_MAX;
+    if (span / eps < (double)(MAX_BUCKETS - 1)) {
+        buckets = (size_t)(span / eps) + 1;
     } else {
         buckets = MAX_BUCKETS;
-        width = (high - low) / (double)(MAX_BUCKETS - 1);
+        width = span / (double)(MAX_BUCKETS - 1);
         if (width < eps) width = eps;
     }
     for (size_t i = 0; i < points->count; i++) {
-        size_t b = (size_t)((dbscan_coordinate(points, i, 0) - low) / width);
-        bucket[i] = (uint32_t)(b < buckets ? b : buckets - 1);
+        double position = (dbscan_coordinate(points, i, 0) - low) / width;
+        size_t b = position > 0 ? (position < (double)buckets ? (size_t)position : buckets - 1) : 0;
+        bucket[i] = (uint32_t)b;
     }
     return buckets;
 }

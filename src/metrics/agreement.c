@@ -66,8 +66,9 @@ static double mutual_information(const int32_t *labels, const int32_t *truth, si
         *status = parac_fail_no_memory(error, "mutual information", count * 16);
         goto done;
     }
-    metrics_dense_labels(labels, count, a, &clusters, error);
-    metrics_dense_labels(truth, count, b, &clusters, error);
+    if ((*status = metrics_dense_labels(labels, count, a, &clusters, error)) != PARAC_OK ||
+        (*status = metrics_dense_labels(truth, count, b, &clusters, error)) != PARAC_OK)
+        goto done; /* its own message: a failed table used to be read as labels */
     for (size_t i = 0; i < count; i++) pairs[2 * i] = a[i], pairs[2 * i + 1] = b[i];
     qsort(pairs, count, 2 * sizeof(uint32_t), compare_pair);
     for (size_t i = 0; i < count;) {

@@ -56,7 +56,8 @@ __global__ static void silhouette_values(const double *sorted_xs, size_t n, size
         sorted_values[p] = 0.0;
     } else {
         double own = __ddiv_rn(own_total, __dsub_rn(sizes[own_cluster], 1.0));
-        sorted_values[p] = __ddiv_rn(__dsub_rn(nearest, own), own > nearest ? own : nearest);
+        double larger = own > nearest ? own : nearest; /* 0: both 0, the value is 0 (spatial.c: silhouette_value) */
+        sorted_values[p] = larger > 0 ? __ddiv_rn(__dsub_rn(nearest, own), larger) : 0.0;
     }
 }
 

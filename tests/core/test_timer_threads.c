@@ -34,7 +34,17 @@ static void check_threads(void)
     CHECK_EQ_INT(parac_threads_resolve(0), available);
     CHECK_EQ_INT(parac_threads_resolve(-3), available);
     CHECK_EQ_INT(parac_threads_resolve(1), 1);
-    CHECK_EQ_INT(parac_threads_resolve(13), 13);
+    CHECK_EQ_INT(parac_threads_resolve(2), 2);
+    /* Requests past 4 per core or 1024 are clamped (issue 15: 100000 segfaulted). */
+    {
+        int limit = available * PARAC_THREADS_PER_CORE_MAX < PARAC_THREADS_MAX ? available * PARAC_THREADS_PER_CORE_MAX
+                                                                              : PARAC_THREADS_MAX;
+        CHECK_EQ_INT(parac_threads_resolve(limit), limit);
+        CHECK_EQ_INT(parac_threads_resolve(limit + 1), limit);
+        CHECK_EQ_INT(parac_threads_resolve(100000), limit);
+        CHECK_EQ_INT(parac_threads_resolve(2147483647), limit);
+        CHECK(parac_threads_resolve(0) <= PARAC_THREADS_MAX);
+    }
     /* The resolved count really is what a region with num_threads gets. */
 #pragma omp parallel num_threads(parac_threads_resolve(3))
     {

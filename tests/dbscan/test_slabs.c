@@ -26,7 +26,8 @@ static parac_status solve_on_cpu(void *context, const dbscan_points *slab, uint3
     int32_t *labels = malloc(slab->count * sizeof(int32_t));
     uint32_t *first_core = malloc(slab->count * sizeof(uint32_t));
     parac_dbscan_info info;
-    parac_status status = dbscan_cpu(slab, solver->eps, solver->min_samples, 1, 2, labels, core, &info, error);
+    parac_exec exec = {.device = PARAC_DEVICE_CPU, .threads = 2};
+    parac_status status = dbscan_cpu(slab, solver->eps, solver->min_samples, 1, &exec, labels, core, &info, error);
     for (size_t i = 0; i < slab->count; i++) first_core[i] = DBSCAN_NO_ROOT;
     for (size_t i = 0; status == PARAC_OK && i < slab->count; i++)
         if (core[i] && first_core[labels[i]] == DBSCAN_NO_ROOT) first_core[labels[i]] = (uint32_t)i;

@@ -1,0 +1,194 @@
+/* tests/birch/test_extremes.c — issue 15: coordinates whose squares overflow
+ * (1e200 aborted with heap corruption in the Ward step), NaN/inf distances in
+ * the argmin loops (Ward chain, nearest centroid), the supported range at its
+ * edge (scaling by a power of two changes no label), and progress/cancel. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <parac/birch.h>
+
+#include "birch/nearest.h"
+#include "birch/ward.h"
+#include "support_birch.h"
+#include "test_util.h"
+
+static parac_birch_options options_for(size_t batch, parac_birch_variant variant, double threshold, int clusters)
+{
+    parac_birch_options options;
+    parac_birch_options_init(&options);
+    options.exec.device = PARAC_DEVICE_CPU;
+    options.exec.threads = 2;
+    options.batch_size = batch;
+    options.variant = variant;
+    options.threshold = threshold;
+    options.n_clusters = clusters;
+    return options;
+}
+
+/* The reported file: four points near 1e200 are refused before anything is inserted. */
+static void test_refuses_out_of_range(void)
+{
+    const double points[] = {1e200, 1e200, 1.1e200, 1e200, -1e200, 5e199, -1.2e200, -1e200};
+    parac_birch_options options = options_for(0, PARAC_BIRCH_SPECULATIVE, 0.5, 2);
+    parac_birch *model = NULL;
+    parac_error error;
+    int32_t labels[1];
+    CHECK_OK(parac_birch_create(&options, 2, &model, &error), &error);
+    CHECK_EQ_INT(parac_birch_partial_fit(model, points, 4, &error), PARAC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "point 0, coordinate 0") && strstr(error.message, "supported range"), "message: %s",
+          error.message);
+    CHECK_EQ_INT(parac_birch_points_seen(model), 0);
+    CHECK_EQ_INT(parac_birch_subcluster_count(model), 0);
+    /* predict checks its points too (a NaN or 1e200 point used to index centroid -1) */
+    CHECK_OK(parac_birch_partial_fit(model, (const double[]){0, 0, 1, 1, 5, 5}, 3, &error), &error);
+    CHECK_OK(parac_birch_global_step(model, &error), &error);
+    CHECK_EQ_INT(parac_birch_predict(model, (const double[]){0, NAN}, 1, labels, NULL, &error),
+                 PARAC_ERR_INVALID_ARGUMENT);
+    CHECK_EQ_INT(parac_birch_predict(model, (const double[]){0, -1e101}, 1, labels, NULL, &error),
+                 PARAC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "predicted point 0, coordinate 1") != NULL, "message: %s", error.message);
+    parac_birch_destroy(model);
+    /* a threshold whose square underflows */
+    options.threshold = 1e-200;
+    CHECK_EQ_INT(parac_birch_create(&options, 2, &model, &error), PARAC_ERR_INVALID_ARGUMENT);
+    CHECK(model == NULL);
+}
+
+/* Inside the range, birch works exactly: blobs scaled by 2^320 (about 2e96)
+ * with the threshold scaled alike give the same labels, for every variant. */
+static void test_scaled_data_same_labels(void)
+{
+    const size_t n = 3000, dims = 3;
+    const double scale = ldexp(1.0, 320);
+    const parac_birch_variant variants[] = {PARAC_BIRCH_SPECULATIVE, PARAC_BIRCH_SPECULATIVE_PARALLEL,
+                                            PARAC_BIRCH_SEGMENTED};
+    double *points = support_blobs(n, dims, 4, 0.8, 11), *scaled = malloc(n * dims * sizeof(double));
+    int32_t *plain = malloc(n * sizeof(int32_t)), *big = malloc(n * sizeof(int32_t));
+    for (size_t i = 0; i < n * dims; i++) scaled[i] = points[i] * scale;
+    for (int v = -1; v < 3; v++) {
+        parac_birch_options options = options_for(v < 0 ? 0 : 500, v < 0 ? PARAC_BIRCH_SPECULATIVE : variants[v], 0.7, 4);
+        parac_birch *a = support_fit(&options, points, n, dims, 0, plain), *b;
+        options.threshold *= scale;
+        b = support_fit(&options, scaled, n, dims, 0, big);
+        CHECK(a && b, "fits");
+        CHECK(a && b && memcmp(plain, big, n * sizeof(int32_t)) == 0, "variant %d: scaled labels differ", v);
+        CHECK(a && b && parac_birch_subcluster_count(a) == parac_birch_subcluster_count(b), "subclusters");
+        parac_birch_destroy(a), parac_birch_destroy(b);
+    }
+    free(points), free(scaled), free(plain), free(big);
+}
+
+/* Ward on centroids whose distances are +inf or NaN: the chain closes, every
+ * merge names two distinct clusters in range (the old scan left y at a dead
+ * cluster and wrote the chain past its array). */
+static void test_ward_non_finite_distances(void)
+{
+    const double infinite[] = {-1e308, 1e308, 0, 1e308, -1e308, 1, 1e308, -1e308};
+    const double with_nan[] = {0, 0, NAN, 1, 2, 2, NAN, NAN, 5, 5};
+    const double *sets[] = {infinite, with_nan};
+    const size_t sizes[] = {4, 5};
+    for (int s = 0; s < 2; s++) {
+        size_t m = sizes[s];
+        birch_merge merges[8];
+        int32_t labels[8];
+        parac_error error;
+        int valid = 1;
+        CHECK_OK(birch_ward_cpu(sets[s], m, 2, 1, merges, &error), &error);
+        for (size_t k = 0; k + 1 < m; k++)
+            valid &= merges[k].a >= 0 && merges[k].a < merges[k].b && (size_t)merges[k].b < m;
+        CHECK(valid, "set %d: a merge names a cluster out of range", s);
+        CHECK_OK(birch_ward_cut(merges, m, 2, labels, &error), &error);
+        for (size_t i = 0; i < m; i++) CHECK(labels[i] == 0 || labels[i] == 1, "set %d: label %d", s, (int)labels[i]);
+    }
+}
+
+/* The nearest centroid of a point at NaN distance from every centroid is one of them. */
+static void test_nearest_nan(void)
+{
+    const double centers[] = {0, 0, 1, 1, 2, 2};
+    birch_kdtree tree;
+    parac_error error;
+    memset(&tree, 0, sizeof tree);
+    CHECK_OK(birch_kdtree_build(&tree, centers, 3, 2, &error), &error);
+    CHECK_EQ_INT(birch_kdtree_nearest(&tree, (const double[]){NAN, 0}), 0);
+    CHECK_EQ_INT(birch_kdtree_nearest(&tree, (const double[]){INFINITY, -INFINITY}), 0);
+    CHECK_EQ_INT(birch_kdtree_nearest(&tree, (const double[]){1.9, 2.2}), 2);
+    birch_kdtree_free(&tree);
+}
+
+typedef struct counter {
+    int calls, stop_at;
+    uint64_t last_done, total;
+} counter;
+
+/* Sleeps past the 0.1 s report interval so that the next checkpoint reports: the test does not depend on speed. */
+static int slow_counter(void *user_data, uint64_t done, uint64_t total)
+{
+    counter *c = user_data;
+    struct timespec pause = {0, 120 * 1000 * 1000};
+    c->calls++;
+    if (c->calls > c->stop_at) return 0; /* asked once; a resumed fit goes on */
+    c->last_done = done, c->total = total;
+    if (c->calls == c->stop_at) return 1;
+    nanosleep(&pause, NULL);
+    return 0;
+}
+
+static void test_cancel(void)
+{
+    const size_t n = 100000, dims = 2;
+    double *points = support_blobs(n, dims, 5, 1.0, 3);
+    const size_t batches[] = {0, 1000};
+    for (int b = 0; b < 2; b++)
+        for (int stop_at = 1; stop_at <= (batches[b] == 0 ? 2 : 1); stop_at++) { /* serial: 2^16-point slices */
+            parac_birch_options options = options_for(batches[b], PARAC_BIRCH_SPECULATIVE_PARALLEL, 0.5, 3);
+            counter c = {0, stop_at, 0, 0};
+            parac_birch *model = NULL;
+            parac_error error;
+            size_t seen;
+            parac_status status;
+            options.exec.progress = slow_counter;
+            options.exec.progress_user_data = &c;
+            CHECK_OK(parac_birch_create(&options, dims, &model, &error), &error);
+            status = parac_birch_partial_fit(model, points, n, &error);
+            CHECK_EQ_INT(status, PARAC_ERR_CANCELLED);
+            seen = parac_birch_points_seen(model);
+            CHECK(c.calls == stop_at && c.total == n, "batch %zu: %d calls, total %llu", batches[b], c.calls,
+                  (unsigned long long)c.total);
+            CHECK(stop_at == 1 ? seen == 0 : seen > 0 && seen < n && seen == c.last_done,
+                  "batch %zu, stop at %d: %zu points kept, last report %llu", batches[b], stop_at, seen,
+                  (unsigned long long)c.last_done);
+            /* The model keeps a prefix: the rest of the points go in afterwards and give
+             * the tree of one uninterrupted call (any chunking does). */
+            if (stop_at == 2) {
+                parac_birch *whole = NULL;
+                size_t m = 0, m_whole = 0;
+                double *mine, *theirs;
+                options.exec.progress = NULL;
+                CHECK_OK(parac_birch_partial_fit(model, points + seen * dims, n - seen, &error), &error);
+                CHECK_EQ_INT(parac_birch_points_seen(model), n);
+                CHECK_OK(parac_birch_create(&options, dims, &whole, &error), &error);
+                CHECK_OK(parac_birch_partial_fit(whole, points, n, &error), &error);
+                mine = support_subclusters(model, &m);
+                theirs = support_subclusters(whole, &m_whole);
+                CHECK(m == m_whole && memcmp(mine, theirs, m * dims * sizeof(double)) == 0,
+                      "batch %zu: resumed tree differs (%zu vs %zu subclusters)", batches[b], m, m_whole);
+                free(mine), free(theirs);
+                parac_birch_destroy(whole);
+            }
+            parac_birch_destroy(model);
+        }
+    free(points);
+}
+
+int main(void)
+{
+    test_refuses_out_of_range();
+    test_scaled_data_same_labels();
+    test_ward_non_finite_distances();
+    test_nearest_nan();
+    test_cancel();
+    return test_finish("birch extremes");
+}
