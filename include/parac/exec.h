@@ -32,6 +32,9 @@ typedef struct parac_exec {
     void *progress_user_data;
 } parac_exec;
 
+/* The defaults, set explicitly: automatic device, all cores, CUDA device 0, no progress. */
+void parac_exec_init(parac_exec *exec);
+
 /* "auto", "cpu" or "cuda". */
 const char *parac_device_name(parac_device device);
 
