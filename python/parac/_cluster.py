@@ -241,11 +241,13 @@ class Birch(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, Bas
             model.predict(X, None, nearest)
             return nearest
         # A copied or unpickled estimator: the same rule (squared distance, first on ties) in numpy.
+        centers = self.subcluster_centers_
         nearest = np.empty(X.shape[0], dtype=np.intp)
-        for start in range(0, X.shape[0], 4096):
-            block = X[start:start + 4096]
-            distances = ((block[:, None, :] - self.subcluster_centers_[None, :, :]) ** 2).sum(axis=2)
-            nearest[start:start + 4096] = np.argmin(distances, axis=1)
+        rows = max(1, 4_000_000 // max(1, centers.size))  # about 32 MB of differences at a time
+        for start in range(0, X.shape[0], rows):
+            block = X[start:start + rows]
+            distances = ((block[:, None, :] - centers[None, :, :]) ** 2).sum(axis=2)
+            nearest[start:start + rows] = np.argmin(distances, axis=1)
         return nearest
 
     def _predict(self, X):

@@ -96,7 +96,6 @@ static PyObject *birch_partial_fit(birch_model *self, PyObject *args, PyObject *
     self->busy = 0;
     parac_py_matrix_release(&points);
     if (parac_py_call_end(&self->call, status, &error) < 0) return NULL;
-    memset(&self->call, 0, sizeof self->call);
     Py_RETURN_NONE;
 fail:
     parac_py_matrix_release(&points);
@@ -105,14 +104,19 @@ fail:
 
 static PyObject *birch_global_step(birch_model *self, PyObject *unused)
 {
+    parac_exec scratch_exec;
     parac_error error = {0};
     parac_status status;
     if (acquire(self) < 0) return NULL;
+    if (parac_py_call_begin(&self->call, &scratch_exec, NULL) < 0) {
+        self->busy = 0;
+        return NULL;
+    }
     Py_BEGIN_ALLOW_THREADS
     status = parac_birch_global_step(self->model, &error);
     Py_END_ALLOW_THREADS
     self->busy = 0;
-    if (status != PARAC_OK) return parac_py_raise(&error);
+    if (parac_py_call_end(&self->call, status, &error) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -151,6 +155,7 @@ static PyObject *birch_predict(birch_model *self, PyObject *args)
     PyObject *points_object, *labels_object, *subcluster_object, *result = NULL;
     parac_py_matrix points;
     Py_buffer labels, subcluster;
+    parac_exec scratch_exec;
     parac_error error = {0};
     parac_status status;
     if (!PyArg_ParseTuple(args, "OOO:predict", &points_object, &labels_object, &subcluster_object)) return NULL;
@@ -164,14 +169,15 @@ static PyObject *birch_predict(birch_model *self, PyObject *args)
     if (parac_py_output_get(subcluster_object, "subcluster", PARAC_PY_INT32, points.rows, 1, &subcluster) < 0)
         goto release_labels;
     if (acquire(self) < 0) goto release_subcluster;
+    if (parac_py_call_begin(&self->call, &scratch_exec, NULL) < 0) {
+        self->busy = 0;
+        goto release_subcluster;
+    }
     Py_BEGIN_ALLOW_THREADS
     status = parac_birch_predict(self->model, points.view.buf, points.rows, labels.buf, subcluster.buf, &error);
     Py_END_ALLOW_THREADS
     self->busy = 0;
-    if (status != PARAC_OK)
-        parac_py_raise(&error);
-    else
-        result = Py_NewRef(Py_None);
+    if (parac_py_call_end(&self->call, status, &error) == 0) result = Py_NewRef(Py_None);
 release_subcluster:
     parac_py_output_release(&subcluster);
 release_labels:

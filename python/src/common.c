@@ -269,6 +269,7 @@ int parac_py_call_end(parac_py_call *call, parac_status status, const parac_erro
 {
     unwatch_sigint(call);
     Py_CLEAR(call->progress);
+    call->stop_requested = 0; /* a handle's call is used again by its next computation */
     if (call->error_type) { /* the progress callable raised: that is the caller's exception */
         PyErr_Restore(call->error_type, call->error_value, call->error_traceback);
         call->error_type = call->error_value = call->error_traceback = NULL;
