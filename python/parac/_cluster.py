@@ -32,6 +32,7 @@ def dbscan(X, eps=0.5, *, min_samples=5, device="auto", n_jobs=None, progress=No
     from a worker thread (with the GIL); returning True stops the run with parac.CancelledError.
     """
     model = DBSCAN(eps=eps, min_samples=min_samples, device=device, n_jobs=n_jobs)
+    model._validate_params()  # what fit's _fit_context does, with scikit-learn's messages
     model._fit(X, progress)
     return model.core_sample_indices_, model.labels_
 

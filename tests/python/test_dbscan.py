@@ -94,6 +94,13 @@ def test_function_form(small_blobs):
     np.testing.assert_array_equal(labels, model.labels_)
 
 
+def test_function_form_validates_parameters(small_blobs):
+    with pytest.raises(ValueError, match="The 'eps' parameter of DBSCAN"):
+        parac.dbscan(small_blobs, eps=-0.5)
+    with pytest.raises(ValueError, match="The 'device' parameter of DBSCAN"):
+        parac.dbscan(small_blobs, device="tpu")
+
+
 def test_empty_core_and_single_point():
     model = parac.DBSCAN(eps=0.1, min_samples=2).fit(np.array([[0.0, 0.0], [5.0, 5.0]]))
     np.testing.assert_array_equal(model.labels_, [-1, -1])
