@@ -15,8 +15,12 @@ rm -rf "$venv"
 "$python" -m venv --system-site-packages "$venv" > /dev/null 2>&1 || skip "$python -m venv is unavailable"
 "$venv/bin/python" -m pip --version > /dev/null 2>&1 || skip "pip is unavailable in a venv"
 
+# The build's CUDA choice, when a GPU is here to run the CUDA tests; without one, compiling every kernel
+# a second time would only repeat what the main build proved (and take many minutes), so the package
+# is built CPU-only. PARAC_PYTEST_CUDA=ON/OFF overrides.
 cuda=OFF
-[[ "${PARAC_HAVE_CUDA:-OFF}" == "ON" ]] && cuda=ON
+if [[ "${PARAC_HAVE_CUDA:-OFF}" == "ON" ]] && nvidia-smi -L > /dev/null 2>&1; then cuda=ON; fi
+cuda=${PARAC_PYTEST_CUDA:-$cuda}
 pip_args=(--quiet --disable-pip-version-check -C "build-dir=$PARAC_BUILD/python-build"
           -C "cmake.define.PARAC_CUDA=$cuda")
 # Without network access a build-isolated install cannot fetch scikit-build-core: use the
