@@ -151,3 +151,9 @@ def test_cuda_same_tree_as_cpu():
     assert gpu._model.device == "cuda"
     np.testing.assert_array_equal(gpu.subcluster_centers_, cpu.subcluster_centers_)
     np.testing.assert_array_equal(gpu.labels_, cpu.labels_)
+
+
+@pytest.mark.skipif(parac.cuda_available(), reason="checks the error raised without a GPU")
+def test_cuda_without_gpu_raises_no_device(small_blobs):
+    with pytest.raises(parac.NoDeviceError):
+        parac.Birch(device="cuda").fit(small_blobs)
