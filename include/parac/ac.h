@@ -65,6 +65,10 @@ typedef struct parac_ac_options {
     parac_ac_variant variant;      /* N-E layout of ac4-gpu / ac4-gpu-plus; zero = PARAC_AC_VARIANT_AUTO */
 } parac_ac_options;
 
+/* The defaults: AUTO algorithm and N-E layout, plain AC (no SAC), parac_exec_init's device and
+ * threads. */
+void parac_ac_options_init(parac_ac_options *options);
+
 typedef struct parac_ac_stats {
     parac_ac_algorithm algorithm;  /* the algorithm that ran (AUTO resolved) */
     parac_device device;           /* CPU or CUDA */

@@ -115,6 +115,10 @@ typedef struct parac_dbscan_options {
     size_t min_gpu_slabs;    /* GPU: at least this many slabs (0 or 1 = only as memory requires) */
 } parac_dbscan_options;
 
+/* The defaults: scikit-learn's eps 0.5 and min_samples 5, method AUTO, GPU variant AUTO, no
+ * device-memory cap, slabs only as memory requires, parac_exec_init's device and threads. */
+void parac_dbscan_options_init(parac_dbscan_options *options);
+
 /* What a run found and how long each phase took (seconds). */
 typedef struct parac_dbscan_info {
     size_t clusters;

@@ -40,6 +40,9 @@ typedef struct parac_exec {
     parac_device_choice *chosen; /* optional: when non-NULL, a run writes its device choice here */
 } parac_exec;
 
+/* The defaults, set explicitly: automatic device, all cores, CUDA device 0, no progress. */
+void parac_exec_init(parac_exec *exec);
+
 /* "auto", "cpu" or "cuda". */
 const char *parac_device_name(parac_device device);
 

@@ -144,6 +144,10 @@ typedef struct parac_fca_options {
                                             block's scratch), named in the message. */
 } parac_fca_options;
 
+/* The defaults: all concepts (min_support 0), automatic GPU and CPU strategies, no engine, no
+ * caps on the GPU pool or device memory, parac_exec_init's device and threads. */
+void parac_fca_options_init(parac_fca_options *options);
+
 /* Creates an engine for exec's device (exec->cuda_device for the GPU; on the
  * CPU, or without a GPU, the engine holds nothing). The engine is used by one
  * call at a time; it must outlive every run given it. PARAC_ERR_DEVICE when

@@ -120,6 +120,11 @@ typedef struct parac_gemm_options {
                                          place (to compare the two); 0: in place where the kernel can */
 } parac_gemm_options;
 
+/* The defaults: m = n = k = 0 (the caller sets the shape), row-major packed operands, fp32,
+ * automatic schedule, tiles, split and variant, no sparsity masks, parac_exec_init's device and
+ * threads. */
+void parac_gemm_options_init(parac_gemm_options *options);
+
 typedef struct parac_gemm_plan parac_gemm_plan;
 
 /* What a plan decided (parac_gemm_plan_info). Counts are int64 for big grids. */

@@ -39,6 +39,9 @@ typedef struct parac_silhouette_options {
                         20,000 points, else the CPU. Every choice gives the same bytes. */
 } parac_silhouette_options;
 
+/* The defaults: every point (no sample), seed 0, parac_exec_init's device and threads. */
+void parac_silhouette_options_init(parac_silhouette_options *options);
+
 /* Mean silhouette coefficient over points[count * dim] (Euclidean), exact,
  * O(n^2 d) without a sample. A point alone in its cluster scores 0.
  * On the GPU each point's value is bit for bit the CPU's (same summation

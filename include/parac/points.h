@@ -50,6 +50,10 @@ typedef struct parac_points_options {
     parac_exec exec;    /* threads used; the device is ignored (generation is on the CPU) */
 } parac_points_options;
 
+/* The defaults: blobs, count 0 and dim 2 (the caller sets the size), seed 0, 3 centres of
+ * deviation 1.0 in the box [-10, 10], parac_exec_init's threads. */
+void parac_points_options_init(parac_points_options *options);
+
 /* "blobs", "uniform" or "moons" to a kind; PARAC_ERR_INVALID_ARGUMENT otherwise. */
 parac_status parac_points_kind_parse(const char *name, parac_points_kind *kind, parac_error *error);
 const char *parac_points_kind_name(parac_points_kind kind);

@@ -1,4 +1,6 @@
 /* core/exec.c — names for the execution settings in parac/exec.h. */
+#include <stddef.h>
+
 #include <parac/exec.h>
 
 const char *parac_device_name(parac_device device)
@@ -9,4 +11,13 @@ const char *parac_device_name(parac_device device)
     case PARAC_DEVICE_CUDA: return "cuda";
     }
     return "unknown";
+}
+
+void parac_exec_init(parac_exec *exec)
+{
+    exec->device = PARAC_DEVICE_AUTO;
+    exec->threads = 0;
+    exec->cuda_device = 0;
+    exec->progress = NULL;
+    exec->progress_user_data = NULL;
 }

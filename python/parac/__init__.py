@@ -1,0 +1,52 @@
+"""parac: DBSCAN, BIRCH and more on CPU threads and NVIDIA GPUs, with scikit-learn's interface.
+
+    import numpy as np, parac
+    X = np.load("points.npy")
+    labels = parac.DBSCAN(eps=0.05, min_samples=10).fit_predict(X)
+
+The estimators (parac.DBSCAN, parac.Birch) follow scikit-learn's conventions; the compiled
+extension parac._parac is a thin layer over the C library (include/parac/*.h). See docs/PYTHON.md.
+"""
+from . import _parac
+from ._parac import (
+    CancelledError,
+    DeviceError,
+    InternalError,
+    InvalidArgumentError,
+    NoDeviceError,
+    OutOfMemoryError,
+    ParacError,
+    ParacIOError,
+    ParseError,
+    UnsupportedError,
+)
+from ._cluster import DBSCAN, Birch, dbscan
+from ._devices import built_with_cuda, cuda_available, cuda_devices
+
+__version__ = _parac.version()
+
+
+def version():
+    """The version of the loaded C library (the same as __version__)."""
+    return _parac.version()
+
+
+__all__ = [
+    "DBSCAN",
+    "Birch",
+    "dbscan",
+    "version",
+    "built_with_cuda",
+    "cuda_available",
+    "cuda_devices",
+    "ParacError",
+    "InvalidArgumentError",
+    "ParacIOError",
+    "ParseError",
+    "UnsupportedError",
+    "OutOfMemoryError",
+    "NoDeviceError",
+    "DeviceError",
+    "InternalError",
+    "CancelledError",
+]

@@ -1,0 +1,13 @@
+/* python/src/areas.h — the areas of the extension, one python/src/<area>.c each. An area adds its
+ * functions and types to the module; module.c calls every registrar in this list. To add an area:
+ * write python/src/<area>.c with parac_py_register_<area>, declare it here, list it in module.c. */
+#ifndef PARAC_PY_AREAS_H
+#define PARAC_PY_AREAS_H
+
+#include "common.h"
+
+int parac_py_register_core(PyObject *module);   /* version, devices (core.c) */
+int parac_py_register_dbscan(PyObject *module); /* dbscan (dbscan.c) */
+int parac_py_register_birch(PyObject *module);  /* BirchModel (birch.c) */
+
+#endif
