@@ -74,6 +74,15 @@ def gen_csp(parac, variables, domain, constraints, name):
     return path
 
 
+def gen_context(parac, objects, attributes, density, name):
+    """A dense random context (parac gen context), cached like the points."""
+    path = os.path.join(CACHE, name)
+    if not os.path.exists(path):
+        subprocess.run([parac, "gen", "context", "--objects", str(objects), "--attributes", str(attributes),
+                        "--density", str(density), "--seed", "1", "-o", path, "-q"], check=True)
+    return path
+
+
 def cases(parac, quick):
     """(name, module, argument list after `parac MODULE`, peers) from small to huge."""
     q = quick
@@ -99,6 +108,10 @@ def cases(parac, quick):
         path = os.path.join(data, "fca", name + ".dat")
         if os.path.exists(path):
             out.append((f"fca {name}", "fca", [path, "--count"], []))
+    # Dense generated contexts: 2.6 M concepts, and one with tens of millions.
+    for objects, attributes, density in ([(100, 60, 0.4)] if q else [(300, 80, 0.35), (1000, 100, 0.35)]):
+        path = gen_context(parac, objects, attributes, density, f"context_{objects}x{attributes}.dat")
+        out.append((f"fca dense {objects}x{attributes} d{density}", "fca", [path, "--count"], []))
     for n in ([256, 1024] if q else [1024, 2048, 4096, 8192]):
         out.append((f"gemm fp32 {n}", "gemm", ["--m", str(n), "--n", str(n), "--k", str(n)], [("cublas", n, n)]))
     # N-E edges = constraints x domain^2: 2e5, 1e6, 2e7 (issue 16's size), 8e7.
