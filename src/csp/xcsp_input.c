@@ -199,8 +199,9 @@ parac_status xcsp_input_open_memory(xcsp_input *in, const char *xml, size_t size
 /* 1 when the document has a DOCTYPE with declarations of its own (entities, elements ...). */
 static int declares_entities(xcsp_input *in)
 {
-    xmlDocPtr doc = xmlTextReaderCurrentDoc(in->reader);
-    xmlDtdPtr dtd = doc ? doc->intSubset : NULL;
+    /* the node itself: xmlTextReaderCurrentDoc would make the reader keep (and leak) the document */
+    xmlNodePtr node = xmlTextReaderCurrentNode(in->reader);
+    xmlDtdPtr dtd = node && node->type == XML_DTD_NODE ? (xmlDtdPtr)node : NULL;
     return dtd && (dtd->children || dtd->entities || dtd->pentities);
 }
 
@@ -259,7 +260,7 @@ parac_status xcsp_input_check_subtree(xcsp_input *in, xmlNodePtr root, parac_err
 parac_status xcsp_input_fail(xcsp_input *in, parac_error *error)
 {
     long line = in->reader ? xmlTextReaderGetParserLineNumber(in->reader) : 0;
-    if (in->budget_error[0]) return parac_fail_at(error, PARAC_ERR_PARSE, in->name, line, "%s", in->budget_error);
+    if (in->budget_error[0]) return parac_fail_at(error, PARAC_ERR_UNSUPPORTED, in->name, line, "%s", in->budget_error);
     if (in->lzma_failed)
         return parac_fail_at(error, PARAC_ERR_IO, in->name, 0, "corrupt or truncated compressed data");
     if (in->xml_failed)
