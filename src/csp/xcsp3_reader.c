@@ -556,35 +556,85 @@ static parac_status read_extension(xcsp3 *x, xmlNodePtr node, const term_list *a
     return status;
 }
 
-/* Operands of an intension: each distinct leaf is a parameter (%i) or a variable. */
+/* Operands of an intension: each distinct leaf is a parameter (%i) or a variable. Finding a
+ * leaf again is O(1) for a parameter (an expanded %... may name a million) and a scan of at
+ * most 64 for a variable (an intension has at most 64). */
+#define MAX_INTENSION_VARIABLES 64
+
 typedef struct leaf_context {
     xcsp3 *x;
-    term_list leaves; /* var >= 0: a variable; var = -1 - i: parameter %i */
-    int failed_no_memory;
+    term_list leaves;            /* var >= 0: a variable; var = -1 - i: parameter %i */
+    size_t *parameter_leaf;      /* parameter i -> its leaf + 1, or 0 */
+    size_t parameter_capacity;
+    size_t variable_leaf[MAX_INTENSION_VARIABLES]; /* the leaves that are variables */
+    size_t variable_count;
+    int too_many_variables;
 } leaf_context;
+
+static void leaves_reset(leaf_context *c)
+{
+    c->leaves.count = 0;
+    c->variable_count = 0;
+    c->too_many_variables = 0;
+    if (c->parameter_leaf) memset(c->parameter_leaf, 0, c->parameter_capacity * sizeof *c->parameter_leaf);
+}
+
+static void leaves_free(leaf_context *c)
+{
+    free(c->leaves.items);
+    free(c->parameter_leaf);
+}
+
+/* The leaf of parameter %i, added when new; -1 when i is past the list budget or out of memory. */
+static int64_t parameter_leaf(leaf_context *c, int64_t i)
+{
+    if ((uint64_t)i >= c->x->in->limits.max_variables) return -1;
+    if ((size_t)i >= c->parameter_capacity) {
+        size_t capacity = c->parameter_capacity ? c->parameter_capacity : 16;
+        size_t *grown;
+        while (capacity <= (size_t)i) capacity *= 2;
+        if (!(grown = realloc(c->parameter_leaf, capacity * sizeof *grown))) return -1;
+        memset(grown + c->parameter_capacity, 0, (capacity - c->parameter_capacity) * sizeof *grown);
+        c->parameter_leaf = grown;
+        c->parameter_capacity = capacity;
+    }
+    if (c->parameter_leaf[i]) return (int64_t)c->parameter_leaf[i] - 1;
+    if (push_term(&c->leaves, -1 - i, 0) < 0) return -1;
+    c->parameter_leaf[i] = c->leaves.count;
+    return (int64_t)c->leaves.count - 1;
+}
+
+static int64_t variable_leaf(leaf_context *c, int64_t var)
+{
+    for (size_t k = 0; k < c->variable_count; k++)
+        if (c->leaves.items[c->variable_leaf[k]].var == var) return (int64_t)c->variable_leaf[k];
+    if (c->variable_count == MAX_INTENSION_VARIABLES) {
+        c->too_many_variables = 1;
+        return -1;
+    }
+    if (push_term(&c->leaves, var, 0) < 0) return -1;
+    c->variable_leaf[c->variable_count++] = c->leaves.count - 1;
+    return (int64_t)c->leaves.count - 1;
+}
 
 static int64_t resolve_leaf(void *context, const char *name, size_t length)
 {
     leaf_context *c = context;
     term_list found = {0};
-    int64_t key;
+    int64_t var;
     if (name[0] == '%') {
         const char *digits = name + 1;
         int64_t i;
         if (!xcsp_read_integer(&digits, &i) || digits != name + length || i < 0) return -1;
-        key = -1 - i;
-    } else {
-        if (expand_reference(c->x, name, length, &found) < 0 || found.count != 1) {
-            free(found.items);
-            return -1;
-        }
-        key = found.items[0].var;
-        free(found.items);
+        return parameter_leaf(c, i);
     }
-    for (size_t k = 0; k < c->leaves.count; k++)
-        if (c->leaves.items[k].var == key) return (int64_t)k;
-    if (push_term(&c->leaves, key, 0) < 0) return -1;
-    return (int64_t)c->leaves.count - 1;
+    if (expand_reference(c->x, name, length, &found) < 0 || found.count != 1) {
+        free(found.items);
+        return -1;
+    }
+    var = found.items[0].var;
+    free(found.items);
+    return variable_leaf(c, var);
 }
 
 /* Adds the intension once its leaves are bound to args (when a group template). */
@@ -620,6 +670,8 @@ static parac_status parse_intension_text(xcsp3 *x, xmlNodePtr node, const char *
     leaves->x = x;
     parsed = xcsp_expr_parse(text, resolve_leaf, leaves, expr, x->why, sizeof x->why);
     if (parsed == -2) return parac_fail_no_memory(error, "expression", 64);
+    if (leaves->too_many_variables)
+        return fail_node(x, node, PARAC_ERR_UNSUPPORTED, "intension over more than 64 variables", error);
     if (parsed < 0) return fail_node(x, node, PARAC_ERR_PARSE, x->why, error);
     return PARAC_OK;
 }
@@ -647,7 +699,7 @@ static parac_status read_intension(xcsp3 *x, xmlNodePtr node, parac_error *error
     parac_status status = parse_intension(x, node, &expr, &leaves, error);
     if (status == PARAC_OK) status = bind_intension(x, node, &expr, &leaves.leaves, NULL, error);
     xcsp_expr_free(&expr);
-    free(leaves.leaves.items);
+    leaves_free(&leaves);
     return status;
 }
 
@@ -760,7 +812,7 @@ static parac_status bind_rest_template(xcsp3 *x, xmlNodePtr args_node, rest_temp
             return fail_node(x, args_node, PARAC_ERR_PARSE, "%... stands for no argument: <args> too short", error);
         }
         xcsp_expr_free(&t->expr);
-        t->leaves.leaves.count = 0;
+        leaves_reset(&t->leaves);
         t->arg_count = SIZE_MAX;
         status = parse_intension_text(x, args_node, expanded, &t->expr, &t->leaves, error);
         free(expanded);
@@ -781,7 +833,7 @@ static parac_status read_rest_intension_group(xcsp3 *x, xmlNodePtr group, char *
         if (status == PARAC_OK) status = bind_rest_template(x, c, &t, &args, error);
     }
     xcsp_expr_free(&t.expr);
-    free(t.leaves.leaves.items);
+    leaves_free(&t.leaves);
     free(args.items);
     return status;
 }
@@ -806,7 +858,7 @@ static parac_status read_intension_group(xcsp3 *x, xmlNodePtr group, xmlNodePtr 
         if (status == PARAC_OK) status = bind_intension(x, c, &expr, &leaves.leaves, &args, error);
     }
     xcsp_expr_free(&expr);
-    free(leaves.leaves.items);
+    leaves_free(&leaves);
     free(args.items);
     return status;
 }

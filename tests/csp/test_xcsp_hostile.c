@@ -299,8 +299,31 @@ static void test_tables(void)
          "</relations>\n</instance>\n", PARAC_ERR_PARSE, "doc.xml:3: <relation> needs");
 }
 
+/* %... over 300,000 arguments: each parameter leaf is found in O(1) (the scan was quadratic) */
+static void test_long_rest_parameter(void)
+{
+    char *ones = repeat(" 1", 300000);
+    char *group = concat3("<group><intension> ge(add(%...), %0) </intension><args> x[0]", ones, " </args></group>\n");
+    char *xml = concat3(HEAD, group, TAIL);
+    clock_t start = clock();
+    parac_csp *csp = load(xml, PARAC_OK, NULL);
+    if (csp) CHECK_EQ_INT(parac_csp_present_value_count(csp), 9);
+    parac_csp_destroy(csp);
+    CHECK(seconds_since(start) < 10, "took %.1f s", seconds_since(start));
+    free(ones), free(group), free(xml);
+    /* 65 distinct variables in one intension: refused by name, not as an unknown variable */
+    {
+        char text[4096] = "<instance format=\"XCSP3\" type=\"CSP\">\n<variables>\n<array id=\"y\" size=\"[65]\"> 0 1 </array>\n"
+                          "</variables>\n<constraints>\n<intension> ge(add(";
+        for (int i = 0; i < 65; i++) snprintf(text + strlen(text), sizeof text - strlen(text), "%sy[%d]", i ? "," : "", i);
+        strcat(text, "), 0) </intension>\n" TAIL);
+        load(text, PARAC_ERR_UNSUPPORTED, "doc.xml:6: intension over more than 64 variables");
+    }
+}
+
 int main(void)
 {
+    test_long_rest_parameter();
     test_deep_expression();
     test_deep_blocks();
     test_entities();
