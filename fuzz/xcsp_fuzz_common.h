@@ -16,6 +16,7 @@ static inline void xcsp_fuzz_limits(xcsp_limits *limits, parac_csp_load_options 
 {
     limits->max_bytes = 1 << 20;
     limits->max_elements = 20000;
+    limits->max_subtree_elements = 5000;
     limits->max_variables = 2000;
     limits->max_values = 20000;
     parac_csp_load_options_default(options);

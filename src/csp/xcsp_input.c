@@ -17,6 +17,7 @@ void xcsp_limits_default(xcsp_limits *limits)
 {
     limits->max_bytes = 4ULL << 30;
     limits->max_elements = 100000000ULL;
+    limits->max_subtree_elements = 10000000ULL;
     limits->max_variables = 10000000ULL;
     limits->max_values = 100000000ULL;
 }
@@ -75,6 +76,12 @@ static int count_bytes(xcsp_input *in, const char *data, int length)
     if (in->elements > in->limits.max_elements) {
         snprintf(in->budget_error, sizeof in->budget_error, "more than %llu XML elements (the element budget)",
                  (unsigned long long)in->limits.max_elements);
+        return 0;
+    }
+    if (in->subtree_start != UINT64_MAX && in->elements - in->subtree_start > in->limits.max_subtree_elements) {
+        snprintf(in->budget_error, sizeof in->budget_error,
+                 "an element holding more than %llu elements (the budget of one constraint or group)",
+                 (unsigned long long)in->limits.max_subtree_elements);
         return 0;
     }
     return length;
@@ -142,6 +149,7 @@ static void start(xcsp_input *in, const char *name, const xcsp_limits *limits)
     memset(in, 0, sizeof *in);
     in->lzma = blank;
     in->name = name;
+    in->subtree_start = UINT64_MAX;
     if (limits) in->limits = *limits;
     else xcsp_limits_default(&in->limits);
 }
@@ -228,6 +236,15 @@ parac_status xcsp_input_find_root(xcsp_input *in, parac_error *error)
     if (more == 0 && !in->xml_failed && !in->budget_error[0] && !in->lzma_failed)
         return parac_fail_at(error, PARAC_ERR_PARSE, in->name, 0, "empty document");
     return xcsp_input_fail(in, error);
+}
+
+xmlNodePtr xcsp_input_expand(xcsp_input *in)
+{
+    xmlNodePtr node;
+    in->subtree_start = in->elements; /* its own start tag was counted already: counted once more, harmless */
+    node = xmlTextReaderExpand(in->reader);
+    in->subtree_start = UINT64_MAX;
+    return node;
 }
 
 /* The next node of a depth-first walk of root's subtree (attributes not included), or NULL. */

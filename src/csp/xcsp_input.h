@@ -10,7 +10,8 @@
  *   content is never silently dropped;
  * - every byte handed to libxml2 (after decompression) is counted against max_bytes and
  *   every start tag against max_elements, so a small .xz cannot expand into an endless
- *   parse, and one expanded element cannot hold more than max_elements nodes.
+ *   parse; the tags read while one element is expanded count against max_subtree_elements,
+ *   which bounds the memory of that tree (about 100 bytes a node).
  * libxml2's own error printing is replaced by a handler that keeps the first error and
  * its line, so the library never prints. */
 #ifndef PARAC_CSP_XCSP_INPUT_H
@@ -28,6 +29,7 @@
 typedef struct xcsp_limits {
     uint64_t max_bytes;     /* XML text after decompression (default 4 GiB) */
     uint64_t max_elements;  /* start tags in the document (default 10^8) */
+    uint64_t max_subtree_elements; /* start tags in one expanded element, e.g. a <group> (default 10^7) */
     uint64_t max_variables; /* variables of the network, and terms of one list (default 10^7) */
     uint64_t max_values;    /* sum of the domain sizes, and values of one domain (default 10^8) */
 } xcsp_limits;
@@ -47,6 +49,7 @@ typedef struct xcsp_input {
     int lzma_failed;
     uint64_t bytes;          /* XML bytes handed to libxml2 so far */
     uint64_t elements;       /* start tags seen in them */
+    uint64_t subtree_start;  /* elements when the current expansion began; UINT64_MAX when none */
     int after_angle;         /* the last byte handed over was '<' */
     char budget_error[160];  /* set when a budget ran out (the read callback then fails) */
     uint8_t buffer[1 << 16]; /* compressed bytes */
@@ -62,6 +65,8 @@ parac_status xcsp_input_open_memory(xcsp_input *in, const char *xml, size_t size
                                     const xcsp_limits *limits, parac_error *error);
 /* Moves the reader onto the root element, refusing a DTD internal subset (entity declarations). */
 parac_status xcsp_input_find_root(xcsp_input *in, parac_error *error);
+/* xmlTextReaderExpand within max_subtree_elements (NULL when it fails, as xmlTextReaderExpand). */
+xmlNodePtr xcsp_input_expand(xcsp_input *in);
 /* Fails (PARAC_ERR_PARSE) when an expanded subtree holds an entity reference, which the readers
  * would otherwise skip as if its text were not there. */
 parac_status xcsp_input_check_subtree(xcsp_input *in, xmlNodePtr node, parac_error *error);

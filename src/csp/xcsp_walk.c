@@ -22,7 +22,7 @@ xmlNodePtr xcsp_child(xmlNodePtr node, const char *name)
 static int handle_element(xcsp_input *in, const char *section, xcsp_element_fn element, void *context,
                           parac_status *status, parac_error *error)
 {
-    xmlNodePtr node = xmlTextReaderExpand(in->reader);
+    xmlNodePtr node = xcsp_input_expand(in);
     /* a budget, corrupt compressed data or a libxml2 limit, rather than a document cut short */
     if (!node && (in->budget_error[0] || in->lzma_failed ||
                   (in->xml_failed && !strstr(in->xml_error, "Extra content at the end")))) {

@@ -151,6 +151,20 @@ static void test_input_budgets(void)
     load_limited(many, strlen(many), &limits, PARAC_ERR_UNSUPPORTED, "more than 100 XML elements");
     limits.max_elements = 300;
     parac_csp_destroy(load_limited(many, strlen(many), &limits, PARAC_OK, NULL));
+    {   /* one <block> of 3000 elements against a subtree budget of 1000, then of 5000 (counted as the bytes
+         * are read, so a budget is exact only to a few KB of parse-ahead: hence the sizes) */
+        char *tags = repeat("<comment/>", 3000), *block = concat3("<block>", tags, "</block>");
+        char *nested = concat3(HEAD, block, TAIL), *flat = concat3(HEAD, tags, TAIL);
+        limits.max_bytes = 1 << 20;
+        limits.max_elements = 10000;
+        limits.max_subtree_elements = 1000;
+        load_limited(nested, strlen(nested), &limits, PARAC_ERR_UNSUPPORTED, "an element holding more than 1000");
+        parac_csp_destroy(load_limited(flat, strlen(flat), &limits, PARAC_OK, NULL)); /* the same 3000, side by side */
+        limits.max_subtree_elements = 5000;
+        parac_csp_destroy(load_limited(nested, strlen(nested), &limits, PARAC_OK, NULL));
+        free(tags), free(flat);
+        free(block), free(nested);
+    }
     /* a small .xz that expands past the budget */
     CHECK(compressed && lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, NULL, (const uint8_t *)xml, strlen(xml), compressed,
                                                 &compressed_size, lzma_stream_buffer_bound(strlen(xml))) == LZMA_OK);
