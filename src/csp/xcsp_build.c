@@ -579,6 +579,10 @@ static parac_status fail_overflow(const parac_csp_network *network, const intens
                          in->arity ? (in->arity > 4 ? ", ...)" : ")") : "");
 }
 
+/* Evaluation steps (tuples times program length) allowed per tuple of max_table_tuples: 10^10 steps,
+ * tens of seconds, with the default 10^7. */
+#define INTENSION_STEPS_PER_TUPLE 1000
+
 static parac_status enumerate_intension(parac_csp_network *network, const xcsp_expr *expr, intension *in,
                                         size_t operand_count, const xcsp_site *site, parac_error *error)
 {
@@ -586,10 +590,20 @@ static parac_status enumerate_intension(parac_csp_network *network, const xcsp_e
     slot_table table = {0};
     uint32_t slots[64] = {0};
     parac_status status;
+    uint64_t steps;
     if (product > site->max_table_tuples)
         return parac_fail_at(error, PARAC_ERR_UNSUPPORTED, site->file, site->line,
                              "intension over %u variables spans %llu tuples (limit %llu)", in->arity,
                              (unsigned long long)product, (unsigned long long)site->max_table_tuples);
+    /* the work of one constraint: every tuple runs the whole program (a 10^7-byte expression over
+     * 10^7 tuples would run for days) */
+    if (__builtin_mul_overflow(product, (uint64_t)expr->count, &steps) ||
+        steps / INTENSION_STEPS_PER_TUPLE > site->max_table_tuples)
+        return parac_fail_at(error, PARAC_ERR_UNSUPPORTED, site->file, site->line,
+                             "intension of %zu operations over %llu tuples: more than %llu evaluation steps (limit: "
+                             "%d per allowed table tuple)", expr->count, (unsigned long long)product,
+                             (unsigned long long)site->max_table_tuples * INTENSION_STEPS_PER_TUPLE,
+                             INTENSION_STEPS_PER_TUPLE);
     if (product) do {
             int allowed = holds(network, expr, in, operand_count, slots);
             if (allowed < 0) {

@@ -335,8 +335,28 @@ static void test_long_rest_parameter(void)
     }
 }
 
+/* the work of one intension (tuples x program length) is bounded by 1000 x max_table_tuples */
+static void test_intension_work(void)
+{
+    parac_csp_load_options options;
+    parac_error error = {0};
+    parac_csp *csp = NULL;
+    char *adds = repeat("add(", 2000), *closes = repeat(",1)", 2000), *expression = concat3("<intension> gt(", adds, "x[0]");
+    char *tail = concat3(closes, ", add(x[1],x[2])) </intension>\n", TAIL), *xml = concat3(HEAD, expression, tail);
+    parac_csp_load_options_default(&options);
+    options.max_table_tuples = 30; /* 27 tuples x ~4000 operations > 30000 steps */
+    CHECK(xcsp_load_memory(xml, strlen(xml), "doc.xml", &options, NULL, &csp, &error) == PARAC_ERR_UNSUPPORTED, "%s",
+          error.message);
+    CHECK(strstr(error.message, "doc.xml:6: intension of") && strstr(error.message, "evaluation steps"), "%s", error.message);
+    options.max_table_tuples = 200;
+    CHECK_OK(xcsp_load_memory(xml, strlen(xml), "doc.xml", &options, NULL, &csp, &error), &error);
+    parac_csp_destroy(csp);
+    free(adds), free(closes), free(expression), free(tail), free(xml);
+}
+
 int main(void)
 {
+    test_intension_work();
     test_long_rest_parameter();
     test_deep_expression();
     test_deep_blocks();
