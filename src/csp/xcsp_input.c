@@ -115,7 +115,7 @@ static int read_plain(void *context, char *out, int size)
     xcsp_input *in = context;
     int got = gzread(in->gz, out, (unsigned)size);
     if (got < 0) {
-        in->lzma_failed = 1; /* a corrupt gzip stream: reported as corrupt compressed data */
+        in->read_failed = 1; /* a read error, or a corrupt gzip stream */
         return 0;
     }
     return count_bytes(in, out, got);
@@ -232,8 +232,8 @@ parac_status xcsp_input_find_root(xcsp_input *in, parac_error *error)
                                  "takes no entity declarations");
         if (type == XML_READER_TYPE_ELEMENT) break;
     }
-    if (more == 1 && !in->budget_error[0] && !in->lzma_failed) return PARAC_OK;
-    if (more == 0 && !in->xml_failed && !in->budget_error[0] && !in->lzma_failed)
+    if (more == 1 && !in->budget_error[0] && !in->lzma_failed && !in->read_failed) return PARAC_OK;
+    if (more == 0 && !in->xml_failed && !in->budget_error[0] && !in->lzma_failed && !in->read_failed)
         return parac_fail_at(error, PARAC_ERR_PARSE, in->name, 0, "empty document");
     return xcsp_input_fail(in, error);
 }
@@ -280,6 +280,8 @@ parac_status xcsp_input_fail(xcsp_input *in, parac_error *error)
     if (in->budget_error[0]) return parac_fail_at(error, PARAC_ERR_UNSUPPORTED, in->name, line, "%s", in->budget_error);
     if (in->lzma_failed)
         return parac_fail_at(error, PARAC_ERR_IO, in->name, 0, "corrupt or truncated compressed data");
+    if (in->read_failed)
+        return parac_fail_at(error, PARAC_ERR_IO, in->name, 0, "cannot read: an I/O error or corrupt gzip data");
     if (in->xml_failed)
         return parac_fail_at(error, PARAC_ERR_PARSE, in->name, in->xml_error_line ? in->xml_error_line : line,
                              "malformed XML: %s", in->xml_error);

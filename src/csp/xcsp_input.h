@@ -47,6 +47,7 @@ typedef struct xcsp_input {
     lzma_stream lzma;
     int lzma_started;
     int lzma_failed;
+    int read_failed;         /* gzread failed (I/O error, corrupt gzip stream) */
     uint64_t bytes;          /* XML bytes handed to libxml2 so far */
     uint64_t elements;       /* start tags seen in them */
     uint64_t subtree_start;  /* elements when the current expansion began; UINT64_MAX when none */

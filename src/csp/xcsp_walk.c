@@ -24,7 +24,7 @@ static int handle_element(xcsp_input *in, const char *section, xcsp_element_fn e
 {
     xmlNodePtr node = xcsp_input_expand(in);
     /* a budget, corrupt compressed data or a libxml2 limit, rather than a document cut short */
-    if (!node && (in->budget_error[0] || in->lzma_failed ||
+    if (!node && (in->budget_error[0] || in->lzma_failed || in->read_failed ||
                   (in->xml_failed && !strstr(in->xml_error, "Extra content at the end")))) {
         *status = xcsp_input_fail(in, error);
         return -1;
@@ -66,6 +66,6 @@ parac_status xcsp_walk(xcsp_input *in, xcsp_section_fn section, xcsp_element_fn 
         more = xmlTextReaderRead(in->reader);
     }
     if (status != PARAC_OK) return status;
-    if (more < 0 || in->xml_failed || in->lzma_failed || in->budget_error[0]) return xcsp_input_fail(in, error);
+    if (more < 0 || in->xml_failed || in->lzma_failed || in->read_failed || in->budget_error[0]) return xcsp_input_fail(in, error);
     return PARAC_OK;
 }

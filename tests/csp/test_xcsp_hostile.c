@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include <lzma.h>
+#include <zlib.h>
 #include <parac/csp.h>
 
 #include "csp/csp_handle.h"
@@ -354,8 +355,50 @@ static void test_intension_work(void)
     free(adds), free(closes), free(expression), free(tail), free(xml);
 }
 
+/* gzip goes through zlib's gzread: counted against the byte budget, corruption is an I/O error */
+static void test_gzip(void)
+{
+    xcsp_limits limits;
+    char *spaces = repeat(" ", 20000), *xml = concat3(HEAD "<intension> lt(x[0],x[1]) </intension>", spaces, TAIL), path[256];
+    parac_csp *csp = NULL;
+    parac_error error = {0};
+    gzFile gz = gzopen(test_temp_path(path, sizeof path, "doc.xml.gz"), "wb9");
+    FILE *file;
+    long size;
+    char *bytes;
+    CHECK(gz && gzwrite(gz, xml, (unsigned)strlen(xml)) == (int)strlen(xml));
+    if (gz) gzclose(gz);
+    xcsp_limits_default(&limits);
+    CHECK_OK(xcsp_load_file(path, NULL, &limits, &csp, &error), &error);
+    if (csp) CHECK_EQ_INT(parac_csp_constraint_count(csp), 1);
+    parac_csp_destroy(csp);
+    limits.max_bytes = 10000;
+    CHECK(xcsp_load_file(path, NULL, &limits, &csp, &error) == PARAC_ERR_UNSUPPORTED &&
+          strstr(error.message, "bytes of XML after decompression"), "%s", error.message);
+    /* flip bytes in the middle of the deflate stream */
+    file = fopen(path, "r+b");
+    CHECK(file != NULL);
+    if (file) {
+        fseek(file, 0, SEEK_END);
+        size = ftell(file);
+        bytes = calloc(1, (size_t)size);
+        fseek(file, 0, SEEK_SET);
+        CHECK(fread(bytes, 1, (size_t)size, file) == (size_t)size);
+        for (long i = 12; i < size - 8; i++) bytes[i] = (char)(bytes[i] ^ 0x5a);
+        fseek(file, 0, SEEK_SET);
+        fwrite(bytes, 1, (size_t)size, file);
+        fclose(file);
+        free(bytes);
+        CHECK(xcsp_load_file(path, NULL, NULL, &csp, &error) != PARAC_OK && csp == NULL, "%s", error.message);
+        CHECK(error.status == PARAC_ERR_IO || error.status == PARAC_ERR_PARSE, "%s", error.message);
+    }
+    remove(path);
+    free(spaces), free(xml);
+}
+
 int main(void)
 {
+    test_gzip();
     test_intension_work();
     test_long_rest_parameter();
     test_deep_expression();
