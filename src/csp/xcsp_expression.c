@@ -377,10 +377,29 @@ static int apply_lazy(uint8_t op, const int64_t *a, const uint8_t *states, uint3
     }
 }
 
-/* Applies a strict operator to defined arguments. */
-static uint8_t apply(uint8_t op, const int64_t *a, uint32_t argc, int64_t *out)
+static int all_nonzero(const int64_t *args, uint32_t argc)
+{
+    for (uint32_t i = 0; i < argc; i++)
+        if (!args[i]) return 0;
+    return 1;
+}
+
+static int any_nonzero(const int64_t *args, uint32_t argc)
+{
+    for (uint32_t i = 0; i < argc; i++)
+        if (args[i]) return 1;
+    return 0;
+}
+
+/* Applies an operator to defined arguments (if/and/or/imp included: with every argument defined,
+ * lazy and strict agree). */
+static inline __attribute__((always_inline)) uint8_t apply(uint8_t op, const int64_t *a, uint32_t argc, int64_t *out)
 {
     switch (op) {
+    case OP_IF: *out = a[0] ? a[1] : a[2]; return DEFINED;
+    case OP_AND: *out = all_nonzero(a, argc); return DEFINED;
+    case OP_OR: *out = any_nonzero(a, argc); return DEFINED;
+    case OP_IMP: *out = !a[0] || a[1]; return DEFINED;
     case OP_ADD: case OP_MUL: case OP_MIN: case OP_MAX: case OP_XOR: return fold(op, a, argc, out);
     case OP_SUB: return __builtin_sub_overflow(a[0], a[1], out) ? OVERFLOW : DEFINED;
     case OP_DIV: return divide(a[0], a[1], 0, out);
@@ -406,27 +425,45 @@ static uint8_t apply(uint8_t op, const int64_t *a, uint32_t argc, int64_t *out)
     }
 }
 
+/* The slow path, once some entry is not DEFINED: states are read and lazy operators used. */
+static uint8_t apply_with_states(uint8_t op, const int64_t *a, const uint8_t *states, uint32_t argc, int64_t *out)
+{
+    uint8_t state;
+    if (apply_lazy(op, a, states, argc, out, &state)) return state;
+    state = worst_state(states, argc);
+    return state == DEFINED ? apply(op, a, argc, out) : state;
+}
+
 int xcsp_expr_eval(const xcsp_expr *expr, const int64_t *operands, int64_t *stack, uint8_t *states,
                    int64_t *result)
 {
     size_t top = 0;
+    int tainted = 0; /* some entry was not DEFINED: states[] is kept from then on */
     for (size_t i = 0; i < expr->count; i++) {
         const xcsp_expr_node *node = &expr->nodes[i];
-        if (node->op == OP_CONST || node->op == OP_OPERAND) {
-            stack[top] = node->op == OP_CONST ? node->value : operands[node->value];
-            states[top++] = DEFINED;
-            continue;
-        }
         int64_t value = 0; /* not written in place: __builtin_*_overflow misbehaves when out aliases an input */
         uint8_t state;
+        if (node->op == OP_CONST || node->op == OP_OPERAND) {
+            stack[top] = node->op == OP_CONST ? node->value : operands[node->value];
+            if (tainted) states[top] = DEFINED;
+            top++;
+            continue;
+        }
         top -= node->argc;
-        if (!apply_lazy(node->op, stack + top, states + top, node->argc, &value, &state)) {
-            state = worst_state(states + top, node->argc);
-            if (state == DEFINED) state = apply(node->op, stack + top, node->argc, &value);
+        if (!tainted) {
+            state = apply(node->op, stack + top, node->argc, &value);
+            if (state != DEFINED) {
+                memset(states, DEFINED, top); /* everything below was defined */
+                tainted = 1;
+            }
+        } else {
+            state = apply_with_states(node->op, stack + top, states + top, node->argc, &value);
         }
         stack[top] = value;
-        states[top++] = state;
+        if (tainted) states[top] = state;
+        top++;
     }
     *result = stack[0];
+    if (!tainted) return 1;
     return states[0] == DEFINED ? 1 : states[0] == OVERFLOW ? -1 : 0;
 }
