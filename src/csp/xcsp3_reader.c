@@ -283,16 +283,15 @@ static parac_status read_var(xcsp3 *x, xmlNodePtr node, parac_error *error)
     return status;
 }
 
-/* size="[n][m]...": each dimension within the variable budget (so within 32 bits). */
-static int parse_size(const char *size, uint64_t max_variables, array_info *array)
+/* size="[n][m]...": each dimension within 32 bits (their product is checked against the budget). */
+static int parse_size(const char *size, array_info *array)
 {
     const char *at = size;
     array->dim_count = 0;
     while (*at == '[') {
         int64_t dim;
         at++;
-        if (!xcsp_read_integer(&at, &dim) || dim <= 0 || (uint64_t)dim > max_variables || dim > UINT32_MAX ||
-            *at != ']' || array->dim_count == MAX_DIMS)
+        if (!xcsp_read_integer(&at, &dim) || dim <= 0 || dim > UINT32_MAX || *at != ']' || array->dim_count == MAX_DIMS)
             return -1;
         array->dims[array->dim_count++] = (uint32_t)dim;
         at++;
@@ -441,7 +440,7 @@ static parac_status read_array(xcsp3 *x, xmlNodePtr node, parac_error *error)
     array_info *grown;
     uint64_t cells = 0;
     parac_status status = PARAC_OK;
-    if (!id || !size || parse_size(size, x->in->limits.max_variables, &array) < 0) {
+    if (!id || !size || parse_size(size, &array) < 0) {
         status = fail_node(x, node, PARAC_ERR_PARSE, "<array> needs id and size=\"[n][m]...\" (at most 8 dimensions)", error);
         goto done;
     }
