@@ -158,7 +158,7 @@ static int64_t highest_parameter(const char *text)
         const char *digits = ++at;
         if (*digits >= '0' && *digits <= '9' && xcsp_read_integer(&digits, &value) && value > highest) highest = value;
     }
-    return highest;
+    return highest < INT32_MAX ? highest : INT32_MAX; /* past any <args> anyway; keeps highest + 1 in range */
 }
 
 static int is_rest_parameter(const char *token, size_t length) { return length == 4 && memcmp(token, "%...", 4) == 0; }

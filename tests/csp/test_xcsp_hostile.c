@@ -326,6 +326,9 @@ static void test_long_rest_parameter(void)
     parac_csp_destroy(csp);
     CHECK(seconds_since(start) < 10, "took %.1f s", seconds_since(start));
     free(ones), free(group), free(xml);
+    /* %N at INT64_MAX next to %... (highest + 1 overflowed: UBSan reports it in the sanitized builds) */
+    load(HEAD "<group><extension><list> %9223372036854775807 %... </list><supports>(0,1)</supports></extension>"
+              "<args> x[0] x[1] </args></group>\n" TAIL, PARAC_ERR_PARSE, "doc.xml:6: bad parameter '%9223372036854775807'");
     /* 65 distinct variables in one intension: refused by name, not as an unknown variable */
     {
         char text[4096] = "<instance format=\"XCSP3\" type=\"CSP\">\n<variables>\n<array id=\"y\" size=\"[65]\"> 0 1 </array>\n"
