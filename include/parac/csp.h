@@ -41,11 +41,12 @@ typedef struct parac_csp_load_options {
 
 void parac_csp_load_options_default(parac_csp_load_options *options);
 
-/* Reads an XCSP3 or XCSP 2.1 file (plain, .xz or .lzma). On success *out is a new
+/* Reads an XCSP3 or XCSP 2.1 file (plain, gzip, xz or lzma). On success *out is a new
  * handle the caller frees with parac_csp_destroy. Fails with PARAC_ERR_IO (cannot open
  * or decompress), PARAC_ERR_PARSE (malformed or truncated XML, bad values, unknown
- * variables), PARAC_ERR_UNSUPPORTED or PARAC_ERR_NO_MEMORY; *out is then NULL.
- * options may be NULL (defaults). */
+ * variables, entity declarations), PARAC_ERR_UNSUPPORTED (also past a budget: 4 GiB of
+ * XML, 10^8 elements, 10^7 variables, 10^8 values, 64-bit overflow in an intension; see
+ * docs/xcsp.md) or PARAC_ERR_NO_MEMORY; *out is then NULL. options may be NULL (defaults). */
 parac_status parac_csp_load(const char *path, const parac_csp_load_options *options, parac_csp **out,
                             parac_error *error);
 

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "csp/csp_handle.h"
+#include "csp/xcsp_load.h"
 #include "csp/xcsp_readers.h"
 
 #define DEFAULT_MAX_TABLE_TUPLES 10000000ULL
@@ -39,13 +40,9 @@ void parac_csp_destroy(parac_csp *csp)
 static parac_status read_document(xcsp_input *in, parac_csp_network *network, const parac_csp_load_options *options,
                                   parac_error *error)
 {
-    int more;
     char *format;
-    parac_status status;
-    while ((more = xmlTextReaderRead(in->reader)) == 1 && xmlTextReaderNodeType(in->reader) != XML_READER_TYPE_ELEMENT) {
-    }
-    if (more != 1) return more == 0 ? parac_fail_at(error, PARAC_ERR_PARSE, in->name, 0, "empty document")
-                                    : xcsp_input_fail(in, error);
+    parac_status status = xcsp_input_find_root(in, error);
+    if (status != PARAC_OK) return status;
     if (strcmp((const char *)xmlTextReaderConstName(in->reader), "instance") != 0)
         return parac_fail_at(error, PARAC_ERR_PARSE, in->name, xmlTextReaderGetParserLineNumber(in->reader),
                              "the root element is <%s>, not <instance>", (const char *)xmlTextReaderConstName(in->reader));
@@ -80,14 +77,14 @@ static parac_status load_from(xcsp_input *in, const parac_csp_load_options *opti
     return PARAC_OK;
 }
 
-parac_status parac_csp_load(const char *path, const parac_csp_load_options *options, parac_csp **out,
-                            parac_error *error)
+parac_status xcsp_load_file(const char *path, const parac_csp_load_options *options, const xcsp_limits *limits,
+                            parac_csp **out, parac_error *error)
 {
     xcsp_input *in = malloc(sizeof *in);
     parac_status status;
     *out = NULL;
     if (!in) return parac_fail_no_memory(error, "XML input", sizeof *in);
-    status = xcsp_input_open(in, path, error);
+    status = xcsp_input_open(in, path, limits, error);
     if (status == PARAC_OK) {
         status = load_from(in, options, out, error);
         xcsp_input_close(in);
@@ -96,20 +93,32 @@ parac_status parac_csp_load(const char *path, const parac_csp_load_options *opti
     return status;
 }
 
-parac_status parac_csp_load_memory(const char *xml, size_t size, const char *name,
-                                   const parac_csp_load_options *options, parac_csp **out, parac_error *error)
+parac_status xcsp_load_memory(const char *xml, size_t size, const char *name, const parac_csp_load_options *options,
+                              const xcsp_limits *limits, parac_csp **out, parac_error *error)
 {
     xcsp_input *in = malloc(sizeof *in);
     parac_status status;
     *out = NULL;
     if (!in) return parac_fail_no_memory(error, "XML input", sizeof *in);
-    status = xcsp_input_open_memory(in, xml, size, name ? name : "<memory>", error);
+    status = xcsp_input_open_memory(in, xml, size, name ? name : "<memory>", limits, error);
     if (status == PARAC_OK) {
         status = load_from(in, options, out, error);
         xcsp_input_close(in);
     }
     free(in);
     return status;
+}
+
+parac_status parac_csp_load(const char *path, const parac_csp_load_options *options, parac_csp **out,
+                            parac_error *error)
+{
+    return xcsp_load_file(path, options, NULL, out, error);
+}
+
+parac_status parac_csp_load_memory(const char *xml, size_t size, const char *name,
+                                   const parac_csp_load_options *options, parac_csp **out, parac_error *error)
+{
+    return xcsp_load_memory(xml, size, name, options, NULL, out, error);
 }
 
 size_t parac_csp_variable_count(const parac_csp *csp) { return csp->network.variable_count; }

@@ -63,7 +63,7 @@ static parac_status read_domain(xcsp2 *x, xmlNodePtr node, parac_error *error)
     else if (!(domain = append((void **)&x->domains, &x->domain_count, sizeof *domain)) ||
              xcsp_names_put(&x->domain_names, name, strlen(name), (int64_t)x->domain_count - 1) < 0)
         status = parac_fail_no_memory(error, "domains", 64);
-    else if (xcsp_parse_domain(text, &domain->values, &domain->count, x->why, sizeof x->why) < 0)
+    else if (xcsp_parse_domain(text, x->in->limits.max_values, &domain->values, &domain->count, x->why, sizeof x->why) < 0)
         status = fail_node(x, node, PARAC_ERR_PARSE, x->why, error);
     xmlFree(name);
     xmlFree(text);
@@ -77,7 +77,11 @@ static parac_status read_variable(xcsp2 *x, xmlNodePtr node, parac_error *error)
     uint32_t index;
     parac_status status;
     if (!name || d < 0) status = fail_node(x, node, PARAC_ERR_PARSE, "<variable> needs a name and a declared domain", error);
-    else status = parac_csp_add_variable(x->network, name, x->domains[d].values, x->domains[d].count, &index, error);
+    else {
+        xcsp_site site = {x->in->name, xmlGetLineNo(node), x->options->max_table_tuples};
+        status = xcsp_add_variable(x->network, &x->in->limits, name, x->domains[d].values, x->domains[d].count, &index,
+                                   &site, error);
+    }
     if (status == PARAC_OK && xcsp_names_put(&x->variable_names, name, strlen(name), index) < 0)
         status = parac_fail_no_memory(error, "variables", 64);
     xmlFree(name);
@@ -92,7 +96,10 @@ static parac_status read_relation(xcsp2 *x, xmlNodePtr node, parac_error *error)
     relation2 *relation = NULL;
     parac_status status = PARAC_OK;
     int parsed;
-    if (!name || !arity || atoi(arity) < 1 || !semantics)
+    const char *arity_at = arity;
+    int64_t arity_value = 0;
+    if (!name || !arity || !xcsp_read_integer(&arity_at, &arity_value) || arity_value < 1 || arity_value > UINT32_MAX ||
+        !semantics)
         status = fail_node(x, node, PARAC_ERR_PARSE, "<relation> needs name, arity and semantics", error);
     else if (strcmp(semantics, "supports") != 0 && strcmp(semantics, "conflicts") != 0)
         status = fail_node(x, node, PARAC_ERR_UNSUPPORTED, "relation semantics other than supports/conflicts", error);
@@ -101,7 +108,7 @@ static parac_status read_relation(xcsp2 *x, xmlNodePtr node, parac_error *error)
         status = parac_fail_no_memory(error, "relations", 64);
     else {
         relation->supports = strcmp(semantics, "supports") == 0;
-        parsed = xcsp_parse_tuples2(text, (uint32_t)atoi(arity), &relation->tuples, x->why, sizeof x->why);
+        parsed = xcsp_parse_tuples2(text, (uint32_t)arity_value, &relation->tuples, x->why, sizeof x->why);
         if (parsed == -2) status = parac_fail_no_memory(error, "relation", 64);
         else if (parsed < 0) status = fail_node(x, node, PARAC_ERR_PARSE, x->why, error);
     }

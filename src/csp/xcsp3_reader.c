@@ -99,6 +99,19 @@ static int parse_brackets(const char *at, const char *end, const array_info *arr
     return d == array->dim_count ? 0 : -1;
 }
 
+/* 1 when `more` terms still fit a list (the budget is max_variables: a list names variables). */
+static int terms_fit(const xcsp3 *x, const term_list *out, uint64_t more)
+{
+    return more <= x->in->limits.max_variables && out->count <= x->in->limits.max_variables - more;
+}
+
+static uint64_t range_cells(const array_info *array, const index_range *ranges)
+{
+    uint64_t cells = 1;
+    for (uint32_t d = 0; d < array->dim_count; d++) cells *= (uint64_t)(ranges[d].high - ranges[d].low) + 1;
+    return cells; /* at most the array's cells, which fit the variable budget */
+}
+
 static int push_cells(term_list *out, const array_info *array, const index_range *ranges)
 {
     uint32_t index[MAX_DIMS];
@@ -116,7 +129,7 @@ static int push_cells(term_list *out, const array_info *array, const index_range
     }
 }
 
-/* Appends the variables a reference names. 0 ok, -1 unknown/bad, -2 no memory. */
+/* Appends the variables a reference names. 0 ok, -1 unknown/bad, -2 no memory, -3 over the budget. */
 static int expand_reference(const xcsp3 *x, const char *token, size_t length, term_list *out)
 {
     size_t name_length = 0;
@@ -129,6 +142,7 @@ static int expand_reference(const xcsp3 *x, const char *token, size_t length, te
     {
         const array_info *array = &x->arrays[-2 - entry];
         if (parse_brackets(token + name_length, token + length, array, ranges) < 0) return -1;
+        if (!terms_fit(x, out, range_cells(array, ranges))) return -3;
         return push_cells(out, array, ranges);
     }
 }
@@ -144,10 +158,17 @@ static int64_t highest_parameter(const char *text)
         const char *digits = ++at;
         if (*digits >= '0' && *digits <= '9' && xcsp_read_integer(&digits, &value) && value > highest) highest = value;
     }
-    return highest;
+    return highest < INT32_MAX ? highest : INT32_MAX; /* past any <args> anyway; keeps highest + 1 in range */
 }
 
 static int is_rest_parameter(const char *token, size_t length) { return length == 4 && memcmp(token, "%...", 4) == 0; }
+
+static int terms_over_budget(xcsp3 *x)
+{
+    snprintf(x->why, sizeof x->why, "a list of more than %llu terms (the variable budget)",
+             (unsigned long long)x->in->limits.max_variables);
+    return -1;
+}
 
 /* Pushes args[i] (%i) or the arguments after the highest numbered parameter (%...). 0 ok, -1 bad, -2 no memory. */
 static int push_parameter(xcsp3 *x, const char *start, const char *end, const term_list *args, int64_t rest_start,
@@ -156,6 +177,7 @@ static int push_parameter(xcsp3 *x, const char *start, const char *end, const te
     const char *digits = start + 1;
     int64_t value;
     if (is_rest_parameter(start, (size_t)(end - start))) {
+        if (!terms_fit(x, out, args->count)) return terms_over_budget(x);
         for (size_t i = (size_t)rest_start; i < args->count; i++)
             if (push_term(out, args->items[i].var, args->items[i].constant) < 0) return -2;
         return 0;
@@ -165,6 +187,7 @@ static int push_parameter(xcsp3 *x, const char *start, const char *end, const te
                  args->count);
         return -1;
     }
+    if (!terms_fit(x, out, 1)) return terms_over_budget(x);
     return push_term(out, args->items[value].var, args->items[value].constant) < 0 ? -2 : 0;
 }
 
@@ -189,11 +212,13 @@ static int parse_terms(xcsp3 *x, const char *text, const term_list *args, term_l
         if ((*start >= '0' && *start <= '9') || *start == '-') {
             const char *digits = start;
             if (!xcsp_read_integer(&digits, &value) || digits != at) goto unknown;
+            if (!terms_fit(x, out, 1)) return terms_over_budget(x);
             if (push_term(out, -1, value) < 0) return -2;
             continue;
         }
         int status = expand_reference(x, start, (size_t)(at - start), out);
         if (status == -2) return -2;
+        if (status == -3) return terms_over_budget(x);
         if (status < 0) goto unknown;
         continue;
     unknown:
@@ -204,15 +229,21 @@ static int parse_terms(xcsp3 *x, const char *text, const term_list *args, term_l
 
 /* ---- variables ------------------------------------------------------------------------------ */
 
+static xcsp_site site_of(const xcsp3 *x, xmlNodePtr node)
+{
+    xcsp_site site = {x->in->name, xmlGetLineNo(node), x->options->max_table_tuples};
+    return site;
+}
+
 static parac_status add_named_variable(xcsp3 *x, const char *name, const int64_t *values, uint32_t count,
                                        xmlNodePtr node, parac_error *error)
 {
     uint32_t index;
-    parac_status status = parac_csp_add_variable(x->network, name, values, count, &index, error);
+    xcsp_site site = site_of(x, node);
+    parac_status status = xcsp_add_variable(x->network, &x->in->limits, name, values, count, &index, &site, error);
     if (status != PARAC_OK) return status;
     if (xcsp_names_put(&x->names, name, strlen(name), index) < 0)
         return parac_fail_no_memory(error, "variable names", strlen(name));
-    (void)node;
     return PARAC_OK;
 }
 
@@ -241,7 +272,7 @@ static parac_status read_var(xcsp3 *x, xmlNodePtr node, parac_error *error)
         else if (!(values = domain_of(x, (uint32_t)other, &count))) status = parac_fail_no_memory(error, "domain", 8);
     } else {
         text = xcsp_node_text(node);
-        if (xcsp_parse_domain(text, &values, &count, x->why, sizeof x->why) < 0)
+        if (xcsp_parse_domain(text, x->in->limits.max_values, &values, &count, x->why, sizeof x->why) < 0)
             status = parac_fail_at(error, PARAC_ERR_PARSE, x->in->name, xmlGetLineNo(node), "variable '%s': %s", id, x->why);
     }
     if (status == PARAC_OK) status = add_named_variable(x, id, values, count, node, error);
@@ -252,6 +283,7 @@ static parac_status read_var(xcsp3 *x, xmlNodePtr node, parac_error *error)
     return status;
 }
 
+/* size="[n][m]...": each dimension within 32 bits (their product is checked against the budget). */
 static int parse_size(const char *size, array_info *array)
 {
     const char *at = size;
@@ -259,17 +291,20 @@ static int parse_size(const char *size, array_info *array)
     while (*at == '[') {
         int64_t dim;
         at++;
-        if (!xcsp_read_integer(&at, &dim) || dim <= 0 || *at != ']' || array->dim_count == MAX_DIMS) return -1;
+        if (!xcsp_read_integer(&at, &dim) || dim <= 0 || dim > UINT32_MAX || *at != ']' || array->dim_count == MAX_DIMS)
+            return -1;
         array->dims[array->dim_count++] = (uint32_t)dim;
         at++;
     }
     return array->dim_count && !*at ? 0 : -1;
 }
 
+/* The number of cells, or UINT64_MAX when the product overflows. */
 static uint64_t cell_count(const array_info *array)
 {
     uint64_t cells = 1;
-    for (uint32_t d = 0; d < array->dim_count; d++) cells *= array->dims[d];
+    for (uint32_t d = 0; d < array->dim_count; d++)
+        if (__builtin_mul_overflow(cells, (uint64_t)array->dims[d], &cells)) return UINT64_MAX;
     return cells;
 }
 
@@ -297,7 +332,7 @@ static parac_status read_array_domain(xcsp3 *x, xmlNodePtr node, const char *for
     int32_t which = (int32_t)d->count;
     term_list targets = {0};
     parac_status status = PARAC_OK;
-    if (xcsp_parse_domain(text, &d->values[which], &d->counts[which], x->why, sizeof x->why) < 0) {
+    if (xcsp_parse_domain(text, x->in->limits.max_values, &d->values[which], &d->counts[which], x->why, sizeof x->why) < 0) {
         status = fail_node(x, node, PARAC_ERR_PARSE, x->why, error);
         goto done;
     }
@@ -340,8 +375,9 @@ static parac_status add_array_cells(xcsp3 *x, const char *id, const array_info *
         if (d->of_cell[c] < 0)
             return parac_fail_at(error, PARAC_ERR_UNSUPPORTED, x->in->name, xmlGetLineNo(node),
                                  "array cell %s has no domain", name);
-        parac_status status = parac_csp_add_variable(x->network, name, d->values[d->of_cell[c]],
-                                                     d->counts[d->of_cell[c]], &var, error);
+        xcsp_site site = site_of(x, node);
+        parac_status status = xcsp_add_variable(x->network, &x->in->limits, name, d->values[d->of_cell[c]],
+                                                d->counts[d->of_cell[c]], &var, &site, error);
         if (status != PARAC_OK) return status;
     }
     return PARAC_OK;
@@ -374,7 +410,10 @@ static parac_status copy_array_domains(xcsp3 *x, xmlNodePtr node, const char *as
 {
     term_list source = {0};
     parac_status status = PARAC_OK;
-    if (parse_terms(x, as, NULL, &source) < 0 || source.count != cells) {
+    int parsed = parse_terms(x, as, NULL, &source);
+    for (size_t i = 0; parsed == 0 && i < source.count; i++)
+        if (source.items[i].var < 0) parsed = -1; /* a constant, not a variable */
+    if (parsed < 0 || source.count != cells) {
         free(source.items);
         return parac_fail_at(error, PARAC_ERR_PARSE, x->in->name, xmlGetLineNo(node), "as=\"%s\": not an array of the same size", as);
     }
@@ -401,8 +440,15 @@ static parac_status read_array(xcsp3 *x, xmlNodePtr node, parac_error *error)
     array_info *grown;
     uint64_t cells = 0;
     parac_status status = PARAC_OK;
-    if (!id || !size || parse_size(size, &array) < 0 || (cells = cell_count(&array)) > UINT32_MAX) {
-        status = fail_node(x, node, PARAC_ERR_PARSE, "<array> needs id and size=\"[n][m]...\"", error);
+    if (!id || !size || parse_size(size, &array) < 0) {
+        status = fail_node(x, node, PARAC_ERR_PARSE, "<array> needs id and size=\"[n][m]...\" (at most 8 dimensions)", error);
+        goto done;
+    }
+    cells = cell_count(&array);
+    if (cells > x->in->limits.max_variables || x->network->variable_count > x->in->limits.max_variables - cells) {
+        status = parac_fail_at(error, PARAC_ERR_UNSUPPORTED, x->in->name, xmlGetLineNo(node),
+                               "array '%s' of size %s: more than %llu variables (the variable budget)", id, size,
+                               (unsigned long long)x->in->limits.max_variables);
         goto done;
     }
     array.base = (uint32_t)x->network->variable_count;
@@ -441,12 +487,6 @@ static parac_status unsupported(xcsp3 *x, xmlNodePtr node, parac_error *error)
     if (x->options->ignore_unsupported) return parac_csp_note_dropped(x->network, description, error);
     return parac_fail_at(error, PARAC_ERR_UNSUPPORTED, x->in->name, xmlGetLineNo(node),
                          "unsupported constraint <%s> (use --ignore-unsupported to drop it)", (const char *)node->name);
-}
-
-static xcsp_site site_of(const xcsp3 *x, xmlNodePtr node)
-{
-    xcsp_site site = {x->in->name, xmlGetLineNo(node), x->options->max_table_tuples};
-    return site;
 }
 
 /* An extension over `scope_terms` with its tuples already parsed. */
@@ -497,7 +537,7 @@ static parac_status read_extension_parts(xcsp3 *x, xmlNodePtr node, const term_l
     if (parsed == -2) return parac_fail_no_memory(error, "list", 64);
     if (parsed < 0) return fail_node(x, list, PARAC_ERR_PARSE, x->why, error);
     text = xcsp_node_text(body);
-    parsed = xcsp_parse_tuples3(text, (uint32_t)scope->count, &p->tuples, x->why, sizeof x->why);
+    parsed = xcsp_parse_tuples3(text, (uint32_t)scope->count, x->in->limits.max_values, &p->tuples, x->why, sizeof x->why);
     xmlFree(text);
     if (parsed == -2) return parac_fail_no_memory(error, "tuples", 64);
     if (parsed < 0) return fail_node(x, body, PARAC_ERR_PARSE, x->why, error);
@@ -515,35 +555,85 @@ static parac_status read_extension(xcsp3 *x, xmlNodePtr node, const term_list *a
     return status;
 }
 
-/* Operands of an intension: each distinct leaf is a parameter (%i) or a variable. */
+/* Operands of an intension: each distinct leaf is a parameter (%i) or a variable. Finding a
+ * leaf again is O(1) for a parameter (an expanded %... may name a million) and a scan of at
+ * most 64 for a variable (an intension has at most 64). */
+#define MAX_INTENSION_VARIABLES 64
+
 typedef struct leaf_context {
     xcsp3 *x;
-    term_list leaves; /* var >= 0: a variable; var = -1 - i: parameter %i */
-    int failed_no_memory;
+    term_list leaves;            /* var >= 0: a variable; var = -1 - i: parameter %i */
+    size_t *parameter_leaf;      /* parameter i -> its leaf + 1, or 0 */
+    size_t parameter_capacity;
+    size_t variable_leaf[MAX_INTENSION_VARIABLES]; /* the leaves that are variables */
+    size_t variable_count;
+    int too_many_variables;
 } leaf_context;
+
+static void leaves_reset(leaf_context *c)
+{
+    c->leaves.count = 0;
+    c->variable_count = 0;
+    c->too_many_variables = 0;
+    if (c->parameter_leaf) memset(c->parameter_leaf, 0, c->parameter_capacity * sizeof *c->parameter_leaf);
+}
+
+static void leaves_free(leaf_context *c)
+{
+    free(c->leaves.items);
+    free(c->parameter_leaf);
+}
+
+/* The leaf of parameter %i, added when new; -1 when i is past the list budget or out of memory. */
+static int64_t parameter_leaf(leaf_context *c, int64_t i)
+{
+    if ((uint64_t)i >= c->x->in->limits.max_variables) return -1;
+    if ((size_t)i >= c->parameter_capacity) {
+        size_t capacity = c->parameter_capacity ? c->parameter_capacity : 16;
+        size_t *grown;
+        while (capacity <= (size_t)i) capacity *= 2;
+        if (!(grown = realloc(c->parameter_leaf, capacity * sizeof *grown))) return -1;
+        memset(grown + c->parameter_capacity, 0, (capacity - c->parameter_capacity) * sizeof *grown);
+        c->parameter_leaf = grown;
+        c->parameter_capacity = capacity;
+    }
+    if (c->parameter_leaf[i]) return (int64_t)c->parameter_leaf[i] - 1;
+    if (push_term(&c->leaves, -1 - i, 0) < 0) return -1;
+    c->parameter_leaf[i] = c->leaves.count;
+    return (int64_t)c->leaves.count - 1;
+}
+
+static int64_t variable_leaf(leaf_context *c, int64_t var)
+{
+    for (size_t k = 0; k < c->variable_count; k++)
+        if (c->leaves.items[c->variable_leaf[k]].var == var) return (int64_t)c->variable_leaf[k];
+    if (c->variable_count == MAX_INTENSION_VARIABLES) {
+        c->too_many_variables = 1;
+        return -1;
+    }
+    if (push_term(&c->leaves, var, 0) < 0) return -1;
+    c->variable_leaf[c->variable_count++] = c->leaves.count - 1;
+    return (int64_t)c->leaves.count - 1;
+}
 
 static int64_t resolve_leaf(void *context, const char *name, size_t length)
 {
     leaf_context *c = context;
     term_list found = {0};
-    int64_t key;
+    int64_t var;
     if (name[0] == '%') {
         const char *digits = name + 1;
         int64_t i;
         if (!xcsp_read_integer(&digits, &i) || digits != name + length || i < 0) return -1;
-        key = -1 - i;
-    } else {
-        if (expand_reference(c->x, name, length, &found) < 0 || found.count != 1) {
-            free(found.items);
-            return -1;
-        }
-        key = found.items[0].var;
-        free(found.items);
+        return parameter_leaf(c, i);
     }
-    for (size_t k = 0; k < c->leaves.count; k++)
-        if (c->leaves.items[k].var == key) return (int64_t)k;
-    if (push_term(&c->leaves, key, 0) < 0) return -1;
-    return (int64_t)c->leaves.count - 1;
+    if (expand_reference(c->x, name, length, &found) < 0 || found.count != 1) {
+        free(found.items);
+        return -1;
+    }
+    var = found.items[0].var;
+    free(found.items);
+    return variable_leaf(c, var);
 }
 
 /* Adds the intension once its leaves are bound to args (when a group template). */
@@ -579,6 +669,8 @@ static parac_status parse_intension_text(xcsp3 *x, xmlNodePtr node, const char *
     leaves->x = x;
     parsed = xcsp_expr_parse(text, resolve_leaf, leaves, expr, x->why, sizeof x->why);
     if (parsed == -2) return parac_fail_no_memory(error, "expression", 64);
+    if (leaves->too_many_variables)
+        return fail_node(x, node, PARAC_ERR_UNSUPPORTED, "intension over more than 64 variables", error);
     if (parsed < 0) return fail_node(x, node, PARAC_ERR_PARSE, x->why, error);
     return PARAC_OK;
 }
@@ -606,7 +698,7 @@ static parac_status read_intension(xcsp3 *x, xmlNodePtr node, parac_error *error
     parac_status status = parse_intension(x, node, &expr, &leaves, error);
     if (status == PARAC_OK) status = bind_intension(x, node, &expr, &leaves.leaves, NULL, error);
     xcsp_expr_free(&expr);
-    free(leaves.leaves.items);
+    leaves_free(&leaves);
     return status;
 }
 
@@ -664,17 +756,24 @@ static parac_status read_extension_group(xcsp3 *x, xmlNodePtr group, xmlNodePtr 
     return status;
 }
 
+/* The longest function text that %... may expand to: libxml2's limit on a text node, so an
+ * expanded function is never longer than one that could have been written out. */
+#define MAX_EXPANDED_FUNCTION 10000000
+
 /* The template text with each %... replaced by "%k,%k+1,...,%(arg_count-1)" (k = highest numbered + 1),
- * malloc'd; NULL when out of memory. *empty is set when %... would stand for no argument. */
-static char *expand_rest_in_function(const char *text, size_t arg_count, int *empty)
+ * malloc'd; NULL when out of memory or longer than MAX_EXPANDED_FUNCTION (*too_long set).
+ * *empty is set when %... would stand for no argument. */
+static char *expand_rest_in_function(const char *text, size_t arg_count, int *empty, int *too_long)
 {
-    size_t start = (size_t)(highest_parameter(text) + 1), length = strlen(text), used = 0;
-    size_t per_use = arg_count > start ? (arg_count - start) * 22 : 0;
+    int64_t highest = highest_parameter(text);
+    size_t start = highest < 0 ? 0 : (size_t)highest + 1, length = strlen(text), used = 0;
+    uint64_t per_use = arg_count > start ? (uint64_t)(arg_count - start) * 22 : 0, need;
     size_t uses = 0;
     char *out;
     for (const char *at = strstr(text, "%..."); at; at = strstr(at + 4, "%...")) uses++;
     *empty = start >= arg_count;
-    if (!(out = malloc(length + uses * per_use + 1))) return NULL;
+    *too_long = __builtin_mul_overflow((uint64_t)uses, per_use, &need) || need > MAX_EXPANDED_FUNCTION;
+    if (*too_long || !(out = malloc(length + (size_t)need + 1))) return NULL;
     for (const char *at = text; *at;) {
         if (strncmp(at, "%...", 4) != 0) {
             out[used++] = *at++;
@@ -700,16 +799,19 @@ static parac_status bind_rest_template(xcsp3 *x, xmlNodePtr args_node, rest_temp
                                        parac_error *error)
 {
     if (args->count != t->arg_count) {
-        int empty;
-        char *expanded = expand_rest_in_function(t->text, args->count, &empty);
+        int empty, too_long;
+        char *expanded = expand_rest_in_function(t->text, args->count, &empty, &too_long);
         parac_status status;
+        if (too_long)
+            return fail_node(x, args_node, PARAC_ERR_UNSUPPORTED,
+                             "%... would expand the function to more than 10^7 characters", error);
         if (!expanded) return parac_fail_no_memory(error, "expression", strlen(t->text));
         if (empty) {
             free(expanded);
             return fail_node(x, args_node, PARAC_ERR_PARSE, "%... stands for no argument: <args> too short", error);
         }
         xcsp_expr_free(&t->expr);
-        t->leaves.leaves.count = 0;
+        leaves_reset(&t->leaves);
         t->arg_count = SIZE_MAX;
         status = parse_intension_text(x, args_node, expanded, &t->expr, &t->leaves, error);
         free(expanded);
@@ -730,7 +832,7 @@ static parac_status read_rest_intension_group(xcsp3 *x, xmlNodePtr group, char *
         if (status == PARAC_OK) status = bind_rest_template(x, c, &t, &args, error);
     }
     xcsp_expr_free(&t.expr);
-    free(t.leaves.leaves.items);
+    leaves_free(&t.leaves);
     free(args.items);
     return status;
 }
@@ -755,7 +857,7 @@ static parac_status read_intension_group(xcsp3 *x, xmlNodePtr group, xmlNodePtr 
         if (status == PARAC_OK) status = bind_intension(x, c, &expr, &leaves.leaves, &args, error);
     }
     xcsp_expr_free(&expr);
-    free(leaves.leaves.items);
+    leaves_free(&leaves);
     free(args.items);
     return status;
 }
@@ -771,12 +873,24 @@ static parac_status read_group(xcsp3 *x, xmlNodePtr node, parac_error *error)
     return unsupported(x, template, error);
 }
 
-static parac_status read_block(xcsp3 *x, xmlNodePtr node, parac_error *error)
+/* The constraints of a block and of the blocks nested in it, in document order. The tree is
+ * walked through its parent links, not by recursion: the nesting depth comes from the input. */
+static parac_status read_block(xcsp3 *x, xmlNodePtr block, parac_error *error)
 {
-    parac_status status = PARAC_OK;
-    for (xmlNodePtr c = node->children; c && status == PARAC_OK; c = c->next)
-        if (c->type == XML_ELEMENT_NODE) status = read_constraint(x, c, error);
-    return status;
+    xmlNodePtr node = block->children;
+    while (node) {
+        if (is_named(node, "block") && node->children) {
+            node = node->children;
+            continue;
+        }
+        if (node->type == XML_ELEMENT_NODE && !is_named(node, "block")) {
+            parac_status status = read_constraint(x, node, error);
+            if (status != PARAC_OK) return status;
+        }
+        while (node != block && !node->next) node = node->parent;
+        node = node == block ? NULL : node->next;
+    }
+    return PARAC_OK;
 }
 
 static parac_status read_constraint(xcsp3 *x, xmlNodePtr node, parac_error *error)

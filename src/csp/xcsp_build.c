@@ -20,7 +20,11 @@ int xcsp_read_integer(const char **cursor, int64_t *value)
     while (is_space(*at)) at++;
     if (*at == '-' || *at == '+') negative = *at++ == '-';
     if (*at < '0' || *at > '9') return 0;
-    while (*at >= '0' && *at <= '9') magnitude = magnitude * 10 + (uint64_t)(*at++ - '0');
+    while (*at >= '0' && *at <= '9') {
+        uint64_t digit = (uint64_t)(*at++ - '0');
+        if (magnitude > (XCSP_MAX_VALUE - digit) / 10) return 0; /* outside +-(2^63 - 1) */
+        magnitude = magnitude * 10 + digit;
+    }
     *value = negative ? -(int64_t)magnitude : (int64_t)magnitude;
     *cursor = at;
     return 1;
@@ -45,45 +49,60 @@ static int push_value(int64_t **values, size_t *count, size_t *capacity, int64_t
     return 0;
 }
 
-/* Values and ranges "a..b" until the end of text, appended to *values. */
-static int parse_value_list(const char *text, int64_t **values, size_t *count, size_t *capacity, char *why,
-                            size_t why_size)
+/* Values and ranges "a..b" until the end of text, appended to *values; at most max_values of
+ * them (counted before duplicates are removed, so the memory is bounded too). */
+static int parse_value_list(const char *text, uint64_t max_values, int64_t **values, size_t *count,
+                            size_t *capacity, char *why, size_t why_size)
 {
     const char *at = text;
     int64_t low, high;
     for (;;) {
+        uint64_t width;
         while (is_space(*at)) at++;
         if (!*at) return 0;
         if (!xcsp_read_integer(&at, &low)) {
-            snprintf(why, why_size, "expected an integer value, found '%.20s'", at);
+            snprintf(why, why_size, "expected an integer value within +-(2^63-1), found '%.20s'", at);
             return -1;
         }
         high = low;
         if (at[0] == '.' && at[1] == '.') {
             at += 2;
-            if (!xcsp_read_integer(&at, &high) || high < low || high - low > 100000000) {
+            if (!xcsp_read_integer(&at, &high) || high < low) {
                 snprintf(why, why_size, "bad range ending '%.20s'", at);
                 return -1;
             }
         }
-        for (int64_t v = low; v <= high; v++)
-            if (push_value(values, count, capacity, v) < 0) {
+        width = (uint64_t)high - (uint64_t)low; /* values - 1: no overflow, both lie within +-(2^63-1) */
+        if (width >= max_values || *count + width >= max_values) {
+            snprintf(why, why_size, "more than %llu values (the value budget)", (unsigned long long)max_values);
+            return -1;
+        }
+        for (uint64_t i = 0; i <= width; i++)
+            if (push_value(values, count, capacity, low + (int64_t)i) < 0) {
                 snprintf(why, why_size, "out of memory");
                 return -1;
             }
     }
 }
 
-int xcsp_parse_domain(const char *text, int64_t **values, uint32_t *count, char *why, size_t why_size)
+int xcsp_parse_domain(const char *text, uint64_t max_values, int64_t **values, uint32_t *count, char *why,
+                      size_t why_size)
 {
     size_t n = 0, capacity = 0, kept = 0;
     *values = NULL;
-    if (parse_value_list(text, values, &n, &capacity, why, why_size) < 0) {
+    *count = 0;
+    if (parse_value_list(text, max_values, values, &n, &capacity, why, why_size) < 0) {
         free(*values);
         *values = NULL;
         return -1;
     }
-    qsort(*values, n, sizeof **values, compare_int64);
+    if (n > UINT32_MAX) { /* a budget above 2^32 values */
+        free(*values);
+        *values = NULL;
+        snprintf(why, why_size, "more than 2^32 values in one domain");
+        return -1;
+    }
+    if (n) qsort(*values, n, sizeof **values, compare_int64);
     for (size_t i = 0; i < n; i++)
         if (!kept || (*values)[kept - 1] != (*values)[i]) (*values)[kept++] = (*values)[i];
     *count = (uint32_t)kept;
@@ -114,11 +133,11 @@ static int read_tuple_value(const char **at, int64_t *value)
     return xcsp_read_integer(at, value);
 }
 
-static int parse_unary_tuples(const char *text, xcsp_tuples *out, char *why, size_t why_size)
+static int parse_unary_tuples(const char *text, uint64_t max_values, xcsp_tuples *out, char *why, size_t why_size)
 {
     int64_t *values = NULL;
     size_t n = 0, capacity = 0;
-    if (parse_value_list(text, &values, &n, &capacity, why, why_size) < 0) {
+    if (parse_value_list(text, max_values, &values, &n, &capacity, why, why_size) < 0) {
         free(values);
         return -1;
     }
@@ -132,14 +151,32 @@ static int parse_unary_tuples(const char *text, xcsp_tuples *out, char *why, siz
     return 0;
 }
 
-int xcsp_parse_tuples3(const char *text, uint32_t arity, xcsp_tuples *out, char *why, size_t why_size)
+/* A tuple takes at least one character per value: checked before room for the first one is made,
+ * so an arity taken from the input cannot reserve more memory than the text could fill. */
+static int arity_fits(const char *text, uint32_t arity, char *why, size_t why_size)
+{
+    size_t length = 0;
+    while (is_space(*text)) text++;
+    while (length < arity && text[length]) length++;
+    if (!*text || length >= arity) return 1;
+    snprintf(why, why_size, "tuples of arity %u, but the list holds fewer characters", arity);
+    return 0;
+}
+
+int xcsp_parse_tuples3(const char *text, uint32_t arity, uint64_t max_values, xcsp_tuples *out, char *why,
+                       size_t why_size)
 {
     const char *at = text;
     out->arity = arity;
+    if (arity == 0) {
+        snprintf(why, why_size, "tuples over an empty list");
+        return -1;
+    }
     if (arity == 1) {
         while (is_space(*at)) at++;
-        if (*at != '(') return parse_unary_tuples(text, out, why, why_size);
+        if (*at != '(') return parse_unary_tuples(text, max_values, out, why, why_size);
     }
+    if (!arity_fits(text, arity, why, why_size)) return -1;
     for (;;) {
         while (is_space(*at)) at++;
         if (!*at) return 0;
@@ -168,6 +205,11 @@ int xcsp_parse_tuples2(const char *text, uint32_t arity, xcsp_tuples *out, char 
 {
     const char *at = text;
     out->arity = arity;
+    if (arity == 0) {
+        snprintf(why, why_size, "relation of arity 0");
+        return -1;
+    }
+    if (!arity_fits(text, arity, why, why_size)) return -1;
     for (;;) {
         while (is_space(*at)) at++;
         if (!*at) return 0;
@@ -199,7 +241,8 @@ int64_t xcsp_slot_of(const parac_csp_network *network, uint32_t var, int64_t val
     const int64_t *values = network->values + network->value_offset[var];
     int64_t low = 0, high = (int64_t)network->domain_size[var] - 1;
     if (high < 0 || value < values[0] || value > values[high]) return -1;
-    if (values[high] - values[0] == high) return value - values[0]; /* a range: no search */
+    if ((uint64_t)values[high] - (uint64_t)values[0] == (uint64_t)high) /* a range: no search */
+        return (int64_t)((uint64_t)value - (uint64_t)values[0]);
     while (low <= high) {
         int64_t mid = (low + high) / 2;
         if (values[mid] == value) return mid;
@@ -207,6 +250,20 @@ int64_t xcsp_slot_of(const parac_csp_network *network, uint32_t var, int64_t val
         else high = mid - 1;
     }
     return -1;
+}
+
+parac_status xcsp_add_variable(parac_csp_network *network, const xcsp_limits *limits, const char *name,
+                               const int64_t *values, uint32_t count, uint32_t *index, const xcsp_site *site,
+                               parac_error *error)
+{
+    if (network->variable_count >= limits->max_variables)
+        return parac_fail_at(error, PARAC_ERR_UNSUPPORTED, site->file, site->line,
+                             "more than %llu variables (the variable budget)", (unsigned long long)limits->max_variables);
+    if (network->value_count > limits->max_values || count > limits->max_values - network->value_count)
+        return parac_fail_at(error, PARAC_ERR_UNSUPPORTED, site->file, site->line,
+                             "more than %llu values in all domains (the value budget)",
+                             (unsigned long long)limits->max_values);
+    return parac_csp_add_variable(network, name, values, count, index, error);
 }
 
 /* ---- extension ---------------------------------------------------------------------------- */
@@ -222,32 +279,69 @@ static int tuple_slots(const parac_csp_network *network, const uint32_t *scope, 
     return 1;
 }
 
-static void set_pair(parac_word *matrix, size_t row_words, uint32_t rows, uint32_t columns, int64_t a, int64_t b,
-                     int allowed)
+/* The largest bit matrix one binary constraint may take: 2^32 bits (512 MiB), e.g. two domains
+ * of 65,536 values. */
+#define MAX_MATRIX_BITS (1ULL << 32)
+
+/* A binary table's '*' parts: tuples (a,*) mark row a, (*,b) column b, (*,*) everything. They are
+ * applied once at the end, so a list of many such tuples costs one pass over the matrix. */
+typedef struct star_marks {
+    parac_word *rows;    /* one bit per row */
+    parac_word *columns; /* one bit per column: a row-sized mask */
+    int everything;
+} star_marks;
+
+static void apply_stars(parac_word *matrix, size_t row_words, uint32_t rows, uint32_t columns, const star_marks *marks,
+                        int supports)
 {
-    for (uint32_t r = a < 0 ? 0 : (uint32_t)a; r < (a < 0 ? rows : (uint32_t)a + 1); r++)
-        for (uint32_t c = b < 0 ? 0 : (uint32_t)b; c < (b < 0 ? columns : (uint32_t)b + 1); c++) {
-            if (allowed) parac_bitset_set(matrix + (size_t)r * row_words, c);
-            else parac_bitset_clear_bit(matrix + (size_t)r * row_words, c);
+    int have_columns = !parac_bitset_is_empty(marks->columns, row_words);
+    for (uint32_t r = 0; r < rows; r++) {
+        parac_word *row = matrix + (size_t)r * row_words;
+        if (marks->everything || parac_bitset_test(marks->rows, r)) {
+            if (supports) parac_bitset_fill(row, columns);
+            else parac_bitset_zero(row, row_words);
+        } else if (have_columns) {
+            if (supports) parac_bitset_or(row, row, marks->columns, row_words);
+            else parac_bitset_andnot(row, row, marks->columns, row_words);
         }
+    }
 }
 
 static parac_status add_binary_extension(parac_csp_network *network, const uint32_t *scope, const xcsp_tuples *tuples,
-                                         int supports, parac_error *error)
+                                         int supports, const xcsp_site *site, parac_error *error)
 {
     uint32_t rows = network->domain_size[scope[0]], columns = network->domain_size[scope[1]];
     size_t row_words = parac_bitset_words(columns), words = (size_t)rows * row_words;
-    parac_word *matrix = calloc(words ? words : 1, sizeof *matrix);
+    parac_word *matrix;
+    star_marks marks = {NULL, NULL, 0};
     int64_t slots[2];
     parac_status status;
-    if (!matrix) return parac_fail_no_memory(error, "binary constraint", words * 8);
+    if ((uint64_t)rows * columns > MAX_MATRIX_BITS)
+        return parac_fail_at(error, PARAC_ERR_UNSUPPORTED, site->file, site->line,
+                             "binary constraint over domains of %u and %u values: more than 2^32 pairs", rows, columns);
+    matrix = calloc(words ? words : 1, sizeof *matrix);
+    marks.rows = calloc(parac_bitset_words(rows) + 1, sizeof *marks.rows);
+    marks.columns = calloc(row_words + 1, sizeof *marks.columns);
+    if (!matrix || !marks.rows || !marks.columns) {
+        status = parac_fail_no_memory(error, "binary constraint", words * 8);
+        goto done;
+    }
     if (!supports)
         for (uint32_t r = 0; r < rows; r++) parac_bitset_fill(matrix + (size_t)r * row_words, columns);
-    for (size_t t = 0; t < tuples->count; t++)
-        if (tuple_slots(network, scope, 2, tuples->values + 2 * t, slots))
-            set_pair(matrix, row_words, rows, columns, slots[0], slots[1], supports);
+    for (size_t t = 0; t < tuples->count; t++) {
+        if (!tuple_slots(network, scope, 2, tuples->values + 2 * t, slots)) continue;
+        if (slots[0] < 0 && slots[1] < 0) marks.everything = 1;
+        else if (slots[1] < 0) parac_bitset_set(marks.rows, (size_t)slots[0]);
+        else if (slots[0] < 0) parac_bitset_set(marks.columns, (size_t)slots[1]);
+        else if (supports) parac_bitset_set(matrix + (size_t)slots[0] * row_words, (size_t)slots[1]);
+        else parac_bitset_clear_bit(matrix + (size_t)slots[0] * row_words, (size_t)slots[1]);
+    }
+    apply_stars(matrix, row_words, rows, columns, &marks, supports);
     status = parac_csp_add_binary(network, scope[0], scope[1], matrix, error);
+done:
     free(matrix);
+    free(marks.rows);
+    free(marks.columns);
     return status;
 }
 
@@ -301,14 +395,16 @@ static int table_push(slot_table *table, const uint32_t *slots, uint32_t arity)
     return 0;
 }
 
-/* Calls visit for every full slot tuple that matches a tuple with stars (-2 = any). */
+/* Calls visit for every full slot tuple that matches a tuple with stars (-2 = any); stops with
+ * visit's negative answer. */
 static int expand_stars(const parac_csp_network *network, const uint32_t *scope, uint32_t arity, const int64_t *pattern,
                         uint32_t *slots, int (*visit)(void *, const uint32_t *), void *context)
 {
     for (uint32_t i = 0; i < arity; i++) slots[i] = pattern[i] < 0 ? 0 : (uint32_t)pattern[i];
     for (;;) {
         uint32_t i;
-        if (visit(context, slots) < 0) return -1;
+        int visited = visit(context, slots);
+        if (visited < 0) return visited;
         for (i = arity; i-- > 0;) {
             if (pattern[i] >= 0) continue;
             if (++slots[i] < network->domain_size[scope[i]]) break;
@@ -324,17 +420,20 @@ typedef struct nary_context {
     uint32_t arity;
     slot_table table;  /* supports */
     parac_word *marked; /* conflicts: one bit per product index */
+    uint64_t visits, max_visits; /* full tuples visited: the listed ones plus what '*' expands to */
 } nary_context;
 
 static int visit_support(void *context, const uint32_t *slots)
 {
     nary_context *c = context;
+    if (++c->visits > c->max_visits) return -2;
     return table_push(&c->table, slots, c->arity);
 }
 
 static int visit_conflict(void *context, const uint32_t *slots)
 {
     nary_context *c = context;
+    if (++c->visits > c->max_visits) return -2;
     parac_bitset_set(c->marked, (size_t)product_index(c->network, c->scope, c->arity, slots));
     return 0;
 }
@@ -355,7 +454,7 @@ static parac_status add_nary_extension(parac_csp_network *network, const uint32_
                                        const xcsp_tuples *tuples, int supports, const xcsp_site *site,
                                        parac_error *error)
 {
-    nary_context c = {network, scope, arity, {0}, NULL};
+    nary_context c = {network, scope, arity, {0}, NULL, 0, 0};
     uint64_t product = product_size(network, scope, arity);
     uint32_t *slots = malloc(arity * sizeof *slots);
     int64_t *pattern = malloc(arity * sizeof *pattern);
@@ -369,10 +468,18 @@ static parac_status add_nary_extension(parac_csp_network *network, const uint32_
     }
     if (!supports) c.marked = calloc(parac_bitset_words((size_t)product) + 1, sizeof *c.marked);
     if (!slots || !pattern || (!supports && !c.marked)) goto no_memory;
+    c.max_visits = site->max_table_tuples + tuples->count; /* '*' may add at most max_table_tuples */
     for (size_t t = 0; t < tuples->count; t++) {
+        int expanded;
         if (!tuple_slots(network, scope, arity, tuples->values + t * arity, pattern)) continue;
-        if (expand_stars(network, scope, arity, pattern, slots, supports ? visit_support : visit_conflict, &c) < 0)
-            goto no_memory;
+        expanded = expand_stars(network, scope, arity, pattern, slots, supports ? visit_support : visit_conflict, &c);
+        if (expanded == -2) {
+            status = parac_fail_at(error, PARAC_ERR_UNSUPPORTED, site->file, site->line,
+                                   "table over %u variables: its '*' tuples expand past %llu tuples (limit)", arity,
+                                   (unsigned long long)site->max_table_tuples);
+            goto done;
+        }
+        if (expanded < 0) goto no_memory;
     }
     if (!supports && complement_conflicts(&c, slots) < 0) goto no_memory;
     status = parac_csp_add_table(network, arity, scope, c.table.tuples, c.table.count, error);
@@ -408,7 +515,7 @@ parac_status xcsp_add_extension(parac_csp_network *network, const uint32_t *scop
                                 const xcsp_tuples *tuples, int supports, const xcsp_site *site, parac_error *error)
 {
     if (arity == 1) return add_unary_extension(network, scope[0], tuples, supports, error);
-    if (arity == 2 && scope[0] != scope[1]) return add_binary_extension(network, scope, tuples, supports, error);
+    if (arity == 2 && scope[0] != scope[1]) return add_binary_extension(network, scope, tuples, supports, site, error);
     return add_nary_extension(network, scope, arity, tuples, supports, site, error);
 }
 
@@ -420,6 +527,7 @@ typedef struct intension {
     int64_t *operands;  /* values handed to the evaluator */
     int32_t *position;  /* operand -> scope position, or -1 for a constant */
     int64_t *stack;
+    uint8_t *states;    /* the evaluator's state per stack entry */
 } intension;
 
 /* Distinct variables of the operands, in order of first appearance. */
@@ -442,17 +550,38 @@ static int collect_scope(intension *in, const int64_t *operand_var, size_t opera
     return 0;
 }
 
-/* 1 when the expression holds at these scope slots. */
+/* 1 when the expression holds at these scope slots, 0 when not (or undefined), -1 on overflow. */
 static int holds(const parac_csp_network *network, const xcsp_expr *expr, intension *in, size_t operand_count,
                  const uint32_t *slots)
 {
     int64_t result;
+    int evaluated;
     for (size_t k = 0; k < operand_count; k++) {
         int32_t p = in->position[k];
         if (p >= 0) in->operands[k] = network->values[network->value_offset[in->scope[p]] + slots[p]];
     }
-    return xcsp_expr_eval(expr, in->operands, in->stack, &result) && result != 0;
+    evaluated = xcsp_expr_eval(expr, in->operands, in->stack, in->states, &result);
+    return evaluated < 0 ? -1 : evaluated && result != 0;
 }
+
+/* Refuses a constraint whose expression overflows 64 bits at `slots`, naming the tuple. */
+static parac_status fail_overflow(const parac_csp_network *network, const intension *in, const uint32_t *slots,
+                                  const xcsp_site *site, parac_error *error)
+{
+    char tuple[160] = "";
+    size_t used = 0;
+    for (uint32_t p = 0; p < in->arity && p < 4 && used < sizeof tuple; p++)
+        used += (size_t)snprintf(tuple + used, sizeof tuple - used, "%s%s=%lld", p ? ", " : "",
+                                 network->variable_names[in->scope[p]],
+                                 (long long)network->values[network->value_offset[in->scope[p]] + (slots ? slots[p] : 0)]);
+    return parac_fail_at(error, PARAC_ERR_UNSUPPORTED, site->file, site->line,
+                         "intension arithmetic overflows 64-bit integers%s%s%s", in->arity ? " at (" : "", tuple,
+                         in->arity ? (in->arity > 4 ? ", ...)" : ")") : "");
+}
+
+/* Evaluation steps (tuples times program length) allowed per tuple of max_table_tuples: 10^10 steps,
+ * tens of seconds, with the default 10^7. */
+#define INTENSION_STEPS_PER_TUPLE 1000
 
 static parac_status enumerate_intension(parac_csp_network *network, const xcsp_expr *expr, intension *in,
                                         size_t operand_count, const xcsp_site *site, parac_error *error)
@@ -461,12 +590,27 @@ static parac_status enumerate_intension(parac_csp_network *network, const xcsp_e
     slot_table table = {0};
     uint32_t slots[64] = {0};
     parac_status status;
+    uint64_t steps;
     if (product > site->max_table_tuples)
         return parac_fail_at(error, PARAC_ERR_UNSUPPORTED, site->file, site->line,
                              "intension over %u variables spans %llu tuples (limit %llu)", in->arity,
                              (unsigned long long)product, (unsigned long long)site->max_table_tuples);
+    /* the work of one constraint: every tuple runs the whole program (a 10^7-byte expression over
+     * 10^7 tuples would run for days) */
+    if (__builtin_mul_overflow(product, (uint64_t)expr->count, &steps) ||
+        steps / INTENSION_STEPS_PER_TUPLE > site->max_table_tuples)
+        return parac_fail_at(error, PARAC_ERR_UNSUPPORTED, site->file, site->line,
+                             "intension of %zu operations over %llu tuples: more than %llu evaluation steps (limit: "
+                             "%d per allowed table tuple)", expr->count, (unsigned long long)product,
+                             (unsigned long long)site->max_table_tuples * INTENSION_STEPS_PER_TUPLE,
+                             INTENSION_STEPS_PER_TUPLE);
     if (product) do {
-            if (holds(network, expr, in, operand_count, slots) && table_push(&table, slots, in->arity) < 0) {
+            int allowed = holds(network, expr, in, operand_count, slots);
+            if (allowed < 0) {
+                free(table.tuples);
+                return fail_overflow(network, in, slots, site, error);
+            }
+            if (allowed && table_push(&table, slots, in->arity) < 0) {
                 free(table.tuples);
                 return parac_fail_no_memory(error, "intension table", table.count * in->arity * 4);
             }
@@ -480,12 +624,13 @@ parac_status xcsp_add_intension(parac_csp_network *network, const xcsp_expr *exp
                                 const int64_t *operand_constant, size_t operand_count, const xcsp_site *site,
                                 parac_error *error)
 {
-    intension in = {{0}, 0, NULL, NULL, NULL};
+    intension in = {{0}, 0, NULL, NULL, NULL, NULL};
     parac_status status = PARAC_OK;
     in.operands = malloc((operand_count + 1) * sizeof *in.operands);
     in.position = malloc((operand_count + 1) * sizeof *in.position);
     in.stack = malloc((expr->max_stack + 1) * sizeof *in.stack);
-    if (!in.operands || !in.position || !in.stack) {
+    in.states = malloc(expr->max_stack + 1);
+    if (!in.operands || !in.position || !in.stack || !in.states) {
         status = parac_fail_no_memory(error, "intension", operand_count * 8);
         goto done;
     }
@@ -494,7 +639,9 @@ parac_status xcsp_add_intension(parac_csp_network *network, const xcsp_expr *exp
         status = parac_fail_at(error, PARAC_ERR_UNSUPPORTED, site->file, site->line, "intension over more than 64 variables");
     } else if (in.arity == 0) {
         int64_t result;
-        if (!xcsp_expr_eval(expr, in.operands, in.stack, &result) || !result)
+        int evaluated = xcsp_expr_eval(expr, in.operands, in.stack, in.states, &result);
+        if (evaluated < 0) status = fail_overflow(network, &in, NULL, site, error);
+        else if (!evaluated || !result)
             status = parac_fail_at(error, PARAC_ERR_UNSUPPORTED, site->file, site->line,
                                    "intension without variables is always false");
     } else {
@@ -504,6 +651,7 @@ done:
     free(in.operands);
     free(in.position);
     free(in.stack);
+    free(in.states);
     return status;
 }
 

@@ -9,7 +9,10 @@
 
 #include "ac/network.h"
 #include "csp/xcsp_expression.h"
+#include "csp/xcsp_input.h"
 
+/* Values read from XCSP lie within +-XCSP_MAX_VALUE, so INT64_MIN is free to mean '*'. */
+#define XCSP_MAX_VALUE ((uint64_t)INT64_MAX)
 #define XCSP_STAR INT64_MIN /* '*' in a tuple: any value */
 
 typedef struct xcsp_tuples {
@@ -26,20 +29,30 @@ typedef struct xcsp_site {
     uint64_t max_table_tuples;
 } xcsp_site;
 
-/* Reads an integer at *cursor after optional spaces; advances. 1 ok, 0 none there. */
+/* Reads an integer at *cursor after optional spaces; advances. 1 ok, 0 none there (or one
+ * outside +-XCSP_MAX_VALUE: never wrapped). */
 int xcsp_read_integer(const char **cursor, int64_t *value);
 
-/* A domain "0..9 12 15..17" as sorted distinct values (malloc'd). 0 ok, -1 bad (why filled). */
-int xcsp_parse_domain(const char *text, int64_t **values, uint32_t *count, char *why, size_t why_size);
+/* A domain "0..9 12 15..17" as sorted distinct values (malloc'd; NULL when empty), at most
+ * max_values of them. 0 ok, -1 bad (why filled). */
+int xcsp_parse_domain(const char *text, uint64_t max_values, int64_t **values, uint32_t *count, char *why,
+                      size_t why_size);
 
-/* XCSP3 tuples "(1,2)(3,*)..." of `arity` values; arity 1 accepts the unary form "1 3 5..7".
- * XCSP 2.1 tuples "1 2|3 4" with separator '|'. Appends to out. 0 ok, -1 bad, -2 no memory. */
-int xcsp_parse_tuples3(const char *text, uint32_t arity, xcsp_tuples *out, char *why, size_t why_size);
+/* XCSP3 tuples "(1,2)(3,*)..." of `arity` values; arity 1 accepts the unary form "1 3 5..7"
+ * (at most max_values values). XCSP 2.1 tuples "1 2|3 4" with separator '|'. Appends to out.
+ * 0 ok, -1 bad, -2 no memory. */
+int xcsp_parse_tuples3(const char *text, uint32_t arity, uint64_t max_values, xcsp_tuples *out, char *why,
+                       size_t why_size);
 int xcsp_parse_tuples2(const char *text, uint32_t arity, xcsp_tuples *out, char *why, size_t why_size);
 void xcsp_tuples_free(xcsp_tuples *tuples);
 
 /* The slot of `value` in var's domain, or -1 when the domain lacks it. */
 int64_t xcsp_slot_of(const parac_csp_network *network, uint32_t var, int64_t value);
+
+/* parac_csp_add_variable within the variable and value budgets (PARAC_ERR_UNSUPPORTED past them). */
+parac_status xcsp_add_variable(parac_csp_network *network, const xcsp_limits *limits, const char *name,
+                               const int64_t *values, uint32_t count, uint32_t *index, const xcsp_site *site,
+                               parac_error *error);
 
 /* Adds an extension constraint: supports (1) or conflicts (0) given as values; tuples with
  * values outside the domains are ignored; scope may repeat variables. */
