@@ -11,6 +11,7 @@ Full set on the H200 machine: < 8 minutes (every command has a time limit, --lim
 """
 import argparse
 import json
+import re
 import os
 import shutil
 import statistics
@@ -170,6 +171,7 @@ def main():
                         help="rounds of the devices, interleaved (median); rounds after the first only while a round takes < 3 s")
     parser.add_argument("--limit", type=float, default=45.0, help="seconds before a command is abandoned")
     parser.add_argument("--no-peers", action="store_true")
+    parser.add_argument("--only", default="", help="a regular expression: only the cases whose name matches")
     parser.add_argument("--budget", type=float, default=390.0,
                         help="seconds for the whole benchmark: later cases are skipped (and listed) past it")
     args = parser.parse_args()
@@ -190,6 +192,8 @@ def main():
             emit({"bench": "whole_command", "case": "start-up", "runner": name,
                   "seconds": round(statistics.median(values), 4) if values else None}, rows)
     for name, module, module_args, peers in cases(parac, args.quick):
+        if args.only and not re.search(args.only, name):
+            continue
         if time.perf_counter() - began > args.budget:
             emit({"bench": "whole_command", "case": name, "runner": "skipped", "seconds": None,
                   "error": f"past the {args.budget:.0f} s budget"}, rows)

@@ -11,7 +11,11 @@
  * Provenance: GPU_START_SECONDS and the dbscan row were measured by that script on the H200 machine
  * on 2026-12-01 (bare CUDA program 0.378 s; dbscan 200 k / 4 M 2-D blobs: cpu 0.028 / 0.209 s, cuda
  * 0.389 / 0.422 s); its fca inputs then timed out on the GPU (a sparse context, issue 18). The other
- * rows are not yet re-measured: they are derived from the whole-command
+ * fca (units now concepts x attributes) and gemm rows come from bench/whole_command.py's run there
+ * the same day: fca mushroom (0.24 M concepts) cpu 0.024 s, a dense 1000 x 100 context cpu 7.3 s /
+ * cuda 1.15 s; gemm fp32 4096 / 8192 cpu 1.84 / 11.2 s, cuda 0.64 / 1.40 s (the command makes its
+ * random inputs too: about 100 GFLOP/s on the CPU, not the kernel's rate). The other rows are not yet
+ * re-measured: they are derived from the whole-command
  * figures of issue 16 on the H200 machine (16 cores): bare CUDA program 0.41-0.47 s;
  * dbscan 1M 2-D cpu 0.20 / cuda 0.46 s; birch 1M 2-D cpu 0.19 / cuda 0.64 s; fca hepatitis
  * cpu 0.17 / cuda 0.64 s, heart-cleveland (117.7M concepts x 5 object words) cpu 2.35 / cuda 1.00 s; ac
@@ -46,8 +50,8 @@ typedef struct device_cost {
 static const device_cost device_costs[PARAC_WORKLOAD_KINDS] = {
     {PARAC_WORKLOAD_DBSCAN, "dbscan", 2.4e-8, 1, 0.00, 4.3e-9},
     {PARAC_WORKLOAD_BIRCH, "birch", 8.5e-8, 1, 0.05, 8.0e-8},
-    {PARAC_WORKLOAD_FCA, "fca", 4.0e-9, 1, 0.05, 8.8e-10},
-    {PARAC_WORKLOAD_GEMM, "gemm", 8.3e-13, 1, 0.02, 2.2e-14},
+    {PARAC_WORKLOAD_FCA, "fca", 9.0e-10, 1, 0.05, 1.0e-10},
+    {PARAC_WORKLOAD_GEMM, "gemm", 1.0e-11, 1, 0.02, 9.0e-13},
     {PARAC_WORKLOAD_AC, "ac", 2.1e-8, 0, 0.00, 8.5e-9},
     {PARAC_WORKLOAD_SILHOUETTE, "silhouette", 5.5e-10, 1, 0.00, 1.7e-11},
 };
@@ -113,6 +117,15 @@ parac_status parac_choose_device(const parac_exec *exec, const parac_workload *w
     if (!parac_built_with_cuda()) {
         *resolved = PARAC_DEVICE_CPU;
         parac_device_record(exec, *resolved, "auto: parac was built without CUDA");
+        return PARAC_OK;
+    }
+    /* Work too small for the GPU to win even against one CPU thread: decided without reading
+     * /proc for the idle cores (parac_threads_for_run may wait a millisecond) or waking CUDA. */
+    threads = 1;
+    parac_device_estimate(work, threads, &cpu, &gpu);
+    if (work->units >= 0 && gpu >= cpu) {
+        *resolved = parac_device_pick(work, threads, 1, reason, sizeof reason);
+        parac_device_record(exec, *resolved, reason);
         return PARAC_OK;
     }
     /* The CPU side of the estimate uses the cores idle now, as birch and dbscan will. */

@@ -18,7 +18,7 @@
 typedef enum parac_workload_kind {
     PARAC_WORKLOAD_DBSCAN,     /* units: points x dimensions */
     PARAC_WORKLOAD_BIRCH,      /* units: points x dimensions (unknown at create: units < 0) */
-    PARAC_WORKLOAD_FCA,        /* units: estimated concepts (fca/concept_estimate.c) x object words */
+    PARAC_WORKLOAD_FCA,        /* units: estimated concepts (fca/concept_estimate.c) x attributes */
     PARAC_WORKLOAD_GEMM,       /* units: 2 m n k (flops) */
     PARAC_WORKLOAD_AC,         /* units: N-E edges (arcs); single-threaded AC3bit on the CPU */
     PARAC_WORKLOAD_SILHOUETTE, /* units: n x n x d */

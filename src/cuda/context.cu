@@ -1,13 +1,26 @@
 /* cuda/context.cu — device selection, stream and memory pool. */
 #include "cuda/context.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #include "cuda/cuda_check.h"
 #include "cuda/device_facts.h"
 
-/* The context's own pool on `ordinal`: pinned device memory that stays reserved between
- * chunks (release threshold: everything) until the pool is destroyed with the context. */
+/* The library's own memory pool on each device, made at the first context there and kept for the
+ * process (never the device's default pool, which belongs to the caller). Keeping it is what makes
+ * repeated calls from one process cheap: a fresh pool maps new device memory for every allocation,
+ * which cost a 1 M-point dbscan from Python about as much as the clustering. Between calls the pool
+ * keeps at most POOL_KEPT_BETWEEN_CALLS bytes reserved (parac_cuda_context_destroy trims it); a run
+ * still sees every byte of the device (parac_cuda_memory_info counts the pool's unused bytes as free).
+ * Like the CUDA runtime's primary context, this is a per-process resource, not behaviour: no result
+ * depends on it. */
+#define POOL_KEPT_BETWEEN_CALLS ((size_t)256 << 20)
+#define POOL_DEVICES 64
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static cudaMemPool_t pools[POOL_DEVICES];
+
 static cudaError_t create_pool(int ordinal, cudaMemPool_t *pool)
 {
     cudaMemPoolProps properties;
@@ -20,8 +33,21 @@ static cudaError_t create_pool(int ordinal, cudaMemPool_t *pool)
     properties.location.id = ordinal;
     code = cudaMemPoolCreate(pool, &properties);
     if (code != cudaSuccess) return code;
+    /* Freed blocks stay reserved during a run (no release at every stream synchronisation). */
     code = cudaMemPoolSetAttribute(*pool, cudaMemPoolAttrReleaseThreshold, &keep_everything);
     if (code != cudaSuccess) cudaMemPoolDestroy(*pool);
+    return code;
+}
+
+/* The process's pool on `ordinal` (made on first use). Ordinals past POOL_DEVICES are refused. */
+static cudaError_t library_pool(int ordinal, cudaMemPool_t *pool)
+{
+    cudaError_t code = cudaSuccess;
+    if (ordinal < 0 || ordinal >= POOL_DEVICES) return cudaErrorInvalidDevice;
+    pthread_mutex_lock(&pool_lock);
+    if (!pools[ordinal]) code = create_pool(ordinal, &pools[ordinal]);
+    *pool = pools[ordinal];
+    pthread_mutex_unlock(&pool_lock);
     return code;
 }
 
@@ -37,7 +63,7 @@ extern "C" parac_status parac_cuda_context_create(int ordinal, parac_cuda_contex
     if ((status = parac_cuda_device_facts_get(ordinal, &facts, error)) != PARAC_OK) return status;
     PARAC_CUDA_TRY(cudaSetDevice(ordinal));
     PARAC_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    PARAC_CUDA_TRY(create_pool(ordinal, &pool));
+    PARAC_CUDA_TRY(library_pool(ordinal, &pool));
     context->ordinal = ordinal;
     context->stream = stream;
     context->pool = pool;
@@ -59,7 +85,7 @@ extern "C" void parac_cuda_context_destroy(parac_cuda_context *context)
     if (!context->stream) return;
     cudaSetDevice(context->ordinal);
     cudaStreamSynchronize((cudaStream_t)context->stream);
-    cudaMemPoolDestroy((cudaMemPool_t)context->pool);
+    cudaMemPoolTrimTo((cudaMemPool_t)context->pool, POOL_KEPT_BETWEEN_CALLS);
     cudaStreamDestroy((cudaStream_t)context->stream);
     cudaSetDevice(context->caller_device);
     context->stream = NULL;

@@ -1,10 +1,11 @@
 /* cuda/context.h — one GPU, one stream, one stream-ordered memory pool.
  *
  * Every CUDA path takes a parac_cuda_context. Device memory comes from the
- * context's own memory pool (cudaMemPoolCreate, keeps what it frees until the
- * context is destroyed) through cudaMallocFromPoolAsync on the context's stream,
- * so repeated allocations of chunk buffers reuse memory instead of paying for
- * cudaMalloc/cudaFree each time. The device's default pool, which the caller's
+ * library's own memory pool on that device (cudaMemPoolCreate, one per device,
+ * made at the first context and kept for the process; it keeps what it frees
+ * during a run, and at most 256 MiB between runs) through cudaMallocFromPoolAsync
+ * on the context's stream, so repeated allocations of chunk buffers, and repeated
+ * calls from one process, reuse memory instead of mapping it again each time. The device's default pool, which the caller's
  * own cudaMallocAsync uses, is never configured or trimmed by parac.
  * Creating a context makes its device current; destroying it makes the caller's
  * previous device current again (a run that creates and destroys its context
@@ -37,8 +38,8 @@ typedef struct parac_cuda_context {
 } parac_cuda_context;
 
 parac_status parac_cuda_context_create(int ordinal, parac_cuda_context *context, parac_error *error);
-/* Waits for the stream, destroys the context's pool (its memory goes back to the device) and
- * stream, and makes the caller's previous device current again. */
+/* Waits for the stream, trims the pool to what it keeps between runs (the rest goes back to the
+ * device), destroys the stream, and makes the caller's previous device current again. */
 void parac_cuda_context_destroy(parac_cuda_context *context);
 
 /* The current device (-1 when CUDA cannot say) and making one current again (-1 ignored): for C
