@@ -113,11 +113,17 @@ typedef struct parac_gemm_options {
     const unsigned char *a_tile_mask, *b_tile_mask;
     const float *scan_a, *scan_b;
     parac_gemm_variant variant;       /* GPU kernel family (0 = auto) */
-    int pipeline_stages;              /* WGMMA_TMA shared-memory stages: 4 or 6 (0 = chosen: tuning
-                                         cache, else 4); N256: 4 = its first kernel (BK 16 x 4 stages),
+    int pipeline_stages;              /* WGMMA_TMA shared-memory stages: 4 or 6 (0 = chosen: the tuning
+                                         cache if named, else 4); N256: 4 = its first kernel (BK 16 x 4 stages),
                                          0 = BK 32 x 2; other variants have fixed pipelines */
     int pack_operands;                /* 1: pack B into the plan's panels even where BK32 / N256 could copy it in
                                          place (to compare the two); 0: in place where the kernel can */
+    /* Tuning cache written by parac_gemm_autotune. NULL (the default): never read, so a plan depends only on
+     * these options. A path: when tile_m and tile_n are 0 and the input is dense, the plan takes the tile
+     * shape (and WGMMA_TMA stages) stored there for its device and shape class; a missing file is an empty
+     * cache, a malformed line PARAC_ERR_PARSE naming file and line. The cached shape never changes the bits
+     * of C: tile_k and split-k, which fix each element's summation order, are chosen as without the cache. */
+    const char *tune_cache_path;
 } parac_gemm_options;
 
 /* The defaults: m = n = k = 0 (the caller sets the shape), row-major packed operands, fp32,
@@ -198,11 +204,13 @@ double parac_gemm_last_compute_seconds(const parac_gemm_plan *plan);
 parac_status parac_gemm_vendor_reference(parac_gemm_plan *plan, float alpha, const float *a, const float *b,
                                          float beta, float *c, parac_error *error);
 
-/* Tuning: tries the candidate tile shapes (and, for the WGMMA_TMA variant,
- * pipeline stages 4 and 6) for this plan's shape class on the plan's device,
- * keeps the fastest in the cache file
- * ($XDG_CACHE_HOME/parac/gemm-tune.txt, else ~/.cache/parac/gemm-tune.txt);
- * later plans with tile sizes 0 read it. *best_seconds gets the winner's time. */
+/* Tuning: times the candidate tile shapes (tile_m, tile_n in {64, 128}; for the WGMMA_TMA variant also
+ * pipeline stages 4 and 6; for WGMMA_WS / WGMMA_WS_A tile_m only) for the options' shape class on the plan's
+ * device, each with the tile_k and split-k the untuned plan takes (so every candidate gives the same bits),
+ * and stores the fastest in options->tune_cache_path (required: PARAC_ERR_INVALID_ARGUMENT when NULL),
+ * replacing that device and class's line. Only the multiply is timed: on the GPU the operands are uploaded
+ * once and CUDA events bracket pack, tile kernels and reduction; on the CPU the wall time of the same.
+ * *best_seconds gets the winner's time. Nothing else is read or written. */
 parac_status parac_gemm_autotune(const parac_gemm_options *options, double *best_seconds, parac_error *error);
 
 /* Reference: C = alpha*A*B + beta*C accumulated in double on one thread.

@@ -2,11 +2,12 @@
  *
  * Arrays grow geometrically; their capacity is a function of their length
  * (next power of two), so no capacity fields are needed for variables and values.
- * Binary constraints are merged through a hash table keyed by the ordered pair
- * (x < y), so a parser adding 10^5 constraints never scans the constraint list.
- * Tables are stored with their scope sorted ascending (columns permuted to match),
- * so two tables over the same variables in any order share one key, and are
- * merged by intersecting their sorted tuple lists.
+ * Constraints are merged through one hash index (core/hash_index) keyed by their
+ * sorted scope: binary ones by the ordered pair (x < y), so a parser adding 10^5
+ * constraints never scans the constraint list. Tables are stored with their scope
+ * sorted ascending (columns permuted to match), so two tables over the same
+ * variables in any order share one key, and are merged by intersecting their
+ * sorted tuple lists.
  */
 #include "ac/network.h"
 
@@ -14,17 +15,46 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/hash_index.h"
 
+/* Constraints by sorted scope (binary: first < second; tables: ascending). */
 typedef struct parac_csp_scope_index {
-    uint64_t *keys;     /* (x << 32 | y) + 1, 0 = empty slot */
-    size_t *constraint; /* index into network->constraints */
-    size_t capacity;    /* power of two */
-    size_t count;
-    /* Tables (arity >= 3), keyed by their sorted scope: constraint index + 1, 0 = empty slot. */
-    size_t *tables;
-    size_t table_capacity; /* power of two */
-    size_t table_count;
+    parac_hash_index constraints;
 } parac_csp_scope_index;
+
+typedef struct scope_key {
+    uint32_t arity;
+    const uint32_t *scope; /* sorted */
+} scope_key;
+
+static uint64_t hash_scope(uint32_t arity, const uint32_t *scope) { return parac_hash_bytes(scope, arity * sizeof *scope); }
+
+static uint64_t constraint_hash(const void *context, size_t item)
+{
+    const parac_csp_constraint *c = &((const parac_csp_network *)context)->constraints[item];
+    return hash_scope(c->arity, c->scope);
+}
+
+static int constraint_has_scope(const void *context, size_t item, const void *key)
+{
+    const parac_csp_constraint *c = &((const parac_csp_network *)context)->constraints[item];
+    const scope_key *k = key;
+    return c->arity == k->arity && memcmp(c->scope, k->scope, k->arity * sizeof *k->scope) == 0;
+}
+
+/* The constraint over this sorted scope, or SIZE_MAX; *slot: where to index a new one. */
+static size_t find_scope(const parac_csp_network *network, uint32_t arity, const uint32_t *sorted_scope, size_t *slot)
+{
+    scope_key key = {arity, sorted_scope};
+    return parac_hash_index_find(&network->scope_index->constraints, hash_scope(arity, sorted_scope), &key,
+                                 constraint_has_scope, network, slot);
+}
+
+/* Room in the index for one more constraint: 0, or -1 out of memory. */
+static int reserve_scope(parac_csp_network *network)
+{
+    return parac_hash_index_reserve(&network->scope_index->constraints, constraint_hash, network);
+}
 
 static size_t capacity_for(size_t length)
 {
@@ -107,51 +137,6 @@ parac_status parac_csp_finish_variables(parac_csp_network *network, parac_error 
     return PARAC_OK;
 }
 
-static uint64_t scope_key(uint32_t x, uint32_t y) { return (((uint64_t)x << 32) | y) + 1; }
-
-static size_t scope_hash(uint64_t key, size_t capacity)
-{
-    key ^= key >> 33;
-    key *= 0xff51afd7ed558ccdULL;
-    key ^= key >> 33;
-    return (size_t)key & (capacity - 1);
-}
-
-/* The slot of key in the table: where it is, or the empty slot where it would go. */
-static size_t scope_find(const parac_csp_scope_index *index, uint64_t key)
-{
-    size_t slot = scope_hash(key, index->capacity);
-    while (index->keys[slot] && index->keys[slot] != key) slot = (slot + 1) & (index->capacity - 1);
-    return slot;
-}
-
-static int scope_grow(parac_csp_scope_index *index)
-{
-    parac_csp_scope_index bigger = {0};
-    bigger.capacity = index->capacity ? index->capacity * 2 : 64;
-    bigger.keys = calloc(bigger.capacity, sizeof *bigger.keys);
-    bigger.constraint = malloc(bigger.capacity * sizeof *bigger.constraint);
-    if (!bigger.keys || !bigger.constraint) {
-        free(bigger.keys);
-        free(bigger.constraint);
-        return 0;
-    }
-    for (size_t i = 0; i < index->capacity; i++) {
-        if (!index->keys[i]) continue;
-        size_t slot = scope_find(&bigger, index->keys[i]);
-        bigger.keys[slot] = index->keys[i];
-        bigger.constraint[slot] = index->constraint[i];
-    }
-    bigger.count = index->count;
-    bigger.tables = index->tables; /* the table index is separate: keep it */
-    bigger.table_capacity = index->table_capacity;
-    bigger.table_count = index->table_count;
-    free(index->keys);
-    free(index->constraint);
-    *index = bigger;
-    return 1;
-}
-
 static parac_csp_constraint *append_constraint(parac_csp_network *network, parac_error *error)
 {
     parac_csp_constraint *constraint;
@@ -227,9 +212,8 @@ static parac_status append_binary(parac_csp_network *network, uint32_t first, ui
 parac_status parac_csp_add_binary(parac_csp_network *network, uint32_t x, uint32_t y, const parac_word *matrix,
                                   parac_error *error)
 {
-    parac_csp_scope_index *index = network->scope_index;
-    uint32_t first = x < y ? x : y, second = x < y ? y : x;
-    size_t words, slot;
+    uint32_t first = x < y ? x : y, second = x < y ? y : x, pair[2] = {first, second};
+    size_t words, slot, earlier_index;
     parac_word *oriented;
     parac_status status = check_binary_scope(network, x, y, error);
     if (status != PARAC_OK) return status;
@@ -241,22 +225,20 @@ parac_status parac_csp_add_binary(parac_csp_network *network, uint32_t x, uint32
     oriented = malloc((words ? words : 1) * sizeof *oriented);
     if (!oriented) return parac_fail_no_memory(error, "binary constraint", words * sizeof *oriented);
     copy_oriented(network, x, y, matrix, oriented);
-    if ((index->count + 1) * 2 > index->capacity && !scope_grow(index)) {
+    if (reserve_scope(network) != 0) {
         free(oriented);
-        return parac_fail_no_memory(error, "constraint scope index", index->capacity * 2 * sizeof(uint64_t));
+        return parac_fail_no_memory(error, "constraint scope index", 2 * network->constraint_count * sizeof(size_t));
     }
-    slot = scope_find(index, scope_key(first, second));
-    if (index->keys[slot]) { /* same scope as an earlier constraint: keep the pairs both allow */
-        parac_csp_constraint *earlier = &network->constraints[index->constraint[slot]];
+    earlier_index = find_scope(network, 2, pair, &slot);
+    if (earlier_index != SIZE_MAX) { /* same scope as an earlier constraint: keep the pairs both allow */
+        parac_csp_constraint *earlier = &network->constraints[earlier_index];
         parac_bitset_and(earlier->matrix, earlier->matrix, oriented, words);
         free(oriented);
         return PARAC_OK;
     }
     status = append_binary(network, first, second, oriented, error);
     if (status != PARAC_OK) return status;
-    index->keys[slot] = scope_key(first, second);
-    index->constraint[slot] = network->constraint_count - 1;
-    index->count++;
+    parac_hash_index_insert(&network->scope_index->constraints, slot, network->constraint_count - 1);
     return PARAC_OK;
 }
 
@@ -402,44 +384,6 @@ static void sort_scope(uint32_t arity, const uint32_t *scope, uint32_t *sorted, 
     for (uint32_t k = 0; k < arity; k++) sorted[k] = scope[column[k]];
 }
 
-static size_t table_hash(uint32_t arity, const uint32_t *scope, size_t capacity)
-{
-    uint64_t hash = 1469598103934665603ULL ^ arity;
-    for (uint32_t i = 0; i < arity; i++) hash = (hash ^ scope[i]) * 1099511628211ULL;
-    hash ^= hash >> 29;
-    return (size_t)hash & (capacity - 1);
-}
-
-/* The slot of the table over this sorted scope, or the empty slot where it would go. */
-static size_t table_find(const parac_csp_network *network, uint32_t arity, const uint32_t *sorted_scope)
-{
-    const parac_csp_scope_index *index = network->scope_index;
-    size_t slot = table_hash(arity, sorted_scope, index->table_capacity);
-    for (; index->tables[slot]; slot = (slot + 1) & (index->table_capacity - 1)) {
-        const parac_csp_constraint *c = &network->constraints[index->tables[slot] - 1];
-        if (c->arity == arity && memcmp(c->scope, sorted_scope, arity * sizeof *sorted_scope) == 0) break;
-    }
-    return slot;
-}
-
-static int table_index_grow(parac_csp_network *network)
-{
-    parac_csp_scope_index *index = network->scope_index;
-    size_t old_capacity = index->table_capacity, *old = index->tables;
-    size_t capacity = old_capacity ? old_capacity * 2 : 64;
-    size_t *grown = calloc(capacity, sizeof *grown);
-    if (!grown) return 0;
-    index->tables = grown;
-    index->table_capacity = capacity;
-    for (size_t i = 0; i < old_capacity; i++) {
-        if (!old[i]) continue;
-        const parac_csp_constraint *c = &network->constraints[old[i] - 1];
-        grown[table_find(network, c->arity, c->scope)] = old[i];
-    }
-    free(old);
-    return 1;
-}
-
 /* Keeps in `into` only the tuples also in `other`; both sorted and distinct, same columns. */
 static void intersect_tuples(parac_csp_constraint *into, const uint32_t *other, size_t other_count)
 {
@@ -472,8 +416,7 @@ static parac_status append_table(parac_csp_network *network, uint32_t arity, uin
     constraint->tuples = tuples;
     constraint->tuple_count = count;
     network->constraint_count++;
-    network->scope_index->tables[slot] = network->constraint_count;
-    network->scope_index->table_count++;
+    parac_hash_index_insert(&network->scope_index->constraints, slot, network->constraint_count - 1);
     return PARAC_OK;
 }
 
@@ -482,8 +425,7 @@ static parac_status append_table(parac_csp_network *network, uint32_t arity, uin
 static parac_status store_table(parac_csp_network *network, uint32_t arity, const uint32_t *scope,
                                 const uint32_t *tuples, size_t tuple_count, parac_error *error)
 {
-    parac_csp_scope_index *index = network->scope_index;
-    size_t bytes = (tuple_count ? tuple_count : 1) * arity * sizeof(uint32_t), kept = SIZE_MAX, slot;
+    size_t bytes = (tuple_count ? tuple_count : 1) * arity * sizeof(uint32_t), kept = SIZE_MAX, slot, earlier;
     uint32_t *permuted = malloc(bytes), *canonical = malloc(bytes);
     uint32_t *sorted = malloc(arity * sizeof *sorted), *column = malloc(arity * sizeof *column);
     if (permuted && canonical && sorted && column) {
@@ -494,14 +436,14 @@ static parac_status store_table(parac_csp_network *network, uint32_t arity, cons
     }
     free(permuted);
     free(column);
-    if (kept == SIZE_MAX || ((index->table_count + 1) * 2 > index->table_capacity && !table_index_grow(network))) {
+    if (kept == SIZE_MAX || reserve_scope(network) != 0) {
         free(canonical);
         free(sorted);
         return parac_fail_no_memory(error, "table constraint", bytes);
     }
-    slot = table_find(network, arity, sorted);
-    if (index->tables[slot]) { /* same variables as an earlier table: keep the tuples both allow */
-        intersect_tuples(&network->constraints[index->tables[slot] - 1], canonical, kept);
+    earlier = find_scope(network, arity, sorted, &slot);
+    if (earlier != SIZE_MAX) { /* same variables as an earlier table: keep the tuples both allow */
+        intersect_tuples(&network->constraints[earlier], canonical, kept);
         free(canonical);
         free(sorted);
         return PARAC_OK;
@@ -567,9 +509,7 @@ void parac_csp_network_free(parac_csp_network *network)
     }
     for (size_t i = 0; i < network->dropped_count; i++) free(network->dropped[i]);
     if (network->scope_index) {
-        free(network->scope_index->keys);
-        free(network->scope_index->constraint);
-        free(network->scope_index->tables);
+        parac_hash_index_free(&network->scope_index->constraints);
         free(network->scope_index);
     }
     free(network->variable_names);

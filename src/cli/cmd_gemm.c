@@ -15,6 +15,7 @@ typedef struct gemm_args {
     double density, alpha, beta;
     const char *dtype, *schedule, *variant, *output;
     int power_law, verify, explain, repeats, autotune, stages, pack;
+    const char *tune_cache; /* --tune-cache: read by the plan; written by --autotune */
 } gemm_args;
 
 #define UNSET INT64_MIN /* --m, --n, --k not given */
@@ -52,6 +53,8 @@ static int check_args(const gemm_args *args, int positional_count)
     int code = parse_names(args, &names);
     if (code != CLI_CONTINUE) return code;
     if (positional_count == 1) return cli_usage_error("gemm", "give two matrix files (A and B) or none");
+    if (args->autotune && !args->tune_cache)
+        return cli_usage_error("gemm", "--autotune needs --tune-cache FILE (the file it writes)");
     if (args->band >= 0 && args->density > 0.0)
         return cli_usage_error("gemm", "--band and --block-density exclude each other");
     if (args->repeats < 1 || args->repeats > 64) return cli_bad_value("gemm", "--repeats must be in 1..64");
@@ -77,6 +80,7 @@ static void set_tuning(const gemm_args *args, parac_gemm_options *o)
     o->split_k = (int)args->split_k;
     o->pipeline_stages = args->stages;
     o->pack_operands = args->pack;
+    o->tune_cache_path = args->tune_cache;
 }
 
 static parac_status generate_inputs(const gemm_args *args, uint64_t seed, gemm_inputs *in, parac_error *error)
@@ -291,7 +295,7 @@ static parac_status run_gemm(const gemm_args *args, const cli_common *common, ge
 
 int cli_gemm(int argc, char **argv)
 {
-    gemm_args args = {UNSET, UNSET, UNSET, -1, 64, 0, 0, 0, 0, 0.0, 1.0, 0.0, "fp32", "auto", "auto", NULL, 0, 0, 0, 3, 0, 0, 0};
+    gemm_args args = {UNSET, UNSET, UNSET, -1, 64, 0, 0, 0, 0, 0.0, 1.0, 0.0, "fp32", "auto", "auto", NULL, 0, 0, 0, 3, 0, 0, 0, NULL};
     const cli_option options[] = {
         {"--m", 0, CLI_INT64, &args.m, "M", "rows of A and C (generated input)"},
         {"--n", 0, CLI_INT64, &args.n, "N", "columns of B and C (generated input)"},
@@ -315,13 +319,17 @@ int cli_gemm(int argc, char **argv)
         {"--repeats", 0, CLI_INT, &args.repeats, "R", "timed runs after a warm-up; the median is reported (default 3)"},
         {"--verify", 0, CLI_FLAG, &args.verify, NULL, "compare with cuBLAS (GPU) or a double reference (CPU, small)"},
         {"--explain", 0, CLI_FLAG, &args.explain, NULL, "print the plan"},
-        {"--autotune", 0, CLI_FLAG, &args.autotune, NULL, "search tile shapes for this shape class and cache them"},
+        {"--autotune", 0, CLI_FLAG, &args.autotune, NULL,
+         "time the tile shapes of this shape class and store the fastest in --tune-cache (same bits of C)"},
+        {"--tune-cache", 0, CLI_STRING, &args.tune_cache, "FILE",
+         "tuning cache: the plan takes its tile shape from it (never read unless given)"},
         {"--output", 'o', CLI_STRING, &args.output, "FILE", "write C (.npy or .mtx)"},
     };
     const cli_command command = {"gemm", "[A B -o C] [--m M --n N --k K] [options]", GEMM_DESCRIPTION, options,
                                  sizeof options / sizeof options[0], 0, 2};
     cli_common common;
-    const char *positionals[2];
+    const char *positionals[2], *outputs[2];
+    size_t output_count = 0;
     int positional_count, code = cli_parse(&command, argc, argv, &common, positionals, &positional_count);
     gemm_inputs in;
     parac_error error;
@@ -330,7 +338,9 @@ int cli_gemm(int argc, char **argv)
     if ((code = check_args(&args, positional_count)) != CLI_CONTINUE) return code;
     memset(&in, 0, sizeof in);
     parac_error_clear(&error);
-    if (cli_check_outputs(&args.output, 1, positionals, (size_t)positional_count, &error) != PARAC_OK)
+    if (args.output) outputs[output_count++] = args.output;
+    if (args.autotune) outputs[output_count++] = args.tune_cache;
+    if (cli_check_outputs(outputs, output_count, positionals, (size_t)positional_count, &error) != PARAC_OK)
         return cli_report(&error);
     status = positional_count == 2 ? read_inputs(positionals[0], positionals[1], &in, &error)
                                    : generate_inputs(&args, common.seed_given ? common.seed : 42, &in, &error);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/hash_index.h"
 #include "core/rng.h"
 #include "core/threads.h"
 #include "csp/csp_handle.h"
@@ -47,21 +48,33 @@ static parac_status check_options(const parac_csp_generate_options *o, parac_err
 
 /* ---- scopes ------------------------------------------------------------------------------- */
 
+/* The pairs drawn so far (items of a core/hash_index, to reject repeats). */
 typedef struct pair_set {
-    uint64_t *keys; /* pair + 1, 0 = empty */
-    size_t capacity;
+    uint64_t *pairs;
+    size_t count;
+    parac_hash_index index;
 } pair_set;
 
-/* Inserts; 1 when new, 0 when present. */
+static uint64_t hash_pair(uint64_t pair) { return pair * 0x9E3779B97F4A7C15ULL; }
+static uint64_t stored_pair_hash(const void *context, size_t item) { return hash_pair(((const pair_set *)context)->pairs[item]); }
+static int stored_pair_is(const void *context, size_t item, const void *pair)
+{
+    return ((const pair_set *)context)->pairs[item] == *(const uint64_t *)pair;
+}
+
+static int pair_set_contains(const pair_set *set, uint64_t pair)
+{
+    return parac_hash_index_find(&set->index, hash_pair(pair), &pair, stored_pair_is, set, NULL) != SIZE_MAX;
+}
+
+/* Adds pair (room for it in set->pairs is the caller's): 1 when new, 0 when present, -1 out of memory. */
 static int pair_set_insert(pair_set *set, uint64_t pair)
 {
-    uint64_t key = pair + 1, h = key * 0x9E3779B97F4A7C15ULL;
-    size_t slot = (size_t)(h >> 20) & (set->capacity - 1);
-    while (set->keys[slot]) {
-        if (set->keys[slot] == key) return 0;
-        slot = (slot + 1) & (set->capacity - 1);
-    }
-    set->keys[slot] = key;
+    size_t slot;
+    if (parac_hash_index_reserve(&set->index, stored_pair_hash, set) != 0) return -1;
+    if (parac_hash_index_find(&set->index, hash_pair(pair), &pair, stored_pair_is, set, &slot) != SIZE_MAX) return 0;
+    set->pairs[set->count] = pair;
+    parac_hash_index_insert(&set->index, slot, set->count++);
     return 1;
 }
 
@@ -83,22 +96,21 @@ static int compare_pairs(const void *a, const void *b)
 static int distinct_pairs(uint32_t n, uint64_t count, parac_rng *rng, uint64_t *pairs)
 {
     uint64_t all = (uint64_t)n * (n - 1) / 2, drawn = count * 2 > all ? all - count : count, kept = 0;
-    pair_set set = {NULL, 64};
-    while (set.capacity < drawn * 2 + 2) set.capacity *= 2;
-    if (!(set.keys = calloc(set.capacity, sizeof *set.keys))) return -1;
-    for (uint64_t i = 0; i < drawn;) {
-        uint64_t pair = random_pair(rng, n);
-        if (pair_set_insert(&set, pair)) {
-            if (drawn == count) pairs[i] = pair;
-            i++;
-        }
-    }
-    if (drawn != count) { /* walk all pairs, keep those not drawn */
+    pair_set set = {NULL, 0, {0}};
+    int added = 0;
+    /* drawing the pairs themselves: they land in `pairs`; drawing those left out: in a buffer */
+    set.pairs = drawn == count ? pairs : malloc((size_t)(drawn ? drawn : 1) * sizeof *set.pairs);
+    if (!set.pairs) return -1;
+    for (uint64_t i = 0; i < drawn && added >= 0;)
+        if ((added = pair_set_insert(&set, random_pair(rng, n))) > 0) i++;
+    if (added >= 0 && drawn != count) { /* walk all pairs, keep those not drawn */
         for (uint32_t x = 0; x < n; x++)
             for (uint32_t y = x + 1; y < n; y++)
-                if (pair_set_insert(&set, (uint64_t)x << 32 | y)) pairs[kept++] = (uint64_t)x << 32 | y;
+                if (!pair_set_contains(&set, (uint64_t)x << 32 | y)) pairs[kept++] = (uint64_t)x << 32 | y;
     }
-    free(set.keys);
+    if (set.pairs != pairs) free(set.pairs);
+    parac_hash_index_free(&set.index);
+    if (added < 0) return -1;
     qsort(pairs, (size_t)count, sizeof *pairs, compare_pairs);
     return 0;
 }

@@ -657,74 +657,76 @@ done:
 
 /* ---- names -------------------------------------------------------------------------------- */
 
-static size_t hash_name(const char *key, size_t length)
+typedef struct name_key {
+    const char *text;
+    size_t length;
+} name_key;
+
+static uint64_t entry_hash(const void *context, size_t item)
 {
-    uint64_t hash = 1469598103934665603ULL;
-    for (size_t i = 0; i < length; i++) hash = (hash ^ (unsigned char)key[i]) * 1099511628211ULL;
-    return (size_t)hash;
+    const char *key = ((const xcsp_names *)context)->keys[item];
+    return parac_hash_bytes(key, strlen(key));
 }
 
-static size_t names_slot(const xcsp_names *names, const char *key, size_t length)
+static int entry_matches(const void *context, size_t item, const void *key)
 {
-    size_t slot = hash_name(key, length) & (names->capacity - 1);
-    while (names->keys[slot] && (strncmp(names->keys[slot], key, length) != 0 || names->keys[slot][length]))
-        slot = (slot + 1) & (names->capacity - 1);
-    return slot;
+    const char *stored = ((const xcsp_names *)context)->keys[item];
+    const name_key *k = key;
+    return strncmp(stored, k->text, k->length) == 0 && stored[k->length] == '\0';
 }
 
-static int names_grow(xcsp_names *names)
+static size_t names_find(const xcsp_names *names, const char *key, size_t length, size_t *slot)
 {
-    xcsp_names bigger = {0};
-    bigger.capacity = names->capacity ? names->capacity * 2 : 64;
-    bigger.keys = calloc(bigger.capacity, sizeof *bigger.keys);
-    bigger.values = malloc(bigger.capacity * sizeof *bigger.values);
-    if (!bigger.keys || !bigger.values) {
-        free(bigger.keys);
-        free(bigger.values);
-        return -1;
+    name_key k = {key, length};
+    return parac_hash_index_find(&names->index, parac_hash_bytes(key, length), &k, entry_matches, names, slot);
+}
+
+/* Room for one more entry in the arrays and the index: 0, or -1 out of memory. */
+static int names_reserve(xcsp_names *names)
+{
+    if (names->count == names->capacity) {
+        size_t capacity = names->capacity ? names->capacity * 2 : 64;
+        char **keys = realloc(names->keys, capacity * sizeof *keys);
+        int64_t *values;
+        if (!keys) return -1;
+        names->keys = keys;
+        if (!(values = realloc(names->values, capacity * sizeof *values))) return -1;
+        names->values = values;
+        names->capacity = capacity;
     }
-    for (size_t i = 0; i < names->capacity; i++) {
-        if (!names->keys[i]) continue;
-        size_t slot = names_slot(&bigger, names->keys[i], strlen(names->keys[i]));
-        bigger.keys[slot] = names->keys[i];
-        bigger.values[slot] = names->values[i];
-    }
-    bigger.count = names->count;
-    free(names->keys);
-    free(names->values);
-    *names = bigger;
-    return 0;
+    return parac_hash_index_reserve(&names->index, entry_hash, names);
 }
 
 int xcsp_names_put(xcsp_names *names, const char *key, size_t length, int64_t value)
 {
-    size_t slot;
-    if ((names->count + 1) * 2 > names->capacity && names_grow(names) < 0) return -1;
-    slot = names_slot(names, key, length);
-    if (!names->keys[slot]) {
-        char *copy = malloc(length + 1);
-        if (!copy) return -1;
-        memcpy(copy, key, length);
-        copy[length] = '\0';
-        names->keys[slot] = copy;
-        names->count++;
+    size_t slot, entry;
+    char *copy;
+    if (names_reserve(names) < 0) return -1;
+    entry = names_find(names, key, length, &slot);
+    if (entry != SIZE_MAX) {
+        names->values[entry] = value;
+        return 0;
     }
-    names->values[slot] = value;
+    if (!(copy = malloc(length + 1))) return -1;
+    memcpy(copy, key, length);
+    copy[length] = '\0';
+    names->keys[names->count] = copy;
+    names->values[names->count] = value;
+    parac_hash_index_insert(&names->index, slot, names->count++);
     return 0;
 }
 
 int64_t xcsp_names_get(const xcsp_names *names, const char *key, size_t length)
 {
-    size_t slot;
-    if (!names->capacity) return -1;
-    slot = names_slot(names, key, length);
-    return names->keys[slot] ? names->values[slot] : -1;
+    size_t entry = names_find(names, key, length, NULL);
+    return entry == SIZE_MAX ? -1 : names->values[entry];
 }
 
 void xcsp_names_free(xcsp_names *names)
 {
-    for (size_t i = 0; i < names->capacity; i++) free(names->keys[i]);
+    for (size_t i = 0; i < names->count; i++) free(names->keys[i]);
     free(names->keys);
     free(names->values);
+    parac_hash_index_free(&names->index);
     memset(names, 0, sizeof *names);
 }

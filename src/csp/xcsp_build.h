@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "ac/network.h"
+#include "core/hash_index.h"
 #include "csp/xcsp_expression.h"
 #include "csp/xcsp_input.h"
 
@@ -66,11 +67,13 @@ parac_status xcsp_add_intension(parac_csp_network *network, const xcsp_expr *exp
                                 const int64_t *operand_constant, size_t operand_count, const xcsp_site *site,
                                 parac_error *error);
 
-/* A string -> int64 hash table (names of variables, arrays, domains, relations). */
+/* A string -> int64 map (names of variables, arrays, domains, relations): entries in insertion
+ * order, found through a core/hash_index. Zero-initialized = empty. */
 typedef struct xcsp_names {
-    char **keys;
+    char **keys;            /* entry i's name, owned */
     int64_t *values;
-    size_t capacity, count;
+    size_t count, capacity; /* entries */
+    parac_hash_index index; /* entries by name */
 } xcsp_names;
 
 int xcsp_names_put(xcsp_names *names, const char *key, size_t length, int64_t value); /* 0 ok, -1 no memory */

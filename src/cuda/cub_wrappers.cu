@@ -3,7 +3,8 @@
  * Each wrapper follows CUB's two-phase protocol: ask for the temp-storage
  * size, take it from the stream-ordered pool, run, give it back. Templates
  * below keep that protocol in one place; the extern "C" functions only pick
- * types.
+ * types. Only the wrappers some module calls are here (dbscan, birch, ac); add
+ * one beside its template when a module needs another type or primitive.
  */
 #include "cuda/cub_wrappers.h"
 
@@ -79,43 +80,6 @@ fail:
     return status;
 }
 
-template <typename T>
-parac_status select_flagged(parac_cuda_context *context, const T *in, const uint8_t *flags, T *out, size_t count,
-                            size_t *selected, parac_error *error)
-{
-    parac_status status = PARAC_OK;
-    uint64_t *device_selected = NULL, host_selected = 0;
-    *selected = 0;
-    if (count == 0) return PARAC_OK;
-    PARAC_TRY(parac_cuda_alloc(context, (void **)&device_selected, sizeof *device_selected, error));
-    PARAC_TRY(run_with_temp(context, error, [&](void *temp, size_t &bytes) {
-        return cub::DeviceSelect::Flagged(temp, bytes, in, flags, out, device_selected, count, stream_of(context));
-    }));
-    PARAC_TRY(read_back(context, device_selected, &host_selected, error));
-    *selected = (size_t)host_selected;
-fail:
-    parac_cuda_free(context, device_selected);
-    return status;
-}
-
-template <typename In, typename Out, typename Reduce>
-parac_status reduce_to_host(parac_cuda_context *context, const In *in, size_t count, Out init, Out *result,
-                            Reduce reduce, parac_error *error)
-{
-    parac_status status = PARAC_OK;
-    Out *device_result = NULL;
-    *result = init;
-    if (count == 0) return PARAC_OK;
-    PARAC_TRY(parac_cuda_alloc(context, (void **)&device_result, sizeof *device_result, error));
-    PARAC_TRY(run_with_temp(context, error, [&](void *temp, size_t &bytes) {
-        return cub::DeviceReduce::Reduce(temp, bytes, in, device_result, count, reduce, init, stream_of(context));
-    }));
-    PARAC_TRY(read_back(context, device_result, result, error));
-fail:
-    parac_cuda_free(context, device_result);
-    return status;
-}
-
 } // namespace
 
 extern "C" {
@@ -134,23 +98,6 @@ parac_status parac_cub_sort_pairs_u64_u32(parac_cuda_context *context, const uin
     return sort_pairs(context, keys_in, keys_out, values_in, values_out, count, end_bit, error);
 }
 
-parac_status parac_cub_sort_pairs_u64_u64(parac_cuda_context *context, const uint64_t *keys_in, uint64_t *keys_out,
-                                          const uint64_t *values_in, uint64_t *values_out, size_t count, int end_bit,
-                                          parac_error *error)
-{
-    return sort_pairs(context, keys_in, keys_out, values_in, values_out, count, end_bit, error);
-}
-
-parac_status parac_cub_sort_keys_u64(parac_cuda_context *context, const uint64_t *keys_in, uint64_t *keys_out,
-                                     size_t count, int end_bit, parac_error *error)
-{
-    int bits = end_bit > 0 ? end_bit : 64;
-    if (count == 0) return PARAC_OK;
-    return run_with_temp(context, error, [&](void *temp, size_t &bytes) {
-        return cub::DeviceRadixSort::SortKeys(temp, bytes, keys_in, keys_out, count, 0, bits, stream_of(context));
-    });
-}
-
 parac_status parac_cub_exclusive_sum_u32(parac_cuda_context *context, const uint32_t *in, uint32_t *out, size_t count,
                                          parac_error *error)
 {
@@ -161,22 +108,6 @@ parac_status parac_cub_exclusive_sum_u64(parac_cuda_context *context, const uint
                                          parac_error *error)
 {
     return exclusive_sum(context, in, out, count, error);
-}
-
-parac_status parac_cub_inclusive_sum_u64(parac_cuda_context *context, const uint64_t *in, uint64_t *out, size_t count,
-                                         parac_error *error)
-{
-    if (count == 0) return PARAC_OK;
-    return run_with_temp(context, error, [&](void *temp, size_t &bytes) {
-        return cub::DeviceScan::InclusiveSum(temp, bytes, in, out, count, stream_of(context));
-    });
-}
-
-parac_status parac_cub_reduce_by_key_sum_u64_i32(parac_cuda_context *context, const uint64_t *keys_in,
-                                                 uint64_t *unique_out, const int32_t *values_in, int32_t *sums_out,
-                                                 size_t count, size_t *run_count, parac_error *error)
-{
-    return reduce_by_key_sum(context, keys_in, unique_out, values_in, sums_out, count, run_count, error);
 }
 
 parac_status parac_cub_reduce_by_key_sum_u32_i32(parac_cuda_context *context, const uint32_t *keys_in,
@@ -204,36 +135,6 @@ parac_status parac_cub_run_length_encode_u64(parac_cuda_context *context, const 
 fail:
     parac_cuda_free(context, device_runs);
     return status;
-}
-
-parac_status parac_cub_select_flagged_u32(parac_cuda_context *context, const uint32_t *in, const uint8_t *flags,
-                                          uint32_t *out, size_t count, size_t *selected, parac_error *error)
-{
-    return select_flagged(context, in, flags, out, count, selected, error);
-}
-
-parac_status parac_cub_select_flagged_u64(parac_cuda_context *context, const uint64_t *in, const uint8_t *flags,
-                                          uint64_t *out, size_t count, size_t *selected, parac_error *error)
-{
-    return select_flagged(context, in, flags, out, count, selected, error);
-}
-
-parac_status parac_cub_sum_u64(parac_cuda_context *context, const uint64_t *in, size_t count, uint64_t *sum,
-                               parac_error *error)
-{
-    return reduce_to_host(context, in, count, (uint64_t)0, sum, ::cuda::std::plus<uint64_t>(), error);
-}
-
-parac_status parac_cub_sum_i32(parac_cuda_context *context, const int32_t *in, size_t count, int64_t *sum,
-                               parac_error *error)
-{
-    return reduce_to_host(context, in, count, (int64_t)0, sum, ::cuda::std::plus<int64_t>(), error);
-}
-
-parac_status parac_cub_max_u32(parac_cuda_context *context, const uint32_t *in, size_t count, uint32_t *maximum,
-                               parac_error *error)
-{
-    return reduce_to_host(context, in, count, (uint32_t)0, maximum, ::cuda::maximum<uint32_t>(), error);
 }
 
 } // extern "C"

@@ -4,7 +4,7 @@
  * cub_wrappers.cu) and every module's kernels stay plain C-style CUDA.
  * All pointers are device pointers; work runs on the context's stream; temp
  * storage comes from the context's pool. Functions that return a count
- * (number of runs, number selected, a sum) synchronize the stream to read it.
+ * (number of runs) synchronize the stream to read it.
  */
 #ifndef PARAC_CUDA_CUB_WRAPPERS_H
 #define PARAC_CUDA_CUB_WRAPPERS_H
@@ -28,25 +28,14 @@ parac_status parac_cub_sort_pairs_u32_u32(parac_cuda_context *context, const uin
 parac_status parac_cub_sort_pairs_u64_u32(parac_cuda_context *context, const uint64_t *keys_in, uint64_t *keys_out,
                                           const uint32_t *values_in, uint32_t *values_out, size_t count, int end_bit,
                                           parac_error *error);
-parac_status parac_cub_sort_pairs_u64_u64(parac_cuda_context *context, const uint64_t *keys_in, uint64_t *keys_out,
-                                          const uint64_t *values_in, uint64_t *values_out, size_t count, int end_bit,
-                                          parac_error *error);
-parac_status parac_cub_sort_keys_u64(parac_cuda_context *context, const uint64_t *keys_in, uint64_t *keys_out,
-                                     size_t count, int end_bit, parac_error *error);
 
 /* out[i] = sum of in[0..i-1]; in == out is allowed. */
 parac_status parac_cub_exclusive_sum_u32(parac_cuda_context *context, const uint32_t *in, uint32_t *out, size_t count,
                                          parac_error *error);
 parac_status parac_cub_exclusive_sum_u64(parac_cuda_context *context, const uint64_t *in, uint64_t *out, size_t count,
                                          parac_error *error);
-/* out[i] = sum of in[0..i]. */
-parac_status parac_cub_inclusive_sum_u64(parac_cuda_context *context, const uint64_t *in, uint64_t *out, size_t count,
-                                         parac_error *error);
 
 /* Runs of equal consecutive keys: unique key and sum of values per run. */
-parac_status parac_cub_reduce_by_key_sum_u64_i32(parac_cuda_context *context, const uint64_t *keys_in,
-                                                 uint64_t *unique_out, const int32_t *values_in, int32_t *sums_out,
-                                                 size_t count, size_t *run_count, parac_error *error);
 parac_status parac_cub_reduce_by_key_sum_u32_i32(parac_cuda_context *context, const uint32_t *keys_in,
                                                  uint32_t *unique_out, const int32_t *values_in, int32_t *sums_out,
                                                  size_t count, size_t *run_count, parac_error *error);
@@ -55,20 +44,6 @@ parac_status parac_cub_reduce_by_key_sum_u32_i32(parac_cuda_context *context, co
 parac_status parac_cub_run_length_encode_u64(parac_cuda_context *context, const uint64_t *keys_in,
                                              uint64_t *unique_out, uint32_t *lengths_out, size_t count,
                                              size_t *run_count, parac_error *error);
-
-/* Keeps in[i] where flags[i] != 0, in order. */
-parac_status parac_cub_select_flagged_u32(parac_cuda_context *context, const uint32_t *in, const uint8_t *flags,
-                                          uint32_t *out, size_t count, size_t *selected, parac_error *error);
-parac_status parac_cub_select_flagged_u64(parac_cuda_context *context, const uint64_t *in, const uint8_t *flags,
-                                          uint64_t *out, size_t count, size_t *selected, parac_error *error);
-
-/* Sum / max of count values, returned to the host. */
-parac_status parac_cub_sum_u64(parac_cuda_context *context, const uint64_t *in, size_t count, uint64_t *sum,
-                               parac_error *error);
-parac_status parac_cub_sum_i32(parac_cuda_context *context, const int32_t *in, size_t count, int64_t *sum,
-                               parac_error *error);
-parac_status parac_cub_max_u32(parac_cuda_context *context, const uint32_t *in, size_t count, uint32_t *maximum,
-                               parac_error *error);
 
 #ifdef __cplusplus
 }

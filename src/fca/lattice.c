@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/hash_index.h"
 #include "fca/fca_internal.h"
 
 typedef struct lattice_edge {
@@ -26,30 +27,31 @@ struct parac_fca_lattice {
     size_t count, capacity;
 };
 
+/* Concept indices by intent (core/hash_index over the concepts' intent array). */
 typedef struct intent_table {
-    size_t *slots; /* concept index + 1, 0 = empty */
-    size_t mask;
+    parac_hash_index index;
     const parac_word *intents;
     size_t words;
 } intent_table;
 
-static uint64_t hash_words(const parac_word *words, size_t count)
+static uint64_t intent_hash(const parac_word *intent, size_t words) { return parac_hash_bytes(intent, words * sizeof *intent); }
+
+static uint64_t concept_hash(const void *context, size_t concept)
 {
-    uint64_t hash = 0x9e3779b97f4a7c15ULL;
-    for (size_t i = 0; i < count; i++) {
-        hash ^= words[i] + 0x9e3779b97f4a7c15ULL + (hash << 6) + (hash >> 2);
-        hash *= 0xff51afd7ed558ccdULL;
-    }
-    return hash ^ (hash >> 33);
+    const intent_table *table = context;
+    return intent_hash(table->intents + concept * table->words, table->words);
 }
 
-static size_t *table_find(const intent_table *table, const parac_word *intent)
+static int concept_has_intent(const void *context, size_t concept, const void *intent)
 {
-    for (size_t slot = hash_words(intent, table->words) & table->mask;; slot = (slot + 1) & table->mask) {
-        size_t *entry = &table->slots[slot];
-        if (!*entry || parac_bitset_equal(table->intents + (*entry - 1) * table->words, intent, table->words))
-            return entry;
-    }
+    const intent_table *table = context;
+    return parac_bitset_equal(table->intents + concept * table->words, intent, table->words);
+}
+
+/* The concept with this intent, or SIZE_MAX; *slot (when not NULL): where to index a new one. */
+static size_t table_find(const intent_table *table, const parac_word *intent, size_t *slot)
+{
+    return parac_hash_index_find(&table->index, intent_hash(intent, table->words), intent, concept_has_intent, table, slot);
 }
 
 static int add_edge(parac_fca_lattice *lattice, size_t upper, size_t lower)
@@ -122,9 +124,9 @@ static int lower_covers(const parac_fca_context *context, const parac_fca_concep
             continue;
         }
         {
-            size_t *entry = table_find(table, s->closure);
-            if (!*entry) return -1;
-            if (add_edge(edges, c, *entry - 1)) return -2;
+            size_t lower = table_find(table, s->closure, NULL);
+            if (lower == SIZE_MAX) return -1;
+            if (add_edge(edges, c, lower)) return -2;
         }
     }
     return 0;
@@ -164,29 +166,22 @@ static int cover_all(const parac_fca_context *context, const parac_fca_concepts 
 parac_status parac_fca_lattice_create(const parac_fca_context *context, const parac_fca_concepts *concepts,
                                       uint64_t min_support, parac_fca_lattice **lattice, parac_error *error)
 {
-    size_t n = concepts->count, table_size = 16;
-    intent_table table;
+    size_t n = concepts->count;
+    intent_table table = {{0}, concepts->intents, concepts->attribute_words};
     parac_fca_lattice *made;
     int failure = 0;
     if (concepts->attributes != context->attributes)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca lattice: concepts and context differ");
-    while (table_size < 2 * n) table_size *= 2;
-    table.slots = calloc(table_size, sizeof(size_t));
-    table.mask = table_size - 1;
-    table.intents = concepts->intents;
-    table.words = concepts->attribute_words;
     made = calloc(1, sizeof *made);
-    if (!table.slots || !made) {
-        free(table.slots), free(made);
-        return parac_fail_no_memory(error, "lattice", (unsigned long long)table_size * 8);
-    }
+    if (!made) return parac_fail_no_memory(error, "lattice", sizeof *made);
     for (size_t i = 0; i < n && !failure; i++) {
-        size_t *entry = table_find(&table, concepts->intents + i * table.words);
-        if (*entry) failure = -3;
-        *entry = i + 1;
+        size_t slot;
+        if (parac_hash_index_reserve(&table.index, concept_hash, &table) != 0) failure = -2;
+        else if (table_find(&table, concepts->intents + i * table.words, &slot) != SIZE_MAX) failure = -3;
+        else parac_hash_index_insert(&table.index, slot, i);
     }
     if (!failure) failure = cover_all(context, concepts, &table, min_support, made);
-    free(table.slots);
+    parac_hash_index_free(&table.index);
     if (failure) {
         parac_fca_lattice_destroy(made);
         if (failure == -2) return parac_fail_no_memory(error, "lattice edges", 0);

@@ -83,9 +83,11 @@ parac_status gemm_cpu_execute(parac_gemm_plan *plan, float alpha, const float *a
 void gemm_pack_a(const parac_gemm_plan *plan, const float *a, float *packed);
 void gemm_pack_b(const parac_gemm_plan *plan, const float *b, float *packed);
 
-/* autotune.c: cached tile shape (and WGMMA_TMA stages, 0 when not cached) for a shape class; 0 when none. */
-int gemm_autotune_lookup(const char *device_name, const parac_gemm_options *options, int *tile_m, int *tile_n,
-                         int *stages);
+/* autotune.c: the tile shape (and WGMMA_TMA stages, 0 when not cached) that the cache file at `path`
+ * holds for this device and the options' shape class (options->variant: AUTO already resolved);
+ * *found = 0 when none or the file is absent; PARAC_ERR_PARSE (file:line) for a malformed line. */
+parac_status gemm_autotune_lookup(const char *path, const char *device_name, const parac_gemm_options *options,
+                                  int *found, int *tile_m, int *tile_n, int *stages, parac_error *error);
 
 #ifdef PARAC_HAVE_CUDA
 /* gemm_cuda.cu */

@@ -88,34 +88,46 @@ static int ws_tiles_fit(parac_gemm_plan *plan, const parac_gemm_options *o)
 #endif
 }
 
-/* Tile shape: explicit, else the tuning cache, else a heuristic: 64 along the
- * sides of a sparse operand (tiles as fine as the 64x64 blocks that are
- * skipped) and for small sides (more C tiles to fill the machine), 128 otherwise. */
-static void choose_tiles(parac_gemm_plan *plan, const parac_gemm_options *o)
+/* Tile shape: explicit, else the heuristic: 64 along the sides of a sparse operand (tiles as fine as the
+ * 64x64 blocks that are skipped) and for small sides (more C tiles to fill the machine), 128 otherwise;
+ * else, for dense input and a tuning cache the caller named, the cached shape. tile_k is never tuned.
+ * *split_tiles gets the heuristic's C tile count, which choose_split uses instead of the final shape's:
+ * split-k (with tile_k) fixes the summation order of every element, tile_m and tile_n only say which
+ * thread computes it, so a tuned shape gives the untuned plan's bits. */
+static parac_status choose_tiles(parac_gemm_plan *plan, const parac_gemm_options *o, int64_t *split_tiles,
+                                 parac_error *error)
 {
     int sparse_a = o->a_tile_mask || o->scan_a, sparse_b = o->b_tile_mask || o->scan_b, sparse = sparse_a || sparse_b;
+    int ws_wide;
     plan->tile_k = o->tile_k ? o->tile_k : 64;
     if (o->variant == PARAC_GEMM_VARIANT_N256 && o->dtype == PARAC_GEMM_FP32) {
         /* fp32 N256 fixes 64x256 on every device, so the CPU runs the same plan (same bits) */
         plan->tile_m = 64;
         plan->tile_n = 256;
-        return;
+        *split_tiles = gemm_ceil_div(o->m, 64) * gemm_ceil_div(o->n, 256);
+        return PARAC_OK;
     }
     plan->tile_m = o->tile_m ? o->tile_m : (sparse_a || o->m < 2048 ? 64 : 128);
     plan->tile_n = o->tile_n ? o->tile_n : (sparse_b || o->n < 2048 ? 64 : 128);
-    if (!o->tile_m && !o->tile_n && !sparse) {
+    ws_wide = ws_variant(o->variant) && !o->tile_n && ws_tiles_fit(plan, o);
+    if (ws_wide) plan->tile_n = 256;
+    *split_tiles = gemm_ceil_div(o->m, plan->tile_m) * gemm_ceil_div(o->n, plan->tile_n);
+    if (o->tune_cache_path && !o->tile_m && !o->tile_n && !sparse) {
         const char *device_name = "cpu";
-        int tm, tn, stages = 0;
+        int found = 0, tm = 0, tn = 0, stages = 0;
+        parac_status status;
 #ifdef PARAC_HAVE_CUDA
         if (plan->device == PARAC_DEVICE_CUDA) device_name = gemm_cuda_device_name(plan);
 #endif
-        if (gemm_autotune_lookup(device_name, o, &tm, &tn, &stages)) {
+        status = gemm_autotune_lookup(o->tune_cache_path, device_name, o, &found, &tm, &tn, &stages, error);
+        if (status != PARAC_OK) return status;
+        if (found) {
             plan->tile_m = tm;
-            plan->tile_n = tn;
+            if (!ws_wide && tn != 256) plan->tile_n = tn; /* 256 is wgmma_ws's own rule, applied above */
             if (!o->pipeline_stages && stages) plan->stages = stages;
         }
     }
-    if (ws_variant(o->variant) && !o->tile_n && ws_tiles_fit(plan, o)) plan->tile_n = 256;
+    return PARAC_OK;
 }
 
 static float element(const float *x, parac_gemm_layout layout, int64_t ld, int64_t r, int64_t c)
@@ -190,10 +202,10 @@ static parac_status build_k_lists(parac_gemm_plan *plan, parac_error *error)
 }
 
 /* Split k only when there are too few C tiles to occupy a large GPU and each
- * tile has a long k chain; a constant target keeps plans device-independent. */
-static int choose_split(const parac_gemm_plan *plan, int requested)
+ * tile has a long k chain; a constant target keeps plans device-independent.
+ * c_tiles is the untuned shape's count (choose_tiles), so tuning never moves it. */
+static int choose_split(const parac_gemm_plan *plan, int requested, int64_t c_tiles)
 {
-    int64_t c_tiles = plan->tiles_m * plan->tiles_n;
     int64_t split;
     if (requested) return requested;
     if (c_tiles >= GEMM_SPLIT_TARGET_TILES / 2 || plan->tiles_k < 8) return 1;
@@ -332,6 +344,7 @@ static int n256_stages(const parac_gemm_plan *plan, const parac_gemm_options *o)
 static parac_status build_plan(parac_gemm_plan *plan, const parac_gemm_options *caller, parac_error *error)
 {
     parac_status status;
+    int64_t split_tiles = 0;
     parac_gemm_options concrete = *caller;
     const parac_gemm_options *o = &concrete;
     parac_workload work = {PARAC_WORKLOAD_GEMM, 2.0 * (double)o->m * (double)o->n * (double)o->k,
@@ -342,7 +355,7 @@ static parac_status build_plan(parac_gemm_plan *plan, const parac_gemm_options *
 #ifdef PARAC_HAVE_CUDA
     if (plan->device == PARAC_DEVICE_CUDA && (status = gemm_cuda_state_create(plan, error)) != PARAC_OK) return status;
 #endif
-    choose_tiles(plan, o);
+    if ((status = choose_tiles(plan, o, &split_tiles, error)) != PARAC_OK) return status;
     plan->tiles_m = gemm_ceil_div(o->m, plan->tile_m);
     plan->tiles_n = gemm_ceil_div(o->n, plan->tile_n);
     plan->tiles_k = gemm_ceil_div(o->k, plan->tile_k);
@@ -351,7 +364,7 @@ static parac_status build_plan(parac_gemm_plan *plan, const parac_gemm_options *
     plan->padded_k = plan->tiles_k * plan->tile_k;
     if ((status = build_masks(plan, o, error)) != PARAC_OK) return status;
     if ((status = build_k_lists(plan, error)) != PARAC_OK) return status;
-    plan->split_k = choose_split(plan, o->split_k);
+    plan->split_k = choose_split(plan, o->split_k, split_tiles);
     plan->variant = resolve_variant(plan, o);
     if (plan->variant == PARAC_GEMM_VARIANT_N256) plan->stages = n256_stages(plan, o);
     else if (plan->variant != PARAC_GEMM_VARIANT_WGMMA_TMA) plan->stages = 0;
@@ -382,6 +395,7 @@ parac_status parac_gemm_plan_create(const parac_gemm_options *options, parac_gem
     plan->options = *options;
     plan->options.a_tile_mask = plan->options.b_tile_mask = NULL;
     plan->options.scan_a = plan->options.scan_b = NULL;
+    plan->options.tune_cache_path = NULL; /* read once, here: the plan keeps no pointer to it */
     status = resolve_leading(options->lda, options->m, options->k, options->layout_a, "a", &plan->lda, error);
     if (status == PARAC_OK)
         status = resolve_leading(options->ldb, options->k, options->n, options->layout_b, "b", &plan->ldb, error);

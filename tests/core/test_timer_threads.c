@@ -1,9 +1,8 @@
-/* tests/core/test_timer_threads.c — monotonic timer, thread counts, logger, progress bar. */
+/* tests/core/test_timer_threads.c — monotonic timer, thread counts, progress bar. */
 #include <omp.h>
 #include <string.h>
 #include <time.h>
 
-#include "core/log.h"
 #include "core/progress.h"
 #include "core/threads.h"
 #include "core/timer.h"
@@ -54,24 +53,6 @@ static void check_threads(void)
     CHECK(seen == 3 || (seen >= 1 && omp_get_dynamic()), "region had %d threads", seen);
 }
 
-static void check_logger(void)
-{
-    FILE *sink = tmpfile();
-    char text[512] = "";
-    size_t got;
-    parac_logger logger = {PARAC_LOG_WARNING, sink, "parac"};
-    parac_log(&logger, PARAC_LOG_ERROR, "bad %d", 1);
-    parac_log(&logger, PARAC_LOG_WARNING, "careful");
-    parac_log(&logger, PARAC_LOG_INFO, "dropped");
-    parac_log(&logger, PARAC_LOG_DEBUG, "dropped too");
-    parac_log(NULL, PARAC_LOG_ERROR, "no logger");
-    rewind(sink);
-    got = fread(text, 1, sizeof text - 1, sink);
-    text[got] = '\0';
-    fclose(sink);
-    CHECK(strcmp(text, "parac: error: bad 1\nparac: warning: careful\n") == 0, "log text: '%s'", text);
-}
-
 static void check_progress_off(void)
 {
     parac_progress_bar bar;
@@ -87,7 +68,6 @@ int main(void)
 {
     check_timer();
     check_threads();
-    check_logger();
     check_progress_off();
     return test_finish("core.timer_threads");
 }

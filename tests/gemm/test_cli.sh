@@ -54,4 +54,21 @@ for v in wgmma_ws bk32 n256 wgmma_ws_a; do
   expect_exit "$v parses (CPU runs base)" 0 "$PARAC" gemm --m 70 --n 50 --k 90 --variant $v --device cpu --json
   check "json variant base ($v)" "tail -1 '$tmp/out' | grep -q '\"variant\":\"base\"'"
 done
+
+# Tuning: --autotune writes only the file --tune-cache names (required); C has the same bytes with the cache.
+expect_exit "autotune without a cache file" 1 "$PARAC" gemm --m 600 --n 600 --k 1024 --autotune --device cpu
+check "autotune names the missing option" "grep -q -- '--tune-cache' '$tmp/err'"
+HOME="$tmp/home" XDG_CACHE_HOME="$tmp/xdg" expect_exit "autotune" 0 "$PARAC" gemm --m 600 --n 600 --k 1024 --device cpu \
+  --autotune --tune-cache "$tmp/tune.txt" --repeats 1 -o "$tmp/tuned.npy"
+check "cache written" "grep -q '^cpu	m9-n9-k10-fp32-auto	' '$tmp/tune.txt'"
+check "nothing under HOME or XDG_CACHE_HOME" "[[ ! -e '$tmp/home' && ! -e '$tmp/xdg' ]]"
+expect_exit "untuned" 0 "$PARAC" gemm --m 600 --n 600 --k 1024 --device cpu --repeats 1 -o "$tmp/untuned.npy"
+check "tuned == untuned bytes" "cmp -s '$tmp/tuned.npy' '$tmp/untuned.npy'"
+printf 'cpu\tm9-n9-k10-fp32-auto\t128\t128\t0.1\n' > "$tmp/tune128.txt"
+expect_exit "cached 128x128" 0 "$PARAC" gemm --m 600 --n 600 --k 1024 --device cpu --repeats 1 --tune-cache "$tmp/tune128.txt" --explain -o "$tmp/c128.npy"
+check "cached 128x128 == untuned bytes" "cmp -s '$tmp/c128.npy' '$tmp/untuned.npy'"
+printf 'cpu\tm9-n9-k10-fp32-auto\t96\t128\t0.1\n' > "$tmp/bad.txt"
+expect_exit "malformed cache" 2 "$PARAC" gemm --m 600 --n 600 --k 1024 --device cpu --tune-cache "$tmp/bad.txt"
+check "malformed cache names file and line" "grep -q 'bad.txt:1:' '$tmp/err'"
+
 exit $fail
