@@ -15,8 +15,8 @@
 #include "birch/ward.h"
 #include "core/device_choice.h"
 #include "core/error.h"
-#include "core/checkpoint.h"
 #include "core/finite.h"
+#include "core/progress.h"
 #include "core/threads.h"
 #ifdef PARAC_HAVE_CUDA
 #include "birch/birch_cuda.h"
@@ -256,15 +256,18 @@ static size_t slice_points(const parac_birch *model)
 
 parac_status parac_birch_partial_fit(parac_birch *model, const double *points, size_t count, parac_error *error)
 {
-    parac_checkpoint checkpoint;
+    parac_progress_gate progress;
     size_t slice = slice_points(model), done = 0;
     parac_status status = check_points(model, points, count, model->points_seen, "point", error);
     if (status != PARAC_OK) return status;
     drop_global(model);
-    parac_checkpoint_start(&checkpoint, &model->options.exec, count);
+    /* A report at once (a cancel asked for before the call stops it before any point), then one
+     * between slices when due. No total/total report at the end: a call is often one chunk of the
+     * caller's stream, whose own report ends the bar. */
+    parac_progress_gate_init(&progress, &model->options.exec, count);
     while (done < count) {
         size_t now = count - done < slice ? count - done : slice;
-        if (parac_checkpoint_report(&checkpoint, done))
+        if (done == 0 ? parac_progress_gate_report_now(&progress) : parac_progress_gate_poll_at(&progress, done))
             return parac_fail(error, PARAC_ERR_CANCELLED, "birch: cancelled after %zu of %zu points", done, count);
         status = insert_points(model, points + done * model->tree.dims, now, error);
         if (status != PARAC_OK) return status;
