@@ -61,7 +61,7 @@ typedef struct cpu_index {
     size_t item_count;
     int item_chunk;        /* items a thread takes at a time: 16 as the cell loops took, fewer for few items */
     const parac_exec *exec;
-    parac_progress_gate progress; /* total = 3 * item_count: core, union, border */
+    parac_progress_gate progress; /* total = 3 * count points: core, union, border */
 } cpu_index;
 
 static void free_index(cpu_index *index)
@@ -255,10 +255,19 @@ static int item_cancelled(cpu_index *index)
     return parac_progress_gate_cancelled(&index->progress);
 }
 
-/* Called by every thread after an item: counts it, and reports when due. */
-static void item_done(cpu_index *index)
+/* Progress counts points, count per phase. A thread hands its finished points to the gate
+ * PROGRESS_POINTS at a time: one atomic add and one clock read per batch rather than per item
+ * (a small cell's item can cost less than both: 1M uniform 2-D points, eps 0.002, 2 threads, an add
+ * per item took the border phase from 0.03 s to 0.06 s). */
+#define PROGRESS_POINTS 1024
+
+/* Called by every thread after an item; *pending: the thread's points not yet handed over. */
+static void item_done(cpu_index *index, const work_item *item, size_t *pending)
 {
-    parac_progress_gate_add(&index->progress, 1);
+    *pending += item->end - item->begin;
+    if (*pending < PROGRESS_POINTS) return;
+    parac_progress_gate_add(&index->progress, *pending);
+    *pending = 0;
 }
 
 static void mark_core_points(cpu_index *index)
@@ -266,6 +275,7 @@ static void mark_core_points(cpu_index *index)
 #pragma omp parallel num_threads(index->threads)
     {
         point_range ranges[DBSCAN_GRID_MAX_ROWS];
+        size_t pending = 0;
 #pragma omp for schedule(dynamic, index->item_chunk)
         for (size_t i = 0; i < index->item_count; i++) {
             const work_item *item = &index->items[i];
@@ -275,8 +285,9 @@ static void mark_core_points(cpu_index *index)
                 for (size_t p = item->begin; p < item->end; p++)
                     index->core[p] = (uint8_t)point_is_core(index, p, ranges, range_count);
             }
-            item_done(index);
+            item_done(index, item, &pending);
         }
+        parac_progress_gate_add(&index->progress, pending);
     }
 }
 
@@ -323,6 +334,7 @@ static void join_core_points(cpu_index *index)
 #pragma omp parallel num_threads(index->threads)
     {
         point_range ranges[DBSCAN_GRID_MAX_ROWS];
+        size_t pending = 0;
 #pragma omp for schedule(dynamic, index->item_chunk)
         for (size_t i = 0; i < index->item_count; i++) {
             const work_item *item = &index->items[i];
@@ -331,8 +343,9 @@ static void join_core_points(cpu_index *index)
             range_count = neighbour_ranges(index, item->cell, ranges);
             if (index->dense[item->cell]) join_dense_cell(index, item->begin, item->end, ranges, range_count);
             else join_sparse_cell(index, item->begin, item->end, ranges, range_count);
-            item_done(index);
+            item_done(index, item, &pending);
         }
+        parac_progress_gate_add(&index->progress, pending);
     }
 }
 
@@ -343,6 +356,7 @@ static void assign_roots(cpu_index *index, uint32_t *root_of)
 #pragma omp parallel num_threads(index->threads)
     {
         point_range ranges[DBSCAN_GRID_MAX_ROWS];
+        size_t pending = 0;
 #pragma omp for schedule(dynamic, index->item_chunk)
         for (size_t i = 0; i < index->item_count; i++) {
             const work_item *item = &index->items[i];
@@ -365,8 +379,9 @@ static void assign_roots(cpu_index *index, uint32_t *root_of)
                 root_of[index->order[p]] =
                     best == UINT32_MAX ? DBSCAN_NO_ROOT : union_find_root(index->parent, best_position);
             }
-            item_done(index);
+            item_done(index, item, &pending);
         }
+        parac_progress_gate_add(&index->progress, pending);
     }
 }
 
@@ -397,7 +412,7 @@ static parac_status cluster_points(cpu_index *index, uint32_t *root_of, parac_db
     double now;
     mark_dense_cells(index);
     if (cut_items(index) != PARAC_OK) return PARAC_ERR_NO_MEMORY;
-    parac_progress_gate_init(&index->progress, index->exec, 3 * (uint64_t)index->item_count);
+    parac_progress_gate_init(&index->progress, index->exec, 3 * (uint64_t)index->count);
     if (parac_progress_gate_report_now(&index->progress)) return PARAC_ERR_CANCELLED;
     index->item_chunk = (int)(index->item_count / (64 * (size_t)index->threads)); /* >= 64 chunks a thread */
     index->item_chunk = index->item_chunk < 1 ? 1 : index->item_chunk > 16 ? 16 : index->item_chunk;
