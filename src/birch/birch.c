@@ -277,16 +277,35 @@ parac_status parac_birch_partial_fit(parac_birch *model, const double *points, s
     return PARAC_OK;
 }
 
+/* The CPU's chain reports the merges done (a first report at once, so a cancel asked for before
+ * the step stops it before the distance matrix) and stops with PARAC_ERR_CANCELLED when asked;
+ * the GPU's chain is one launch and reports nothing. */
+static parac_status ward_merges_cpu(parac_birch *model, birch_merge *merges, parac_error *error)
+{
+    size_t m = model->subclusters;
+    parac_progress_gate progress;
+    parac_status status;
+    if (m < 2) return PARAC_OK; /* no merge */
+    parac_progress_gate_init(&progress, &model->options.exec, m - 1);
+    if (parac_progress_gate_report_now(&progress))
+        return parac_fail(error, PARAC_ERR_CANCELLED, "birch: global step cancelled before its first merge");
+    status = birch_ward_cpu(model->centers, m, model->tree.dims, model->options.exec.threads, &progress, merges,
+                            error);
+    if (status == PARAC_OK && parac_progress_gate_finish(&progress))
+        status = parac_fail(error, PARAC_ERR_CANCELLED, "birch: global step cancelled after its last merge");
+    return status;
+}
+
 static parac_status ward_merges(parac_birch *model, birch_merge *merges, parac_error *error)
 {
-    size_t m = model->subclusters, dims = model->tree.dims;
 #ifdef PARAC_HAVE_CUDA
-    if (model->gpu && m >= BIRCH_GPU_WARD_MIN) {
-        parac_status status = birch_cuda_ward(model->gpu, model->centers, m, dims, merges, error);
+    if (model->gpu && model->subclusters >= BIRCH_GPU_WARD_MIN) {
+        parac_status status =
+            birch_cuda_ward(model->gpu, model->centers, model->subclusters, model->tree.dims, merges, error);
         if (status != PARAC_ERR_NO_MEMORY) return status; /* else fall back to host memory */
     }
 #endif
-    return birch_ward_cpu(model->centers, m, dims, model->options.exec.threads, merges, error);
+    return ward_merges_cpu(model, merges, error);
 }
 
 static parac_status cluster_subclusters(parac_birch *model, parac_error *error)

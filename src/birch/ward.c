@@ -8,6 +8,7 @@
 
 #include "birch/cf_math.h"
 #include "core/error.h"
+#include "core/progress.h"
 #include "core/threads.h"
 
 size_t birch_ward_matrix_bytes(size_t m) { return m < 2 ? 0 : m * (m - 1) / 2 * sizeof(double); }
@@ -95,8 +96,8 @@ static void update_after_merge(ward_matrix *w, const int64_t *size, size_t *live
     }
 }
 
-parac_status birch_ward_cpu(const double *centers, size_t m, size_t dims, int threads, birch_merge *merges,
-                            parac_error *error)
+parac_status birch_ward_cpu(const double *centers, size_t m, size_t dims, int threads,
+                            struct parac_progress_gate *progress, birch_merge *merges, parac_error *error)
 {
     ward_matrix w = {NULL, m, m <= WARD_FULL_MATRIX_MAX};
     int64_t *size;
@@ -117,6 +118,11 @@ parac_status birch_ward_cpu(const double *centers, size_t m, size_t dims, int th
         size_t x = 0, y = 0, swap;
         double d_xy = 0.0;
         int64_t nx, ny;
+        if (progress && parac_progress_gate_poll_at(progress, k)) {
+            free(w.d), free(size), free(chain), free(live);
+            return parac_fail(error, PARAC_ERR_CANCELLED, "birch: global step cancelled after %zu of %zu merges", k,
+                              m - 1);
+        }
         if (chain_length == 0) chain[chain_length++] = live[0];
         for (;;) {
             long previous = chain_length > 1 ? (long)chain[chain_length - 2] : -1;
