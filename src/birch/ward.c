@@ -47,12 +47,17 @@ static inline void ward_set(ward_matrix *w, size_t i, size_t j, double value)
     w->d[i < j ? birch_condensed_index(w->m, i, j) : birch_condensed_index(w->m, j, i)] = value;
 }
 
-static void fill_distances(const double *centers, size_t dims, int threads, ward_matrix *w)
+/* O(m^2 dims): seconds for m in the tens of thousands, so every row polls progress (NULL: none) and
+ * the rows after a cancel are skipped (the chain then returns PARAC_ERR_CANCELLED at once). */
+static void fill_distances(const double *centers, size_t dims, int threads, struct parac_progress_gate *progress,
+                           ward_matrix *w)
 {
 #pragma omp parallel for schedule(dynamic, 16) num_threads(threads)
-    for (size_t i = 0; i < w->m; i++)
+    for (size_t i = 0; i < w->m; i++) {
+        if (progress && parac_progress_gate_poll(progress)) continue;
         for (size_t j = i + 1; j < w->m; j++)
             ward_set(w, i, j, sqrt(birch_squared_distance(centers + i * dims, centers + j * dims, dims)));
+    }
 }
 
 /* The chain's next link from x: the closest live cluster (live[] ascends, as
@@ -112,7 +117,7 @@ parac_status birch_ward_cpu(const double *centers, size_t m, size_t dims, int th
         return parac_fail_no_memory(error, "Ward distance matrix", (unsigned long long)ward_matrix_bytes(m, w.full));
     }
     threads = parac_threads_resolve(threads);
-    fill_distances(centers, dims, threads, &w);
+    fill_distances(centers, dims, threads, progress, &w);
     for (size_t i = 0; i < m; i++) size[i] = 1, live[i] = i;
     for (size_t k = 0; k + 1 < m; k++) {
         size_t x = 0, y = 0, swap;
