@@ -134,7 +134,10 @@ parac_status parac_birch_partial_fit(parac_birch *model, const double *points, s
 
 /* The global step (Ward clustering of the subcluster centroids). Needed before
  * the cluster queries and predict; cheap to call again. NO_MEMORY/UNSUPPORTED
- * when the subclusters are too many for the Ward distance matrix. */
+ * when the subclusters are too many for the Ward distance matrix. On the CPU
+ * progress goes to options.exec.progress (merges done of subclusters - 1);
+ * when it asks to stop, the call returns PARAC_ERR_CANCELLED with no global
+ * state (the tree is kept: call it again). */
 parac_status parac_birch_global_step(parac_birch *model, parac_error *error);
 
 /* What batched insertion did so far (all partial_fit calls; zeros for the

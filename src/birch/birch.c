@@ -15,8 +15,8 @@
 #include "birch/ward.h"
 #include "core/device_choice.h"
 #include "core/error.h"
-#include "core/checkpoint.h"
 #include "core/finite.h"
+#include "core/progress.h"
 #include "core/threads.h"
 #ifdef PARAC_HAVE_CUDA
 #include "birch/birch_cuda.h"
@@ -256,15 +256,18 @@ static size_t slice_points(const parac_birch *model)
 
 parac_status parac_birch_partial_fit(parac_birch *model, const double *points, size_t count, parac_error *error)
 {
-    parac_checkpoint checkpoint;
+    parac_progress_gate progress;
     size_t slice = slice_points(model), done = 0;
     parac_status status = check_points(model, points, count, model->points_seen, "point", error);
     if (status != PARAC_OK) return status;
     drop_global(model);
-    parac_checkpoint_start(&checkpoint, &model->options.exec, count);
+    /* A report at once (a cancel asked for before the call stops it before any point), then one
+     * between slices when due. No total/total report at the end: a call is often one chunk of the
+     * caller's stream, whose own report ends the bar. */
+    parac_progress_gate_init(&progress, &model->options.exec, count);
     while (done < count) {
         size_t now = count - done < slice ? count - done : slice;
-        if (parac_checkpoint_report(&checkpoint, done))
+        if (done == 0 ? parac_progress_gate_report_now(&progress) : parac_progress_gate_poll_at(&progress, done))
             return parac_fail(error, PARAC_ERR_CANCELLED, "birch: cancelled after %zu of %zu points", done, count);
         status = insert_points(model, points + done * model->tree.dims, now, error);
         if (status != PARAC_OK) return status;
@@ -274,16 +277,35 @@ parac_status parac_birch_partial_fit(parac_birch *model, const double *points, s
     return PARAC_OK;
 }
 
+/* The CPU's chain reports the merges done (a first report at once, so a cancel asked for before
+ * the step stops it before the distance matrix) and stops with PARAC_ERR_CANCELLED when asked;
+ * the GPU's chain is one launch and reports nothing. */
+static parac_status ward_merges_cpu(parac_birch *model, birch_merge *merges, parac_error *error)
+{
+    size_t m = model->subclusters;
+    parac_progress_gate progress;
+    parac_status status;
+    if (m < 2) return PARAC_OK; /* no merge */
+    parac_progress_gate_init(&progress, &model->options.exec, m - 1);
+    if (parac_progress_gate_report_now(&progress))
+        return parac_fail(error, PARAC_ERR_CANCELLED, "birch: global step cancelled before its first merge");
+    status = birch_ward_cpu(model->centers, m, model->tree.dims, model->options.exec.threads, &progress, merges,
+                            error);
+    if (status == PARAC_OK && parac_progress_gate_finish(&progress))
+        status = parac_fail(error, PARAC_ERR_CANCELLED, "birch: global step cancelled after its last merge");
+    return status;
+}
+
 static parac_status ward_merges(parac_birch *model, birch_merge *merges, parac_error *error)
 {
-    size_t m = model->subclusters, dims = model->tree.dims;
 #ifdef PARAC_HAVE_CUDA
-    if (model->gpu && m >= BIRCH_GPU_WARD_MIN) {
-        parac_status status = birch_cuda_ward(model->gpu, model->centers, m, dims, merges, error);
+    if (model->gpu && model->subclusters >= BIRCH_GPU_WARD_MIN) {
+        parac_status status =
+            birch_cuda_ward(model->gpu, model->centers, model->subclusters, model->tree.dims, merges, error);
         if (status != PARAC_ERR_NO_MEMORY) return status; /* else fall back to host memory */
     }
 #endif
-    return birch_ward_cpu(model->centers, m, dims, model->options.exec.threads, merges, error);
+    return ward_merges_cpu(model, merges, error);
 }
 
 static parac_status cluster_subclusters(parac_birch *model, parac_error *error)

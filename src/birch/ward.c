@@ -8,6 +8,7 @@
 
 #include "birch/cf_math.h"
 #include "core/error.h"
+#include "core/progress.h"
 #include "core/threads.h"
 
 size_t birch_ward_matrix_bytes(size_t m) { return m < 2 ? 0 : m * (m - 1) / 2 * sizeof(double); }
@@ -46,12 +47,17 @@ static inline void ward_set(ward_matrix *w, size_t i, size_t j, double value)
     w->d[i < j ? birch_condensed_index(w->m, i, j) : birch_condensed_index(w->m, j, i)] = value;
 }
 
-static void fill_distances(const double *centers, size_t dims, int threads, ward_matrix *w)
+/* O(m^2 dims): seconds for m in the tens of thousands, so every row polls progress (NULL: none) and
+ * the rows after a cancel are skipped (the chain then returns PARAC_ERR_CANCELLED at once). */
+static void fill_distances(const double *centers, size_t dims, int threads, struct parac_progress_gate *progress,
+                           ward_matrix *w)
 {
 #pragma omp parallel for schedule(dynamic, 16) num_threads(threads)
-    for (size_t i = 0; i < w->m; i++)
+    for (size_t i = 0; i < w->m; i++) {
+        if (progress && parac_progress_gate_poll(progress)) continue;
         for (size_t j = i + 1; j < w->m; j++)
             ward_set(w, i, j, sqrt(birch_squared_distance(centers + i * dims, centers + j * dims, dims)));
+    }
 }
 
 /* The chain's next link from x: the closest live cluster (live[] ascends, as
@@ -95,8 +101,8 @@ static void update_after_merge(ward_matrix *w, const int64_t *size, size_t *live
     }
 }
 
-parac_status birch_ward_cpu(const double *centers, size_t m, size_t dims, int threads, birch_merge *merges,
-                            parac_error *error)
+parac_status birch_ward_cpu(const double *centers, size_t m, size_t dims, int threads,
+                            struct parac_progress_gate *progress, birch_merge *merges, parac_error *error)
 {
     ward_matrix w = {NULL, m, m <= WARD_FULL_MATRIX_MAX};
     int64_t *size;
@@ -111,12 +117,17 @@ parac_status birch_ward_cpu(const double *centers, size_t m, size_t dims, int th
         return parac_fail_no_memory(error, "Ward distance matrix", (unsigned long long)ward_matrix_bytes(m, w.full));
     }
     threads = parac_threads_resolve(threads);
-    fill_distances(centers, dims, threads, &w);
+    fill_distances(centers, dims, threads, progress, &w);
     for (size_t i = 0; i < m; i++) size[i] = 1, live[i] = i;
     for (size_t k = 0; k + 1 < m; k++) {
         size_t x = 0, y = 0, swap;
         double d_xy = 0.0;
         int64_t nx, ny;
+        if (progress && parac_progress_gate_poll_at(progress, k)) {
+            free(w.d), free(size), free(chain), free(live);
+            return parac_fail(error, PARAC_ERR_CANCELLED, "birch: global step cancelled after %zu of %zu merges", k,
+                              m - 1);
+        }
         if (chain_length == 0) chain[chain_length++] = live[0];
         for (;;) {
             long previous = chain_length > 1 ? (long)chain[chain_length - 2] : -1;

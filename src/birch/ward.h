@@ -31,9 +31,12 @@ static inline size_t birch_condensed_index(size_t m, size_t i, size_t j)
     return m * i - (i * (i + 1)) / 2 + (j - i - 1);
 }
 
-/* The m - 1 merges of the nearest-neighbour chain, in chain order (CPU). */
-parac_status birch_ward_cpu(const double *centers, size_t m, size_t dims, int threads, birch_merge *merges,
-                            parac_error *error);
+struct parac_progress_gate; /* core/progress.h */
+
+/* The m - 1 merges of the nearest-neighbour chain, in chain order (CPU). progress (NULL: none)
+ * counts the merges done; PARAC_ERR_CANCELLED once its callback asked to stop. */
+parac_status birch_ward_cpu(const double *centers, size_t m, size_t dims, int threads,
+                            struct parac_progress_gate *progress, birch_merge *merges, parac_error *error);
 
 /* Cluster of each of the m points after the first m - clusters merges in
  * height order, numbered by first appearance (0, 1, ... along index order). */

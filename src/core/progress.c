@@ -104,6 +104,17 @@ int parac_progress_gate_poll(parac_progress_gate *gate)
     return report_if_due(gate);
 }
 
+int parac_progress_gate_report_now(parac_progress_gate *gate)
+{
+    atomic_store_explicit(&gate->next_report_ns, 0, memory_order_relaxed);
+    return report_if_due(gate);
+}
+
+void parac_progress_gate_set_total(parac_progress_gate *gate, uint64_t total)
+{
+    gate->total = total;
+}
+
 int parac_progress_gate_finish(parac_progress_gate *gate)
 {
     if (atomic_load(&gate->cancelled)) return 1;

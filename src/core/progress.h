@@ -1,6 +1,7 @@
-/* core/progress.h — a progress bar on stderr for long runs.
+/* core/progress.h — progress and cancel: the library's one mechanism (parac_report_progress for a
+ * plain serial loop, parac_progress_gate for everything else, below) and the CLI's progress bar.
  *
- * Drawn only when enabled and stderr is a terminal; redraws at most ten times
+ * The bar on stderr for long runs is drawn only when enabled and stderr is a terminal; redraws at most ten times
  * a second so it costs nothing measurable. Its update function matches
  * parac_progress_fn, so it can be handed straight to the library.
  */
@@ -53,6 +54,11 @@ static inline int parac_report_progress(const parac_exec *exec, uint64_t done, u
  *     for (...) { if (parac_progress_gate_cancelled(&gate)) continue; work(); parac_progress_gate_add(&gate, 1); }
  *     if (parac_progress_gate_finish(&gate)) return cancelled;   // reports total/total once more
  *
+ * A serial loop that knows where it is (done points of a pass, phase * n + i for phases) calls
+ * parac_progress_gate_poll_at(&gate, done) instead of counting. Runs that must report even when short
+ * (dbscan, birch, silhouette: their callers and tests count on one report per run, and a cancel asked for
+ * before the run began stops it before any work) call parac_progress_gate_report_now once at the start.
+ *
  * Not for CUDA translation units (C11 atomics); a .cu host loop gets the gate by pointer and calls
  * the functions (they are plain extern "C" when seen from C++). */
 #define PARAC_PROGRESS_INTERVAL_NS 100000000ull /* 0.1 s between callback calls */
@@ -94,11 +100,25 @@ extern "C" {
 int parac_progress_gate_add(parac_progress_gate *gate, uint64_t units);
 /* Reports when due without adding work (long stretches between units); non-zero once cancelled. */
 int parac_progress_gate_poll(parac_progress_gate *gate);
+/* From one thread, while no other reports (before the parallel part): reports done now, whatever the
+ * interval, and starts the next interval; non-zero once cancelled. */
+int parac_progress_gate_report_now(parac_progress_gate *gate);
+/* From one thread, between parallel parts: the run turned out to hold `total` units (a GPU run cut
+ * into more slabs after it ran out of memory); done stays as it is. */
+void parac_progress_gate_set_total(parac_progress_gate *gate, uint64_t total);
 /* After the parallel part, from one thread: reports done = total (the bar erases itself) unless
  * cancelled; non-zero when the run was cancelled (or the final report asks to stop). */
 int parac_progress_gate_finish(parac_progress_gate *gate);
 
 #ifdef __cplusplus
+}
+#else
+/* A serial loop's checkpoint: sets done (the units finished so far) and reports when due; non-zero
+ * once cancelled. */
+static inline int parac_progress_gate_poll_at(parac_progress_gate *gate, uint64_t done)
+{
+    parac_progress_gate_set(gate, done);
+    return parac_progress_gate_poll(gate);
 }
 #endif
 

@@ -8,6 +8,7 @@
 #include "core/device_choice.h"
 #include "core/error.h"
 #include "core/finite.h"
+#include "core/progress.h"
 #include "core/threads.h"
 #include "core/timer.h"
 #include "dbscan/dbscan_internal.h"
@@ -87,8 +88,15 @@ static parac_status run_on_gpu(const parac_dbscan_options *options, const dbscan
                                parac_dbscan_info *info, parac_error *error)
 {
 #ifdef PARAC_HAVE_CUDA
+    parac_progress_gate progress; /* here: the .cu file cannot hold one (C11 atomics) */
+    parac_status status;
     info->device = PARAC_DEVICE_CUDA;
-    return dbscan_cuda(points, options, method == PARAC_DBSCAN_GRID, labels, core_mask, info, error);
+    parac_progress_gate_init(&progress, &options->exec, 1); /* dbscan_cuda sets the total once it has planned */
+    if (parac_progress_gate_report_now(&progress)) return parac_fail(error, PARAC_ERR_CANCELLED, "dbscan: cancelled");
+    status = dbscan_cuda(points, options, method == PARAC_DBSCAN_GRID, &progress, labels, core_mask, info, error);
+    if (status == PARAC_OK && parac_progress_gate_finish(&progress))
+        status = parac_fail(error, PARAC_ERR_CANCELLED, "dbscan: cancelled");
+    return status;
 #else
     (void)options, (void)points, (void)method, (void)labels, (void)core_mask, (void)info;
     return parac_fail(error, PARAC_ERR_NO_DEVICE, "dbscan: this build has no CUDA support");

@@ -40,8 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/checkpoint.h"
 #include "core/error.h"
+#include "core/progress.h"
 #include "core/timer.h"
 #include "cuda/context.h"
 #include "cuda/cub_wrappers.h"
@@ -853,7 +853,7 @@ typedef struct gpu_run {
     uint32_t *first_core;   /* fused: cells */
     neighbour_lists lists;  /* fused, when min_samples is small and memory allows; else near == NULL */
     double mark;
-    parac_checkpoint checkpoint; /* progress in phases (GPU_PHASES per slab), checked between launches */
+    parac_progress_gate *progress; /* the caller's: phases (GPU_PHASES per slab) counted between launches */
     uint64_t phases_done;
     parac_dbscan_info slab_info; /* slabs: the phase times of one slab, summed into *total_info */
     parac_dbscan_info *total_info;
@@ -912,7 +912,8 @@ static parac_status phase_done(gpu_run *run, double *seconds, parac_error *error
     double now = parac_now_seconds();
     *seconds = now - run->mark;
     run->mark = now;
-    if (status == PARAC_OK && parac_checkpoint_report(&run->checkpoint, ++run->phases_done))
+    run->phases_done++;
+    if (status == PARAC_OK && parac_progress_gate_add(run->progress, 1))
         status = parac_fail(error, PARAC_ERR_CANCELLED, "dbscan: cancelled");
     return status;
 }
@@ -1557,7 +1558,7 @@ static parac_status run_sliced(gpu_run *run, const dbscan_points *points, size_t
                               tried);
         }
         run->total_info = info;
-        run->checkpoint.total = run->phases_done + GPU_PHASES * (uint64_t)slabs.slabs;
+        parac_progress_gate_set_total(run->progress, run->phases_done + GPU_PHASES * (uint64_t)slabs.slabs);
         status = dbscan_slabs_cluster(points, &slabs, solve_slab, run, labels, core_mask, info, error);
         device_seconds = info->seconds_upload + info->seconds_index + info->seconds_core + info->seconds_union +
                          info->seconds_border + info->seconds_download;
@@ -1599,8 +1600,8 @@ static parac_status run_fitting(gpu_run *run, const dbscan_points *points, const
 }
 
 extern "C" parac_status dbscan_cuda(const dbscan_points *points, const parac_dbscan_options *options, int use_grid,
-                                    int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info,
-                                    parac_error *error)
+                                    parac_progress_gate *progress, int32_t *labels, uint8_t *core_mask,
+                                    parac_dbscan_info *info, parac_error *error)
 {
     gpu_run *run;
     parac_status status;
@@ -1613,7 +1614,8 @@ extern "C" parac_status dbscan_cuda(const dbscan_points *points, const parac_dbs
     run->min_samples = options->min_samples;
     run->use_grid = use_grid;
     run->asked = options->gpu_variant;
-    parac_checkpoint_start(&run->checkpoint, &options->exec, GPU_PHASES);
+    run->progress = progress;
+    parac_progress_gate_set_total(progress, GPU_PHASES);
     status = parac_cuda_context_create(options->exec.cuda_device, &run->context, error);
     if (status == PARAC_OK) {
         run->has_context = 1;

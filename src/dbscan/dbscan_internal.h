@@ -79,12 +79,18 @@ parac_status dbscan_cpu(const dbscan_points *points, double eps, size_t min_samp
                         const parac_exec *exec, int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info,
                         parac_error *error);
 
+struct parac_progress_gate; /* core/progress.h */
+
 /* The CUDA path (dbscan_cuda.cu): the same phases on GPU options->exec.cuda_device,
  * the same bytes, in slabs (dbscan_slabs.h) when the points do not fit.
  * PARAC_ERR_NO_MEMORY when even one slab does not fit (the caller then falls
- * back to the CPU). Fills every info field except device/method/total. */
+ * back to the CPU). Fills every info field except device/method/total.
+ * Between kernel launches it counts its phases on `progress` (initialised by the
+ * caller, which reports first and last; core/progress.h) and returns
+ * PARAC_ERR_CANCELLED once the callback asked to stop. */
 parac_status dbscan_cuda(const dbscan_points *points, const parac_dbscan_options *options, int use_grid,
-                         int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info, parac_error *error);
+                         struct parac_progress_gate *progress, int32_t *labels, uint8_t *core_mask,
+                         parac_dbscan_info *info, parac_error *error);
 
 /* Canonical labels from a representative per point (DBSCAN_NO_ROOT = noise):
  * clusters numbered by their lowest point index. root_of[i] < count.

@@ -7,8 +7,8 @@
  */
 #include <stdlib.h>
 
-#include "core/checkpoint.h"
 #include "core/error.h"
+#include "core/progress.h"
 #include "dbscan/dbscan_internal.h"
 
 static uint32_t find_root(uint32_t *parent, uint32_t x)
@@ -18,11 +18,11 @@ static uint32_t find_root(uint32_t *parent, uint32_t x)
 }
 
 static int mark_core_points(const double *xs, size_t n, size_t d, double scale, double eps2, size_t min_samples,
-                            uint8_t *core, parac_checkpoint *checkpoint)
+                            uint8_t *core, parac_progress_gate *progress)
 {
     for (size_t i = 0; i < n; i++) {
         size_t neighbours = 0;
-        if (parac_checkpoint_report(checkpoint, i)) return 1;
+        if (parac_progress_gate_poll_at(progress, i)) return 1;
         for (size_t j = 0; j < n; j++)
             if (dbscan_distance_squared(xs + i * d, xs + j * d, d, scale) <= eps2) neighbours++;
         core[i] = neighbours >= min_samples;
@@ -31,11 +31,11 @@ static int mark_core_points(const double *xs, size_t n, size_t d, double scale, 
 }
 
 static int join_core_pairs(const double *xs, size_t n, size_t d, double scale, double eps2, const uint8_t *core,
-                           uint32_t *parent, parac_checkpoint *checkpoint)
+                           uint32_t *parent, parac_progress_gate *progress)
 {
     for (size_t i = 0; i < n; i++) parent[i] = (uint32_t)i;
     for (size_t i = 0; i < n; i++) {
-        if (parac_checkpoint_report(checkpoint, n + i)) return 1;
+        if (parac_progress_gate_poll_at(progress, n + i)) return 1;
         if (!core[i]) continue;
         for (size_t j = i + 1; j < n; j++) {
             uint32_t a, b;
@@ -60,7 +60,7 @@ static uint32_t root_of_point(const double *xs, size_t n, size_t d, double scale
 parac_status dbscan_reference(const dbscan_points *points, double eps, size_t min_samples, const parac_exec *exec,
                               int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info, parac_error *error)
 {
-    parac_checkpoint checkpoint;
+    parac_progress_gate progress;
     size_t n = points->count, d = points->dim;
     double scale = dbscan_distance_scale(eps), eps2 = dbscan_scaled_eps_squared(eps, scale);
     double *xs = malloc((n * d > 0 ? n * d : 1) * sizeof(double));
@@ -75,18 +75,23 @@ parac_status dbscan_reference(const dbscan_points *points, double eps, size_t mi
     }
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < d; k++) xs[i * d + k] = dbscan_coordinate(points, i, k);
-    parac_checkpoint_start(&checkpoint, exec, 3 * (uint64_t)n);
-    if (mark_core_points(xs, n, d, scale, eps2, min_samples, core, &checkpoint) ||
-        join_core_pairs(xs, n, d, scale, eps2, core, parent, &checkpoint)) {
+    parac_progress_gate_init(&progress, exec, 3 * (uint64_t)n);
+    if (parac_progress_gate_report_now(&progress) ||
+        mark_core_points(xs, n, d, scale, eps2, min_samples, core, &progress) ||
+        join_core_pairs(xs, n, d, scale, eps2, core, parent, &progress)) {
         status = parac_fail(error, PARAC_ERR_CANCELLED, "dbscan: cancelled");
         goto done;
     }
     for (size_t i = 0; i < n; i++) {
-        if (parac_checkpoint_report(&checkpoint, 2 * n + i)) {
+        if (parac_progress_gate_poll_at(&progress, 2 * n + i)) {
             status = parac_fail(error, PARAC_ERR_CANCELLED, "dbscan: cancelled");
             goto done;
         }
         root_of[i] = root_of_point(xs, n, d, scale, eps2, core, parent, i);
+    }
+    if (parac_progress_gate_finish(&progress)) {
+        status = parac_fail(error, PARAC_ERR_CANCELLED, "dbscan: cancelled");
+        goto done;
     }
     dbscan_canonical_labels(root_of, n, scratch, labels, &info->clusters);
     for (size_t i = 0; i < n; i++) {

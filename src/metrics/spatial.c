@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "core/device_choice.h"
-#include "core/checkpoint.h"
 #include "core/error.h"
 #include "core/finite.h"
+#include "core/progress.h"
 #include "core/rng.h"
 #include "core/threads.h"
 #include "metrics/label_table.h"
@@ -122,31 +122,33 @@ static parac_status gpu_values(const double *xs, size_t n, size_t d, const uint3
 }
 
 /* The O(n^2 d) loop on the CPU: per-thread totals taken before the region
- * (sized from the resolved thread count), thread 0 reporting progress, every
- * thread skipping its remaining points once the callback asked to stop. */
+ * (sized from the resolved thread count), every thread counting its points on
+ * the progress gate and skipping its remaining points once the callback asked
+ * to stop. */
 static parac_status cpu_values(const double *xs, size_t n, size_t d, const uint32_t *cluster, size_t clusters,
                                const double *sizes, const parac_exec *exec, double *values, parac_error *error)
 {
     int threads = parac_threads_resolve(exec->threads);
-    double *totals = malloc((size_t)threads * clusters * sizeof(double));
-    parac_checkpoint checkpoint;
+    double *totals;
+    parac_progress_gate progress;
+    parac_progress_gate_init(&progress, exec, n);
+    if (parac_progress_gate_report_now(&progress)) return parac_fail(error, PARAC_ERR_CANCELLED, "silhouette: cancelled");
+    totals = malloc((size_t)threads * clusters * sizeof(double));
     if (!totals)
         return parac_fail_no_memory(error, "silhouette cluster totals",
                                     (unsigned long long)threads * clusters * sizeof(double));
-    parac_checkpoint_start(&checkpoint, exec, n);
 #pragma omp parallel num_threads(threads)
     {
         double *own_totals = totals + (size_t)omp_get_thread_num() * clusters;
 #pragma omp for schedule(dynamic, 8)
         for (size_t i = 0; i < n; i++) {
-            if (omp_get_thread_num() == 0 ? parac_checkpoint_report(&checkpoint, i)
-                                          : parac_checkpoint_stopped(&checkpoint))
-                continue;
+            if (parac_progress_gate_cancelled(&progress)) continue;
             values[i] = point_silhouette(xs, n, d, cluster, sizes, clusters, i, own_totals);
+            parac_progress_gate_add(&progress, 1);
         }
     }
     free(totals);
-    if (parac_checkpoint_stopped(&checkpoint)) return parac_fail(error, PARAC_ERR_CANCELLED, "silhouette: cancelled");
+    if (parac_progress_gate_finish(&progress)) return parac_fail(error, PARAC_ERR_CANCELLED, "silhouette: cancelled");
     return PARAC_OK;
 }
 

@@ -95,7 +95,7 @@ static void test_ward_non_finite_distances(void)
         int32_t labels[8];
         parac_error error;
         int valid = 1;
-        CHECK_OK(birch_ward_cpu(sets[s], m, 2, 1, merges, &error), &error);
+        CHECK_OK(birch_ward_cpu(sets[s], m, 2, 1, NULL, merges, &error), &error);
         for (size_t k = 0; k + 1 < m; k++)
             valid &= merges[k].a >= 0 && merges[k].a < merges[k].b && (size_t)merges[k].b < m;
         CHECK(valid, "set %d: a merge names a cluster out of range", s);
@@ -183,6 +183,63 @@ static void test_cancel(void)
     free(points);
 }
 
+/* Global-step reports (total = merges) only: the first sleeps past the report interval, the second
+ * asks to stop. partial_fit's reports (total = its points) are answered 0 at once. */
+typedef struct ward_counter {
+    size_t points;
+    int calls, stop;
+    uint64_t last_done;
+} ward_counter;
+
+static int stop_ward_at_second_report(void *user_data, uint64_t done, uint64_t total)
+{
+    ward_counter *c = user_data;
+    struct timespec pause = {0, 120 * 1000 * 1000};
+    if (total == c->points || !c->stop) return 0;
+    c->calls++, c->last_done = done;
+    if (c->calls >= 2) return 1;
+    nanosleep(&pause, NULL);
+    return 0;
+}
+
+/* The CPU Ward chain stops at its next merge when asked (PARAC_ERR_CANCELLED, no global state);
+ * the tree is kept, and the next global step gives the clusters of an uninterrupted one. */
+static void test_global_step_cancel(void)
+{
+    const size_t n = 20000, dims = 2;
+    double *points = support_blobs(n, dims, 5, 1.0, 4);
+    parac_birch_options options = options_for(0, PARAC_BIRCH_SPECULATIVE_PARALLEL, 0.3, 3);
+    ward_counter c = {n, 0, 1, 0};
+    parac_birch *model = NULL, *whole = NULL;
+    parac_error error;
+    size_t m;
+    int32_t *mine, *theirs;
+    parac_status status;
+    options.exec.device = PARAC_DEVICE_CPU;
+    CHECK_OK(parac_birch_create(&options, dims, &whole, &error), &error);
+    CHECK_OK(parac_birch_partial_fit(whole, points, n, &error), &error);
+    CHECK_OK(parac_birch_global_step(whole, &error), &error);
+    options.exec.progress = stop_ward_at_second_report;
+    options.exec.progress_user_data = &c;
+    CHECK_OK(parac_birch_create(&options, dims, &model, &error), &error);
+    CHECK_OK(parac_birch_partial_fit(model, points, n, &error), &error);
+    m = parac_birch_subcluster_count(model);
+    CHECK(m >= 3, "%zu subclusters: too few for a Ward step", m);
+    status = parac_birch_global_step(model, &error); /* (CHECK_EQ_INT evaluates its arguments twice) */
+    CHECK_EQ_INT(status, PARAC_ERR_CANCELLED);
+    CHECK(c.calls == 2 && c.last_done == 0, "%d reports, the last at %llu merges", c.calls,
+          (unsigned long long)c.last_done);
+    c.stop = 0;
+    CHECK_OK(parac_birch_global_step(model, &error), &error);
+    mine = malloc(m * sizeof(int32_t)), theirs = malloc(m * sizeof(int32_t));
+    CHECK_OK(parac_birch_subclusters(model, NULL, NULL, mine, &error), &error);
+    CHECK_OK(parac_birch_subclusters(whole, NULL, NULL, theirs, &error), &error);
+    CHECK(parac_birch_subcluster_count(whole) == m && memcmp(mine, theirs, m * sizeof(int32_t)) == 0,
+          "the clusters after a cancelled global step differ");
+    free(mine), free(theirs), free(points);
+    parac_birch_destroy(model), parac_birch_destroy(whole);
+}
+
 int main(void)
 {
     test_refuses_out_of_range();
@@ -190,5 +247,6 @@ int main(void)
     test_ward_non_finite_distances();
     test_nearest_nan();
     test_cancel();
+    test_global_step_cancel();
     return test_finish("birch extremes");
 }

@@ -1,5 +1,6 @@
 /* tests/core/test_progress_gate.c — the shared progress gate: one reporter at a time, done never
- * above total, a sticky cancel seen by every thread, and a final total/total report. */
+ * above total, a sticky cancel seen by every thread, a final total/total report, a first report at
+ * once (report_now), a serial loop's absolute position (poll_at) and a total set between phases. */
 #include <omp.h>
 #include <stdatomic.h>
 #include <time.h>
@@ -106,10 +107,66 @@ static void check_no_callback(void)
     CHECK_EQ_INT(atomic_load(&gate.done), 3);
 }
 
+/* The first report of a short run: report_now calls the callback before the interval is over, and
+ * the next interval starts from it. */
+static void check_report_now(void)
+{
+    recorder r = {0};
+    parac_exec exec = {0};
+    parac_progress_gate gate;
+    exec.progress = record;
+    exec.progress_user_data = &r;
+    parac_progress_gate_init(&gate, &exec, 10);
+    CHECK(parac_progress_gate_add(&gate, 1) == 0, "add cancelled");
+    CHECK_EQ_INT(atomic_load(&r.calls), 0); /* within the interval: no report yet */
+    CHECK(parac_progress_gate_report_now(&gate) == 0, "report_now cancelled");
+    CHECK_EQ_INT(atomic_load(&r.calls), 1);
+    CHECK_EQ_INT(r.last_done, 1);
+    CHECK(parac_progress_gate_poll(&gate) == 0, "poll cancelled");
+    CHECK_EQ_INT(atomic_load(&r.calls), 1); /* a new interval began at the report */
+    /* A callback that cancels at once: report_now says so, and so does every later call. */
+    r.cancel_after = 2;
+    CHECK(parac_progress_gate_report_now(&gate) == 1, "report_now missed the cancel");
+    CHECK(parac_progress_gate_cancelled(&gate), "not cancelled");
+    CHECK(parac_progress_gate_report_now(&gate) == 1, "report_now forgot the cancel");
+    CHECK_EQ_INT(atomic_load(&r.calls), 2);
+}
+
+/* A serial loop's absolute position (phases as offsets) and a total that grows between phases:
+ * reports see the position set, never above total and never total itself before finish. */
+static void check_poll_at_and_set_total(void)
+{
+    recorder r = {0};
+    parac_exec exec = {0};
+    parac_progress_gate gate;
+    exec.progress = record;
+    exec.progress_user_data = &r;
+    parac_progress_gate_init(&gate, &exec, 7);
+    parac_progress_gate_set(&gate, 5);
+    CHECK(parac_progress_gate_report_now(&gate) == 0, "report_now cancelled");
+    CHECK_EQ_INT(r.last_done, 5);
+    CHECK_EQ_INT(r.last_total, 7);
+    sleep_ms(110);
+    CHECK(parac_progress_gate_poll_at(&gate, 9) == 0, "poll_at cancelled"); /* past total: shown as total - 1 */
+    CHECK_EQ_INT(atomic_load(&r.calls), 2);
+    CHECK_EQ_INT(r.last_done, 6);
+    parac_progress_gate_set_total(&gate, 21); /* e.g. two more slabs of 7 phases */
+    sleep_ms(110);
+    CHECK(parac_progress_gate_add(&gate, 3) == 0, "add cancelled");
+    CHECK_EQ_INT(atomic_load(&r.calls), 3);
+    CHECK_EQ_INT(r.last_done, 12);
+    CHECK_EQ_INT(r.last_total, 21);
+    CHECK(parac_progress_gate_finish(&gate) == 0, "finish cancelled");
+    CHECK_EQ_INT(r.last_done, 21);
+    CHECK_EQ_INT(r.done_above_total, 0);
+}
+
 int main(void)
 {
     check_reports_one_at_a_time();
     check_cancel_is_sticky();
     check_no_callback();
+    check_report_now();
+    check_poll_at_and_set_total();
     return test_finish("progress_gate");
 }

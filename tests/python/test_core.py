@@ -138,14 +138,44 @@ def test_progress_callback_cancels():
 
     X = long_points()
     labels, core = outputs(len(X))
-    try:
+    with pytest.raises(parac.CancelledError):
         _parac.dbscan(X, 3.0, 10, labels, core, device="cpu", progress=stop_at_first_report)
-    except parac.CancelledError:
-        assert calls, "cancelled without a progress report"
-        return
-    if not calls:
-        pytest.skip("this build's dbscan reports no progress (no checkpoints in its loops yet)")
-    pytest.fail("the run went on after the callback asked it to stop")
+    assert len(calls) == 1, f"{len(calls)} reports: the run went on after the callback asked it to stop"
+    done, total = calls[0]
+    assert done < total
+
+
+def test_progress_callback_reports_without_changing_labels():
+    calls = []
+    X = long_points()
+    labels, core = outputs(len(X))
+    plain_labels, plain_core = outputs(len(X))
+    _parac.dbscan(X, 3.0, 10, labels, core, device="cpu", progress=lambda done, total: calls.append((done, total)))
+    _parac.dbscan(X, 3.0, 10, plain_labels, plain_core, device="cpu")
+    assert np.array_equal(labels, plain_labels) and np.array_equal(core, plain_core)
+    assert calls and calls[-1][0] == calls[-1][1], f"no final report: {calls[-3:]}"
+    assert all(a[0] <= b[0] and b[0] <= b[1] for a, b in zip(calls, calls[1:])), "done went back or past total"
+
+
+def test_birch_partial_fit_cancels_and_keeps_a_prefix():
+    X = np.random.default_rng(2).normal(size=(200000, 2))
+    model = _parac.BirchModel(2, threshold=0.5, n_clusters=3, batch_size=0)
+    calls = []
+
+    def stop_at_second_report(done, total):
+        calls.append((done, total))
+        if len(calls) == 2:
+            return True
+        time.sleep(0.12)  # past the report interval: the next slice boundary reports
+        return False
+
+    with pytest.raises(parac.CancelledError):
+        model.partial_fit(X, progress=stop_at_second_report)
+    assert len(calls) == 2 and calls[0] == (0, len(X)), calls
+    kept = model.points_seen
+    assert 0 < kept < len(X) and kept == calls[1][0]
+    model.partial_fit(X[kept:])  # the rest: the model then holds every point once
+    assert model.points_seen == len(X)
 
 
 def test_progress_callback_exception_propagates():
@@ -154,11 +184,8 @@ def test_progress_callback_exception_propagates():
 
     X = long_points()
     labels, core = outputs(len(X))
-    try:
+    with pytest.raises(ZeroDivisionError, match="from the callback"):
         _parac.dbscan(X, 3.0, 10, labels, core, device="cpu", progress=broken)
-    except ZeroDivisionError:
-        return
-    pytest.skip("this build's dbscan reports no progress (no checkpoints in its loops yet)")
 
 
 CTRL_C_SCRIPT = textwrap.dedent("""
@@ -183,8 +210,8 @@ CTRL_C_SCRIPT = textwrap.dedent("""
 
 
 def test_ctrl_c_raises_keyboard_interrupt():
-    """SIGINT during a long call: KeyboardInterrupt (at the next checkpoint, or when the run ends
-    where the loop has none), and Python's handler back in place afterwards."""
+    """SIGINT during a long call: KeyboardInterrupt at the next checkpoint, soon after the signal,
+    and Python's handler back in place afterwards."""
     env = dict(os.environ, N="12000")
     done = subprocess.run([sys.executable, "-c", CTRL_C_SCRIPT], env=env, capture_output=True, text=True,
                           timeout=600)
@@ -193,8 +220,8 @@ def test_ctrl_c_raises_keyboard_interrupt():
     assert result[1] == "interrupted", done.stdout
     assert "AFTER interrupted" in done.stdout
     seconds, reports = float(result[2]), int(result[3])
-    if reports:  # the loop has checkpoints: the run stopped soon after the signal
-        assert seconds < 0.5 + 3.0, f"stopped only after {seconds:.2f} s"
+    assert reports >= 1, "no progress report before the interrupt"
+    assert seconds < 0.5 + 3.0, f"stopped only after {seconds:.2f} s"
 
 
 # --- the GIL --------------------------------------------------------------------------------
