@@ -21,6 +21,7 @@ from ._parac import (
     UnsupportedError,
 )
 from ._cluster import DBSCAN, Birch, dbscan
+from . import metrics
 from ._devices import built_with_cuda, cuda_available, cuda_devices
 
 __version__ = _parac.version()
