@@ -22,6 +22,7 @@ from ._parac import (
 )
 from ._cluster import DBSCAN, Birch, dbscan
 from . import metrics
+from ._gemm import matmul
 from ._devices import built_with_cuda, cuda_available, cuda_devices
 
 __version__ = _parac.version()
@@ -36,6 +37,8 @@ __all__ = [
     "DBSCAN",
     "Birch",
     "dbscan",
+    "matmul",
+    "metrics",
     "version",
     "built_with_cuda",
     "cuda_available",
