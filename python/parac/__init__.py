@@ -22,6 +22,7 @@ from ._parac import (
 )
 from ._cluster import DBSCAN, Birch, dbscan
 from . import metrics
+from ._fca import Concepts, concepts, lattice
 from ._gemm import matmul
 from ._devices import built_with_cuda, cuda_available, cuda_devices
 
@@ -38,6 +39,9 @@ __all__ = [
     "Birch",
     "dbscan",
     "matmul",
+    "concepts",
+    "lattice",
+    "Concepts",
     "metrics",
     "version",
     "built_with_cuda",
