@@ -23,6 +23,7 @@ from ._parac import (
 from ._cluster import DBSCAN, Birch, dbscan
 from . import metrics
 from ._fca import Concepts, concepts, lattice
+from ._ac import arc_consistency
 from ._gemm import matmul
 from ._devices import built_with_cuda, cuda_available, cuda_devices
 
@@ -42,6 +43,7 @@ __all__ = [
     "concepts",
     "lattice",
     "Concepts",
+    "arc_consistency",
     "metrics",
     "version",
     "built_with_cuda",
