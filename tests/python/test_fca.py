@@ -3,6 +3,7 @@ import itertools
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -162,3 +163,26 @@ def test_progress_can_cancel():
 def test_cuda_gives_the_cpu_concepts():
     cells = np.random.default_rng(1).random((60, 20)) < 0.4
     assert as_lists(parac.concepts(cells, device="cuda")) == as_lists(parac.concepts(cells, device="cpu"))
+
+
+CTRL_C_SCRIPT = """
+import os, signal, sys, threading, time, numpy as np, parac
+cells = np.random.default_rng(0).random((3000, 60)) < 0.4   # about 5e8 concepts: minutes to count
+ticks = []
+threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+started = time.monotonic()
+try:
+    parac.concepts(cells, count_only=True, device="cpu", threads=1)
+    print("RESULT completed")
+except KeyboardInterrupt:
+    print("RESULT interrupted %.2f" % (time.monotonic() - started))
+"""
+
+
+def test_ctrl_c_stops_a_long_count():
+    """SIGINT during a long count: KeyboardInterrupt within seconds (the run checks for it)."""
+    done = subprocess.run([sys.executable, "-c", CTRL_C_SCRIPT], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    result = [line for line in done.stdout.splitlines() if line.startswith("RESULT")][0].split()
+    assert result[1] == "interrupted", done.stdout
+    assert float(result[2]) < 0.5 + 5.0, f"stopped only after {result[2]} s"
