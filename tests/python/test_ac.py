@@ -121,6 +121,8 @@ def test_bad_input_raises(tmp_path):
     # a serial algorithm cannot run on the GPU (without one: no device at all)
     with pytest.raises(ValueError if parac.cuda_available() else parac.NoDeviceError):
         parac.arc_consistency(generated_network(0)[0], algorithm="ac3", device="cuda")
+    with pytest.raises(parac.InvalidArgumentError):  # a GPU algorithm with device="cpu"
+        parac.arc_consistency(generated_network(0)[0], algorithm="ac4-gpu", device="cpu")
     with pytest.raises(TypeError):
         parac.arc_consistency(42)
     if not parac.cuda_available():
