@@ -4,7 +4,9 @@
     X = np.load("points.npy")
     labels = parac.DBSCAN(eps=0.05, min_samples=10).fit_predict(X)
 
-The estimators (parac.DBSCAN, parac.Birch) follow scikit-learn's conventions; the compiled
+The estimators (parac.DBSCAN, parac.Birch) follow scikit-learn's conventions; the other modules
+are functions, numpy in and out: parac.concepts and parac.lattice (formal concepts), parac.matmul,
+parac.arc_consistency and parac.metrics (ARI, NMI, silhouette, Davies-Bouldin). The compiled
 extension parac._parac is a thin layer over the C library (include/parac/*.h). See docs/PYTHON.md.
 """
 from . import _parac
