@@ -91,3 +91,27 @@ def test_matmul_cuda_fp32_same_bits_as_cpu():
     A = rng.standard_normal((300, 200)).astype(np.float32)
     B = rng.standard_normal((200, 100)).astype(np.float32)
     assert np.array_equal(parac.matmul(A, B, device="cuda"), parac.matmul(A, B, device="cpu"))
+
+
+def test_gil_is_released_during_matmul_and_concepts():
+    """Python bytecode runs on this thread while a worker thread is inside matmul or concepts."""
+    import threading
+    import time
+    from pathlib import Path
+
+    A = np.ones((1500, 1500), np.float32)
+    mushroom = Path(__file__).resolve().parents[1] / "data" / "fca" / "mushroom.dat"
+    for call in (lambda: parac.matmul(A, A, device="cpu", n_jobs=1),
+                 lambda: parac.concepts(mushroom, count_only=True, device="cpu", threads=1)):
+        finished = threading.Event()
+        worker = threading.Thread(target=lambda: (call(), finished.set()))
+        ticks, started = 0, time.monotonic()
+        worker.start()
+        while not finished.is_set():
+            ticks += 1
+            time.sleep(0.002)
+        worker.join()
+        elapsed = time.monotonic() - started
+        if elapsed < 0.1:
+            continue  # too short to tell
+        assert ticks >= 10, f"the main thread ran {ticks} times in {elapsed:.2f} s: the GIL was held"
