@@ -103,7 +103,8 @@ static PyObject *py_matmul(PyObject *self, PyObject *args, PyObject *kwargs)
     status = parac_gemm_plan_create(&options, &plan, &error);
     if (status == PARAC_OK) status = parac_gemm_execute(plan, 1.0f, a.buf, b.buf, 0.0f, c.buf, &error);
     Py_END_ALLOW_THREADS
-    if (parac_py_call_end(&call, status, &error) == 0) result = plan_as_dict(plan, parac_gemm_last_compute_seconds(plan));
+    if (parac_py_call_end(&call, status, &error) == 0)
+        result = plan_as_dict(plan, parac_gemm_last_compute_seconds(plan));
     parac_gemm_plan_destroy(plan);
 release_c:
     parac_py_output_release(&c);
