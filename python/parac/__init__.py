@@ -4,7 +4,9 @@
     X = np.load("points.npy")
     labels = parac.DBSCAN(eps=0.05, min_samples=10).fit_predict(X)
 
-The estimators (parac.DBSCAN, parac.Birch) follow scikit-learn's conventions; the compiled
+The estimators (parac.DBSCAN, parac.Birch) follow scikit-learn's conventions; the other modules
+are functions, numpy in and out: parac.concepts and parac.lattice (formal concepts), parac.matmul,
+parac.arc_consistency and parac.metrics (ARI, NMI, silhouette, Davies-Bouldin). The compiled
 extension parac._parac is a thin layer over the C library (include/parac/*.h). See docs/PYTHON.md.
 """
 from . import _parac
@@ -21,6 +23,10 @@ from ._parac import (
     UnsupportedError,
 )
 from ._cluster import DBSCAN, Birch, dbscan
+from . import metrics
+from ._fca import Concepts, concepts, lattice
+from ._ac import arc_consistency
+from ._gemm import matmul
 from ._devices import built_with_cuda, cuda_available, cuda_devices
 
 __version__ = _parac.version()
@@ -35,6 +41,12 @@ __all__ = [
     "DBSCAN",
     "Birch",
     "dbscan",
+    "matmul",
+    "concepts",
+    "lattice",
+    "Concepts",
+    "arc_consistency",
+    "metrics",
     "version",
     "built_with_cuda",
     "cuda_available",

@@ -2,6 +2,7 @@
 #include "common.h"
 
 #include <string.h>
+#include <time.h>
 
 /* --- errors ----------------------------------------------------------------------------- */
 
@@ -55,6 +56,20 @@ PyObject *parac_py_raise(const parac_error *error)
     return NULL;
 }
 
+parac_status parac_py_fail_no_memory(parac_error *error, const char *what)
+{
+    error->status = PARAC_ERR_NO_MEMORY;
+    snprintf(error->message, sizeof error->message, "out of memory for %s", what);
+    return PARAC_ERR_NO_MEMORY;
+}
+
+double parac_py_now_seconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
+
 /* --- arrays ----------------------------------------------------------------------------- */
 
 /* The element type of a PEP 3118 format string, native little-endian sizes only:
@@ -75,6 +90,8 @@ static int kind_matches(parac_py_kind kind, const Py_buffer *view)
     case PARAC_PY_INT32: return integer && view->itemsize == 4;
     case PARAC_PY_INT64: return integer && view->itemsize == 8;
     case PARAC_PY_UINT8: return code == 'B' && view->itemsize == 1;
+    case PARAC_PY_UINT32: return (code == 'I' || code == 'L') && view->itemsize == 4;
+    case PARAC_PY_FLOAT32: return code == 'f' && view->itemsize == 4;
     case PARAC_PY_FLOAT64: return code == 'd' && view->itemsize == 8;
     }
     return 0;
@@ -86,6 +103,8 @@ static const char *kind_name(parac_py_kind kind)
     case PARAC_PY_INT32: return "int32";
     case PARAC_PY_INT64: return "int64";
     case PARAC_PY_UINT8: return "uint8";
+    case PARAC_PY_UINT32: return "uint32";
+    case PARAC_PY_FLOAT32: return "float32";
     case PARAC_PY_FLOAT64: return "float64";
     }
     return "?";
@@ -125,13 +144,14 @@ void parac_py_matrix_release(parac_py_matrix *matrix)
     if (matrix->view.obj) PyBuffer_Release(&matrix->view);
 }
 
-int parac_py_output_get(PyObject *object, const char *what, parac_py_kind kind, size_t count, int optional,
-                        Py_buffer *view)
+/* Borrows a C-contiguous buffer of `kind` and `count` elements (any count for PARAC_PY_ANY_COUNT). */
+static int array_get(PyObject *object, const char *what, parac_py_kind kind, size_t count, int writable,
+                     Py_buffer *view)
 {
-    memset(view, 0, sizeof *view);
-    if (optional && object == Py_None) return 0;
-    if (PyObject_GetBuffer(object, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyErr_Format(PyExc_TypeError, "%s must be a writable C-contiguous %s array", what, kind_name(kind));
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(object, view, flags) < 0) {
+        PyErr_Format(PyExc_TypeError, "%s must be a%s C-contiguous %s array", what, writable ? " writable" : "",
+                     kind_name(kind));
         return -1;
     }
     if (!kind_matches(kind, view)) {
@@ -139,7 +159,7 @@ int parac_py_output_get(PyObject *object, const char *what, parac_py_kind kind, 
                      view->format ? view->format : "B");
         goto fail;
     }
-    if ((size_t)(view->len / view->itemsize) != count) {
+    if (count != PARAC_PY_ANY_COUNT && (size_t)(view->len / view->itemsize) != count) {
         PyErr_Format(PyExc_ValueError, "%s must have %zu elements, got %zd", what, count, view->len / view->itemsize);
         goto fail;
     }
@@ -148,6 +168,20 @@ fail:
     PyBuffer_Release(view);
     memset(view, 0, sizeof *view);
     return -1;
+}
+
+int parac_py_output_get(PyObject *object, const char *what, parac_py_kind kind, size_t count, int optional,
+                        Py_buffer *view)
+{
+    memset(view, 0, sizeof *view);
+    if (optional && object == Py_None) return 0;
+    return array_get(object, what, kind, count, 1, view);
+}
+
+int parac_py_input_get(PyObject *object, const char *what, parac_py_kind kind, size_t count, Py_buffer *view)
+{
+    memset(view, 0, sizeof *view);
+    return array_get(object, what, kind, count, 0, view);
 }
 
 void parac_py_output_release(Py_buffer *view)

@@ -26,6 +26,12 @@ int parac_py_add_exceptions(PyObject *module);
 /* Raises the exception matching error->status with error->message; returns NULL. */
 PyObject *parac_py_raise(const parac_error *error);
 
+/* Fills *error for host memory that ran out (callable without the GIL); returns PARAC_ERR_NO_MEMORY. */
+parac_status parac_py_fail_no_memory(parac_error *error, const char *what);
+
+/* Wall-clock seconds (monotonic), callable without the GIL. */
+double parac_py_now_seconds(void);
+
 /* --- arrays ----------------------------------------------------------------------------- */
 
 /* A read-only 2-D C-contiguous float64 (or float32) matrix borrowed from a buffer exporter. */
@@ -45,6 +51,8 @@ typedef enum parac_py_kind {
     PARAC_PY_INT32,
     PARAC_PY_INT64,
     PARAC_PY_UINT8,
+    PARAC_PY_UINT32,
+    PARAC_PY_FLOAT32,
     PARAC_PY_FLOAT64
 } parac_py_kind;
 
@@ -53,6 +61,11 @@ typedef enum parac_py_kind {
 int parac_py_output_get(PyObject *object, const char *what, parac_py_kind kind, size_t count, int optional,
                         Py_buffer *view);
 void parac_py_output_release(Py_buffer *view);
+
+/* Borrows `object` as a read-only C-contiguous array of exactly `count` elements of `kind`
+ * (any count when count is PARAC_PY_ANY_COUNT). Release with parac_py_output_release. */
+#define PARAC_PY_ANY_COUNT ((size_t)-1)
+int parac_py_input_get(PyObject *object, const char *what, parac_py_kind kind, size_t count, Py_buffer *view);
 
 /* "auto" / "cpu" / "cuda" -> parac_device; -1 with a ValueError otherwise. */
 int parac_py_device_parse(const char *name, parac_device *device);

@@ -9,6 +9,10 @@ static const register_fn area_registrars[] = {
     parac_py_register_core,
     parac_py_register_dbscan,
     parac_py_register_birch,
+    parac_py_register_fca,
+    parac_py_register_gemm,
+    parac_py_register_ac,
+    parac_py_register_metrics,
 };
 
 static struct PyModuleDef parac_module = {
