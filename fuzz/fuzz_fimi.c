@@ -1,30 +1,8 @@
-/* fuzz/fuzz_fimi.c — formal contexts in the FIMI format through parac_fca_context_read;
- * an accepted context is walked through its accessors. */
-#include <parac/fca.h>
-
-#include "temp_input.h"
+/* fuzz/fuzz_fimi.c — formal contexts in the FIMI format through parac_fca_context_read
+ * (the shared body: fca_context_fuzz.h). */
+#include "fca_context_fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char path[FUZZ_PATH_SIZE];
-    parac_error error = {0};
-    parac_fca_context *context = NULL;
-    if (fuzz_write_temp(data, size, ".dat", path)) return 0;
-    if (parac_fca_context_read(path, PARAC_FCA_FORMAT_FIMI, &context, &error) == PARAC_OK) {
-        size_t objects = parac_fca_context_objects(context), attributes = parac_fca_context_attributes(context);
-        size_t set = 0;
-        for (size_t o = 0; o < objects; o++) {
-            const char *name = parac_fca_context_object_name(context, o);
-            set += name ? strlen(name) : 0;
-            for (size_t a = 0; a < attributes && a < 4096; a++) set += (size_t)parac_fca_context_has(context, o, a);
-        }
-        for (size_t a = 0; a < attributes; a++) {
-            const char *name = parac_fca_context_attribute_name(context, a);
-            set += name ? strlen(name) : 0;
-        }
-        if (set == (size_t)-1) abort(); /* keeps the walk from being optimised away */
-        parac_fca_context_destroy(context);
-    }
-    fuzz_remove_temp(path);
-    return 0;
+    return fuzz_fca_context(data, size, ".dat", PARAC_FCA_FORMAT_FIMI);
 }

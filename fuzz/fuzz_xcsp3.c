@@ -7,14 +7,5 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    xcsp_limits limits;
-    parac_csp_load_options options;
-    parac_csp *csp = NULL;
-    parac_error error = {0};
-    xcsp_fuzz_limits(&limits, &options, size > 0 && (data[0] & 1));
-    if (xcsp_load_memory((const char *)data, size, "fuzz.xml", &options, &limits, &csp, &error) == PARAC_OK) {
-        xcsp_fuzz_check_ac(csp);
-        parac_csp_destroy(csp);
-    }
-    return 0;
+    return xcsp_fuzz_input(data, size, "fuzz.xml");
 }

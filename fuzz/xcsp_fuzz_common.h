@@ -44,4 +44,20 @@ static inline void xcsp_fuzz_check_ac(const parac_csp *csp)
     free(other);
 }
 
+/* One input of the XCSP targets: loaded from memory under the small budgets (the first byte, when
+ * odd, turns on ignore_unsupported), and a network that loads is checked by xcsp_fuzz_check_ac. */
+static inline int xcsp_fuzz_input(const uint8_t *data, size_t size, const char *name)
+{
+    xcsp_limits limits;
+    parac_csp_load_options options;
+    parac_csp *csp = NULL;
+    parac_error error = {0};
+    xcsp_fuzz_limits(&limits, &options, size > 0 && (data[0] & 1));
+    if (xcsp_load_memory((const char *)data, size, name, &options, &limits, &csp, &error) == PARAC_OK) {
+        xcsp_fuzz_check_ac(csp);
+        parac_csp_destroy(csp);
+    }
+    return 0;
+}
+
 #endif
