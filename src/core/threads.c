@@ -47,7 +47,9 @@ static int own_running_threads(void)
     int running = 0;
     if (!tasks) return 1;
     while ((entry = readdir(tasks)) != NULL) {
-        char path[64], line[256], *end;
+        /* Room for any d_name (the length check below skips what is not a thread id anyway), so
+         * no compiler sees a possible truncation. */
+        char path[sizeof "/proc/self/task//stat" + sizeof entry->d_name], line[256], *end;
         FILE *file;
         if (entry->d_name[0] == '.' || strlen(entry->d_name) > 20) continue;
         snprintf(path, sizeof path, "/proc/self/task/%s/stat", entry->d_name);
