@@ -477,6 +477,37 @@ done:
     return status;
 }
 
+/* ---- global constraints --------------------------------------------------------------------- */
+
+static int term_ok(const parac_csp_network *network, const ac_term *term)
+{
+    return term->var == AC_TERM_CONSTANT || (term->var >= 0 && (uint64_t)term->var < network->variable_count);
+}
+
+static int global_terms_ok(const parac_csp_network *network, const parac_csp_global *global)
+{
+    if (global->list_count > AC_GLOBAL_MAX_LISTS) return 0;
+    for (size_t l = 0; l < global->list_count; l++)
+        for (size_t i = 0; i < global->list_length[l]; i++)
+            if (!term_ok(network, &global->lists[l][i])) return 0;
+    return term_ok(network, &global->condition.operand) && term_ok(network, &global->index) &&
+           term_ok(network, &global->index2) && term_ok(network, &global->size);
+}
+
+parac_status parac_csp_add_global(parac_csp_network *network, const parac_csp_global *global, parac_error *error)
+{
+    size_t n = network->global_count;
+    if (!global_terms_ok(network, global))
+        return parac_fail(error, PARAC_ERR_PARSE, "line %ld: %s names a variable that does not exist", global->line,
+                          ac_global_kind_name(global->kind));
+    if (!grow_array((void **)&network->globals, sizeof *network->globals, n, n + 1))
+        return parac_fail_no_memory(error, "global constraint list", (n + 1) * sizeof *network->globals);
+    if (ac_global_copy(&network->globals[n], global) != 0)
+        return parac_fail_no_memory(error, "global constraint", sizeof *global);
+    network->global_count = n + 1;
+    return PARAC_OK;
+}
+
 /* ---- domains, dropped constraints, counts --------------------------------------------------- */
 
 void parac_csp_remove_initial_value(parac_csp_network *network, uint32_t var, uint32_t slot)
@@ -507,6 +538,8 @@ void parac_csp_network_free(parac_csp_network *network)
         free(network->constraints[i].matrix);
         free(network->constraints[i].tuples);
     }
+    for (size_t i = 0; i < network->global_count; i++) ac_global_free(&network->globals[i]);
+    free(network->globals);
     for (size_t i = 0; i < network->dropped_count; i++) free(network->dropped[i]);
     if (network->scope_index) {
         parac_hash_index_free(&network->scope_index->constraints);

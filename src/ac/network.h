@@ -30,6 +30,7 @@
 
 #include <parac/status.h>
 
+#include "ac/global.h"
 #include "core/bitset.h"
 
 typedef struct parac_csp_constraint {
@@ -56,6 +57,12 @@ typedef struct parac_csp_network {
     size_t constraint_capacity;
     parac_csp_constraint *constraints;
 
+    /* Global constraints (global.h), kept apart from `constraints` so code that knows only the
+     * binary and table forms never mistakes one for an empty table. */
+    parac_csp_global *globals;
+    size_t global_count;
+    int has_objective;          /* the instance had an <objectives> element (read, not enforced) */
+
     char **dropped;             /* descriptions of constraints dropped by --ignore-unsupported */
     size_t dropped_count;
 
@@ -78,6 +85,9 @@ parac_status parac_csp_add_binary(parac_csp_network *network, uint32_t x, uint32
 /* Adds a table constraint (arity >= 3) of allowed tuples (slot indices); copied. */
 parac_status parac_csp_add_table(parac_csp_network *network, uint32_t arity, const uint32_t *scope,
                                  const uint32_t *tuples, size_t tuple_count, parac_error *error);
+/* Adds a global constraint (deep copy; its terms' variables must exist). PARAC_ERR_PARSE when a
+ * term names an unknown variable, PARAC_ERR_NO_MEMORY. */
+parac_status parac_csp_add_global(parac_csp_network *network, const parac_csp_global *global, parac_error *error);
 /* Removes value slot `slot` of variable `var` from the initial domain (unary constraints). */
 void parac_csp_remove_initial_value(parac_csp_network *network, uint32_t var, uint32_t slot);
 /* Records a dropped (unsupported) constraint's description. */
