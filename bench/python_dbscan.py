@@ -55,13 +55,22 @@ def main():
     for device in devices:
         model = parac.DBSCAN(eps=args.eps, min_samples=args.min_samples, device=device)
         first, _ = timed(lambda: model.fit(X))
-        later = [timed(lambda: model.fit(X))[0] for _ in range(args.repeats)]
+        later, phases = [], []
+        for _ in range(args.repeats):
+            later.append(timed(lambda: model.fit(X))[0])
+            phases.append(dict(model._run_info.get("phases", {}), library=model._run_info["seconds"]))
         if reference is None:
             reference = model.labels_.copy()
         same = bool(np.array_equal(model.labels_, reference))
         emit({"case": f"parac.DBSCAN device={device} first fit", "seconds": round(first, 4)})
         emit({"case": f"parac.DBSCAN device={device} later fits (median)", "seconds": round(statistics.median(later), 5),
               "min": round(min(later), 5), "max": round(max(later), 5), "labels_equal_cpu": same})
+        # Where the median fit's time went: the library's phases, and the rest of the call (validation,
+        # allocation and copies in Python).
+        median_index = sorted(range(len(later)), key=later.__getitem__)[len(later) // 2]
+        breakdown = {name: round(value * 1e3, 3) for name, value in phases[median_index].items()}
+        breakdown["python_side"] = round((later[median_index] - phases[median_index]["library"]) * 1e3, 3)
+        emit({"case": f"parac.DBSCAN device={device} median fit breakdown (ms)", "breakdown_ms": breakdown})
     if not args.no_sklearn:
         from sklearn.cluster import DBSCAN as SklearnDBSCAN
         seconds, fitted = timed(lambda: SklearnDBSCAN(eps=args.eps, min_samples=args.min_samples, n_jobs=-1).fit(X))
@@ -76,7 +85,7 @@ def main():
             emit({"case": f"sklearn / {case}", "ratio": round(seconds / value, 1)})
     print()
     for row in rows:
-        value = row.get("seconds", row.get("ratio"))
+        value = row.get("seconds", row.get("ratio", row.get("breakdown_ms")))
         print(f"{row['case']:<52} {value}")
 
 

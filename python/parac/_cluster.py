@@ -92,8 +92,11 @@ class DBSCAN(ClusterMixin, BaseEstimator):
         core_mask = np.zeros(n, dtype=np.uint8)
         self._run_info = _parac.dbscan(X, float(self.eps), int(self.min_samples), labels, core_mask,
                                        device=self.device, threads=threads_for(self.n_jobs), progress=progress)
-        self.core_sample_indices_ = np.flatnonzero(core_mask).astype(np.intp)
-        self.components_ = X[self.core_sample_indices_].copy()
+        # One pass in C (numpy's flatnonzero + fancy indexing took longer than a GPU fit of 10^6 points).
+        core_count = self._run_info["core"]
+        self.core_sample_indices_ = np.empty(core_count, dtype=np.intp)
+        self.components_ = np.empty((core_count, X.shape[1]), dtype=X.dtype)
+        _parac.core_samples(X, core_mask, self.core_sample_indices_, self.components_)
         self.labels_ = labels.astype(np.intp)
         return self
 

@@ -1,16 +1,22 @@
 /* python/src/dbscan.c — parac.dbscan over parac_dbscan_run / parac_dbscan_run_f32. */
 #include "areas.h"
 
+#include <string.h>
+
 #include <parac/dbscan.h>
 
 static PyObject *info_as_dict(const parac_dbscan_info *info)
 {
-    return Py_BuildValue("{s:n,s:n,s:n,s:n,s:s,s:s,s:O,s:n,s:d}", "clusters", (Py_ssize_t)info->clusters, "core",
-                         (Py_ssize_t)info->core, "noise", (Py_ssize_t)info->noise, "border",
-                         (Py_ssize_t)info->border, "device", parac_device_name(info->device), "method",
-                         parac_dbscan_method_name(info->method), "gpu_fallback",
-                         info->gpu_fallback ? Py_True : Py_False, "gpu_slabs", (Py_ssize_t)info->gpu_slabs,
-                         "seconds", info->seconds_total);
+    /* The phases let a caller see where a fit's time goes (upload and download are 0 on the CPU). */
+    return Py_BuildValue("{s:n,s:n,s:n,s:n,s:s,s:s,s:O,s:n,s:d,s:{s:d,s:d,s:d,s:d,s:d,s:d,s:d}}", "clusters",
+                         (Py_ssize_t)info->clusters, "core", (Py_ssize_t)info->core, "noise",
+                         (Py_ssize_t)info->noise, "border", (Py_ssize_t)info->border, "device",
+                         parac_device_name(info->device), "method", parac_dbscan_method_name(info->method),
+                         "gpu_fallback", info->gpu_fallback ? Py_True : Py_False, "gpu_slabs",
+                         (Py_ssize_t)info->gpu_slabs, "seconds", info->seconds_total, "phases", "upload",
+                         info->seconds_upload, "index", info->seconds_index, "core", info->seconds_core, "union",
+                         info->seconds_union, "border", info->seconds_border, "relabel", info->seconds_relabel,
+                         "download", info->seconds_download);
 }
 
 static int parse_options(parac_dbscan_options *options, double eps, Py_ssize_t min_samples, const char *device,
@@ -85,8 +91,69 @@ release_points:
     return result;
 }
 
+PyDoc_STRVAR(core_samples_doc,
+             "core_samples(points, core_mask, indices, components) -> None\n\n"
+             "Fills indices (int64[k]) with the positions of the k set bytes of core_mask (uint8[n]) and\n"
+             "components (k x d, the points' dtype) with those rows of points (n x d): scikit-learn's\n"
+             "core_sample_indices_ and components_ in one pass (numpy's flatnonzero + take made up most of a\n"
+             "GPU fit's time on 10^6 points).");
+
+/* Copies the rows whose mask byte is set; 0, or -1 when the outputs do not hold exactly k rows. */
+static int gather_core_rows(const parac_py_matrix *points, const uint8_t *mask, int64_t *indices, char *components,
+                            size_t k)
+{
+    size_t row_bytes = points->cols * (points->is_float32 ? sizeof(float) : sizeof(double)), found = 0;
+    const char *rows = points->view.buf;
+    for (size_t i = 0; i < points->rows; i++) {
+        if (!mask[i]) continue;
+        if (found == k) return -1;
+        indices[found] = (int64_t)i;
+        memcpy(components + found * row_bytes, rows + i * row_bytes, row_bytes);
+        found++;
+    }
+    return found == k ? 0 : -1;
+}
+
+static PyObject *py_core_samples(PyObject *self, PyObject *args)
+{
+    PyObject *points_object, *mask_object, *indices_object, *components_object, *result = NULL;
+    parac_py_matrix points;
+    Py_buffer mask, indices, components;
+    size_t k;
+    int failed;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOO:core_samples", &points_object, &mask_object, &indices_object,
+                          &components_object))
+        return NULL;
+    if (parac_py_matrix_get(points_object, "points", 1, &points) < 0) return NULL;
+    if (parac_py_input_get(mask_object, "core_mask", PARAC_PY_UINT8, points.rows, &mask) < 0) goto release_points;
+    if (parac_py_output_get(indices_object, "indices", PARAC_PY_INT64, PARAC_PY_ANY_COUNT, 0, &indices) < 0)
+        goto release_mask;
+    k = (size_t)indices.len / sizeof(int64_t);
+    if (parac_py_output_get(components_object, "components", points.is_float32 ? PARAC_PY_FLOAT32 : PARAC_PY_FLOAT64,
+                            k * points.cols, 0, &components) < 0)
+        goto release_indices;
+    Py_BEGIN_ALLOW_THREADS
+    failed = gather_core_rows(&points, mask.buf, indices.buf, components.buf, k);
+    Py_END_ALLOW_THREADS
+    if (failed) PyErr_SetString(PyExc_ValueError, "core_samples: indices does not hold one entry per set core_mask byte");
+    else {
+        Py_INCREF(Py_None);
+        result = Py_None;
+    }
+    parac_py_output_release(&components);
+release_indices:
+    parac_py_output_release(&indices);
+release_mask:
+    parac_py_output_release(&mask);
+release_points:
+    parac_py_matrix_release(&points);
+    return result;
+}
+
 static PyMethodDef dbscan_methods[] = {
     {"dbscan", (PyCFunction)(void (*)(void))py_dbscan, METH_VARARGS | METH_KEYWORDS, dbscan_doc},
+    {"core_samples", py_core_samples, METH_VARARGS, core_samples_doc},
     {NULL, NULL, 0, NULL},
 };
 

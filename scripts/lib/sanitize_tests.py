@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs ctest tests one at a time under a checking tool (compute-sanitizer), for scripts/gpu-check.
+"""Runs ctest tests under a checking tool (compute-sanitizer), --jobs at a time, for scripts/gpu-check.
 
 ctest cannot put a wrapper in front of a test's command, so this reads the tests' commands,
 environments and working directories from `ctest --show-only=json-v1` and runs each itself:
@@ -13,6 +13,7 @@ summary line go to stdout; the whole output of each run to LOG_DIR/<tool>-<test>
 1 when any test failed, else 0.
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -65,6 +66,7 @@ def main():
     parser.add_argument("--tool", required=True)
     parser.add_argument("--timeout", type=float, default=900)
     parser.add_argument("--log-dir", default=".")
+    parser.add_argument("--jobs", type=int, default=1, help="tests run at once (each is its own process)")
     parser.add_argument("--fail-on-skip", action="store_true", help="a skipped test fails (a GPU is present)")
     arguments = sys.argv[1:]
     split = arguments.index("--") if "--" in arguments else len(arguments)
@@ -75,13 +77,22 @@ def main():
     tests = load_tests(args.build, args.label, args.filter, args.exclude)
     os.makedirs(args.log_dir, exist_ok=True)
     counts = {"passed": 0, "failed": 0, "skipped": 0}
-    for name, command, properties in tests:
+
+    def check(test):
+        name, command, properties = test
         log_path = os.path.join(args.log_dir, f"{args.tool}-{name}.log")
-        code, seconds, errors = run_one(name, command, properties, wrapper, args.timeout, log_path)
-        result = "passed" if code == 0 else "skipped" if code == 77 else "failed"
-        counts[result] += 1
-        print(f"{args.tool:10s} {name:32s} {result:8s} exit {code!s:8s} sanitizer errors {errors:>3s} "
-              f"{seconds:7.1f} s{'  log: ' + log_path if result == 'failed' else ''}", flush=True)
+        return name, log_path, run_one(name, command, properties, wrapper, args.timeout, log_path)
+
+    # Tests run side by side (one GPU serves several instrumented processes; the sanitizer's cost is
+    # mostly on the host); each line is printed as its test ends.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for name, log_path, (code, seconds, errors) in (future.result() for future in
+                                                         concurrent.futures.as_completed(
+                                                             [pool.submit(check, test) for test in tests])):
+            result = "passed" if code == 0 else "skipped" if code == 77 else "failed"
+            counts[result] += 1
+            print(f"{args.tool:10s} {name:32s} {result:8s} exit {code!s:8s} sanitizer errors {errors:>3s} "
+                  f"{seconds:7.1f} s{'  log: ' + log_path if result == 'failed' else ''}", flush=True)
     print(f"{args.tool}: {len(tests)} tests, {counts['passed']} passed, {counts['failed']} failed, "
           f"{counts['skipped']} skipped")
     if not tests:

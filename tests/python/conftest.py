@@ -1,10 +1,16 @@
 """Shared fixtures of the Python package's tests (run by ctest python.pytest, or `pytest tests/python`
 with parac installed)."""
+import os
+
 import numpy as np
 import pytest
 
 import parac
 
+# On the GPU machine (scripts/gpu-python-check) PARAC_REQUIRE_CUDA=1 turns a missing GPU into an error, so
+# the CUDA tests cannot pass by skipping.
+if os.environ.get("PARAC_REQUIRE_CUDA") == "1" and not parac.cuda_available():
+    raise RuntimeError("PARAC_REQUIRE_CUDA=1 but parac.cuda_available() is False (no GPU, or a CPU-only build)")
 requires_cuda = pytest.mark.skipif(not parac.cuda_available(), reason="no usable CUDA GPU in this build/machine")
 
 

@@ -4,6 +4,7 @@ import pytest
 from sklearn.cluster import DBSCAN as SkDBSCAN
 
 import parac
+from parac import _parac
 from conftest import blobs, requires_cuda
 
 CASES = [
@@ -148,3 +149,24 @@ def test_cuda_same_bytes_as_cpu(dtype):
     assert gpu._run_info["device"] == "cuda"
     np.testing.assert_array_equal(gpu.labels_, cpu.labels_)
     np.testing.assert_array_equal(gpu.core_sample_indices_, cpu.core_sample_indices_)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_core_samples_gathers_the_masked_rows_in_order(dtype):
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(500, 3)).astype(dtype)
+    mask = (rng.random(500) < 0.4).astype(np.uint8)
+    k = int(mask.sum())
+    indices, rows = np.empty(k, dtype=np.intp), np.empty((k, 3), dtype=dtype)
+    _parac.core_samples(X, mask, indices, rows)
+    assert np.array_equal(indices, np.flatnonzero(mask))
+    assert np.array_equal(rows, X[np.flatnonzero(mask)])
+
+
+def test_core_samples_refuses_outputs_of_the_wrong_size():
+    X = np.zeros((10, 2))
+    mask = np.ones(10, dtype=np.uint8)
+    with pytest.raises(ValueError):
+        _parac.core_samples(X, mask, np.empty(9, dtype=np.intp), np.empty((9, 2)))
+    with pytest.raises(ValueError):
+        _parac.core_samples(X, mask, np.empty(11, dtype=np.intp), np.empty((11, 2)))
