@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <parac/devices.h>
@@ -49,6 +50,12 @@ int test_require_gpu(void)
     if (parac_cuda_device_count(why, sizeof why) > 0) return 0;
     printf("skipped: no usable GPU (%s)\n", why);
     return 77;
+}
+
+int test_quick(void)
+{
+    const char *quick = getenv("PARAC_TEST_QUICK");
+    return quick && strcmp(quick, "1") == 0;
 }
 
 const char *test_temp_path(char *buffer, size_t size, const char *name)

@@ -32,6 +32,10 @@ int test_finish(const char *suite);
 /* 77 when no CUDA device is usable (after saying why), 0 otherwise. */
 int test_require_gpu(void);
 
+/* 1 when PARAC_TEST_QUICK=1: the GPU tests then run fewer and smaller cases with the same checks, so
+ * that compute-sanitizer (10-100x slower) gets through them (scripts/gpu-check GPU_CHECK_SANITIZE). */
+int test_quick(void);
+
 /* A scratch file path unique to this process: /tmp/parac-test-<pid>-<name>. */
 const char *test_temp_path(char *buffer, size_t size, const char *name);
 

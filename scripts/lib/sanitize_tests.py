@@ -40,6 +40,8 @@ def load_tests(build, label, pattern, exclude):
 
 def run_one(name, command, properties, wrapper, timeout, log_path):
     environment = dict(os.environ)
+    # The tests' quick mode (tests/test_util.h test_quick): same checks, fewer and smaller cases.
+    environment.setdefault("PARAC_TEST_QUICK", "1")
     for assignment in properties.get("ENVIRONMENT", []):
         key, _, value = assignment.partition("=")
         environment[key] = value

@@ -607,13 +607,15 @@ __device__ static unsigned int block_queue_take(block_queue *queue, const local_
             if (atomicCAS(&queue->range, range, range + (1ull << 32)) == range) return next;
             continue;
         }
-        if (*(volatile int *)&queue->exhausted) return UINT32_MAX;
+        /* exhausted is written under the lock but read here without it: both sides are atomic, so
+         * the read is ordered (compute-sanitizer racecheck flagged the plain store against this read) */
+        if (atomicAdd(&queue->exhausted, 0)) return UINT32_MAX;
         if (atomicCAS(&queue->lock, 0, 1) != 0) continue; /* another warp refills */
         range = *(volatile unsigned long long *)&queue->range;
-        if ((unsigned int)(range >> 32) >= (unsigned int)range && !queue->exhausted) {
+        if ((unsigned int)(range >> 32) >= (unsigned int)range && !atomicAdd(&queue->exhausted, 0)) {
             unsigned int first = atomicAdd(&p->counters->head, BLOCK_QUEUE_TASKS);
             if (first >= p->batch) {
-                queue->exhausted = 1;
+                atomicExch(&queue->exhausted, 1);
             } else {
                 unsigned int last = first + BLOCK_QUEUE_TASKS < p->batch ? first + BLOCK_QUEUE_TASKS : p->batch;
                 atomicExch(&queue->range, ((unsigned long long)(first + 1) << 32) | last);

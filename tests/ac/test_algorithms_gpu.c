@@ -105,9 +105,10 @@ int main(void)
         {6, 4, 9, 0.35, 0, 0.0, 0.05}, {10, 3, 20, 0.25, 0, 0.05, 0.0}, {40, 10, 150, 0.35, 0, 0.0, 0.0},
         {80, 20, 400, 0.4, 0, 0.0, 0.0},
     };
+    uint64_t seeds = test_quick() ? 1 : 6, sac_seeds = test_quick() ? 1 : 8;
     if (test_require_gpu()) return 77;
     for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
-        for (uint64_t seed = 1; seed <= 6; seed++) {
+        for (uint64_t seed = 1; seed <= seeds; seed++) {
             parac_csp_network network;
             char label[64];
             snprintf(label, sizeof label, "shape %zu seed %llu", k, (unsigned long long)seed);
@@ -119,7 +120,7 @@ int main(void)
             parac_csp_network_free(&network);
         }
     for (size_t k = 0; k < sizeof sac_shapes / sizeof sac_shapes[0]; k++)
-        for (uint64_t seed = 1; seed <= 8; seed++) {
+        for (uint64_t seed = 1; seed <= sac_seeds; seed++) {
             parac_csp_network network;
             char label[64];
             snprintf(label, sizeof label, "sac shape %zu seed %llu", k, (unsigned long long)seed);
