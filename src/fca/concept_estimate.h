@@ -8,7 +8,9 @@
 /* Knuth's estimator of a search tree's size: random root-to-leaf walks through the FCbO tree,
  * each walk's estimate being 1 + d1 + d1 d2 + ... (the product of the branching degrees met);
  * the mean over walks is unbiased. Stops after max_walks walks or budget_seconds (at least one
- * walk). Seeded: the same context gives the same estimate. Returns -1 when out of memory. */
-double fca_estimate_concepts(const fca_search *search, int max_walks, double budget_seconds);
+ * walk), on up to `threads` threads. Walk w is seeded by w and the mean is summed in walk order, so
+ * the same context gives the same estimate on any thread count when the budget is not reached.
+ * Returns -1 when out of memory. */
+double fca_estimate_concepts(const fca_search *search, int max_walks, double budget_seconds, int threads);
 
 #endif

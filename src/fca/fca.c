@@ -49,7 +49,7 @@ static parac_status choose_device(const fca_search *search, const parac_fca_opti
     /* Work: concepts x attributes (each concept tries every later attribute; measured on the H200,
      * this fits dense contexts from 0.2 M to 70 M concepts within 1.5x, where x object words did not).
      * 256 walks: 64 overestimated mushroom's 0.24 M concepts 30x and sent it to the GPU (8x slower). */
-    work.units = fca_estimate_concepts(search, 256, 0.02);
+    work.units = fca_estimate_concepts(search, 256, 0.02, parac_threads_resolve(options->exec.threads));
     if (work.units > 0) work.units *= (double)(search->attributes ? search->attributes : 1);
     work.upload_bytes = (double)search->objects * (double)search->attribute_words * 8.0 * 2.0;
     return parac_choose_device(&options->exec, &work, device, error);

@@ -11,15 +11,23 @@
 #include "fca/fca_internal.h"
 #include "test_util.h"
 
-static double estimate_of(const parac_fca_context *context, uint64_t min_support, int walks)
+static double estimate_with(const parac_fca_context *context, uint64_t min_support, int walks, int threads)
 {
     fca_search search;
     parac_error error = {0};
     double estimate;
     CHECK_OK(fca_search_create(context, min_support, &search, &error), &error);
-    estimate = fca_estimate_concepts(&search, walks, 10.0);
+    estimate = fca_estimate_concepts(&search, walks, 10.0, threads);
     fca_search_destroy(&search);
     return estimate;
+}
+
+static double estimate_of(const parac_fca_context *context, uint64_t min_support, int walks)
+{
+    double one = estimate_with(context, min_support, walks, 1);
+    /* the walks are seeded by their index and summed in order: any thread count gives the same bits */
+    CHECK(one == estimate_with(context, min_support, walks, 3), "3 threads changed the estimate of %d walks", walks);
+    return one;
 }
 
 static uint64_t true_count(const parac_fca_context *context, uint64_t min_support)
