@@ -5,8 +5,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/error.h"
+#include "core/hash_index.h"
 #include "mpi/kd_partition.h"
 
 #define NO_ROOT UINT64_MAX
@@ -20,23 +22,10 @@ typedef struct pair64 {
     uint64_t first, second;
 } pair64;
 
-static int compare_pairs(const void *a, const void *b)
-{
-    const pair64 *x = a, *y = b;
-    if (x->first != y->first) return x->first < y->first ? -1 : 1;
-    return (x->second > y->second) - (x->second < y->second);
-}
-
 static int compare_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
-}
-
-static int compare_by_second(const void *a, const void *b)
-{
-    const pair64 *x = a, *y = b;
-    return (x->second > y->second) - (x->second < y->second);
 }
 
 /* Index of key in sorted pairs[count] by first, or count. */
@@ -400,102 +389,119 @@ done:
     return status;
 }
 
-/* This block's distinct roots as (root, first position), sorted by root; *count gets how many. */
-static pair64 *first_occurrences(const uint64_t *block_root, size_t block_count, size_t *count)
+/* Distinct roots numbered in order of first occurrence: item k of the set is roots[k]. */
+typedef struct root_set {
+    parac_hash_index index;
+    uint64_t *roots;
+    size_t count;
+    uint64_t last_root; /* the previous lookup, which neighbouring points often repeat */
+    size_t last_item;
+} root_set;
+
+static uint64_t root_item_hash(const void *context, size_t item) { return ((const root_set *)context)->roots[item]; }
+
+static int root_matches(const void *context, size_t item, const void *key)
 {
-    pair64 *seen = malloc((block_count + 1) * sizeof(pair64));
-    size_t n = 0, distinct = 0;
-    if (!seen) return NULL;
-    for (size_t i = 0; i < block_count; i++)
-        if (block_root[i] != NO_ROOT) {
-            seen[n].first = block_root[i];
-            seen[n++].second = i;
-        }
-    qsort(seen, n, sizeof(pair64), compare_pairs);
-    for (size_t i = 0; i < n; i++)
-        if (i == 0 || seen[i].first != seen[i - 1].first) seen[distinct++] = seen[i];
-    *count = distinct;
-    return seen;
+    return ((const root_set *)context)->roots[item] == *(const uint64_t *)key;
 }
 
-/* Rank 0: roots[] are every block's distinct roots, blocks in rank order and each block's roots
- * in order of first occurrence; ids[k] = number of distinct roots first met before roots[k]'s
- * first meeting, i.e. cluster ids by lowest point index. Returns the number of clusters. */
+static int root_set_init(root_set *set, size_t capacity)
+{
+    memset(set, 0, sizeof *set);
+    set->last_root = NO_ROOT;
+    set->roots = malloc((capacity + 1) * sizeof(uint64_t));
+    return set->roots ? 0 : -1;
+}
+
+static void root_set_free(root_set *set)
+{
+    parac_hash_index_free(&set->index);
+    free(set->roots);
+    memset(set, 0, sizeof *set);
+}
+
+/* The item of root, adding it when new (the caller sized roots[] for every distinct root):
+ * SIZE_MAX when out of memory. */
+static size_t root_set_item(root_set *set, uint64_t root)
+{
+    size_t slot, item;
+    if (root == set->last_root) return set->last_item;
+    if (parac_hash_index_reserve(&set->index, root_item_hash, set) != 0) return SIZE_MAX;
+    item = parac_hash_index_find(&set->index, root, &root, root_matches, set, &slot);
+    if (item == SIZE_MAX) {
+        item = set->count;
+        set->roots[set->count++] = root;
+        parac_hash_index_insert(&set->index, slot, item);
+    }
+    set->last_root = root;
+    set->last_item = item;
+    return item;
+}
+
+/* Rank 0: roots[] are every block's distinct roots, blocks in rank order and each block's roots in
+ * order of first occurrence; ids[k] = the number of distinct roots met before roots[k] first was,
+ * i.e. cluster ids in order of each cluster's lowest point index. */
 static parac_status number_clusters(const uint64_t *roots, size_t count, int32_t *ids, size_t *clusters,
                                     parac_error *error)
 {
-    pair64 *by_root = malloc((count + 1) * sizeof(pair64));
-    size_t next = 0;
-    if (!by_root) return parac_fail_no_memory(error, "mpi dbscan relabel", (unsigned long long)count * 16);
+    root_set set;
+    if (root_set_init(&set, count) != 0) return parac_fail_no_memory(error, "mpi dbscan relabel", (unsigned long long)count * 8);
     for (size_t k = 0; k < count; k++) {
-        by_root[k].first = roots[k];
-        by_root[k].second = k;
-        ids[k] = -1;
-    }
-    qsort(by_root, count, sizeof(pair64), compare_pairs);
-    for (size_t k = 0; k < count; k++) /* mark each root's first position */
-        if (k == 0 || by_root[k].first != by_root[k - 1].first) ids[by_root[k].second] = 0;
-    for (size_t k = 0; k < count; k++)
-        if (ids[k] == 0) {
-            if (next >= (size_t)INT32_MAX) {
-                free(by_root);
-                return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "mpi dbscan: more than 2^31 - 1 clusters");
-            }
-            ids[k] = (int32_t)next++;
-        } else {
-            ids[k] = -1;
+        size_t item = root_set_item(&set, roots[k]);
+        if (item == SIZE_MAX || item >= (size_t)INT32_MAX) {
+            root_set_free(&set);
+            return item == SIZE_MAX ? parac_fail_no_memory(error, "mpi dbscan relabel", (unsigned long long)count * 16)
+                                    : parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "mpi dbscan: more than 2^31 - 1 clusters");
         }
-    for (size_t k = 1; k < count; k++) /* later positions take their root's first id */
-        if (by_root[k].first == by_root[k - 1].first) ids[by_root[k].second] = ids[by_root[k - 1].second];
-    *clusters = next;
-    free(by_root);
+        ids[k] = (int32_t)item;
+    }
+    *clusters = set.count;
+    root_set_free(&set);
     return PARAC_OK;
 }
 
+/* Labels of this block: its distinct roots in order of first occurrence go to rank 0, which numbers
+ * them over all blocks in block order; each rank gets its roots' ids back. */
 static parac_status relabel(MPI_Comm comm, const uint64_t *block_root, size_t block_count, int32_t *labels,
                             uint64_t *clusters_total, parac_error *error)
 {
-    int rank, ranks, mine, *counts = NULL, *offsets = NULL;
-    size_t distinct = 0, total = 0, clusters = 0;
-    pair64 *firsts = first_occurrences(block_root, block_count, &distinct);
-    uint64_t *roots = NULL, *all_roots = NULL;
+    int rank, ranks, mine = 0, *counts = NULL, *offsets = NULL;
+    size_t total = 0, clusters = 0;
+    root_set set;
+    uint64_t *all_roots = NULL;
     int32_t *ids = NULL, *all_ids = NULL;
     parac_status status = PARAC_OK;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &ranks);
-    roots = malloc((distinct + 1) * sizeof(uint64_t));
-    ids = malloc((distinct + 1) * sizeof(int32_t));
+    if (root_set_init(&set, block_count) != 0) return parac_fail_no_memory(error, "mpi dbscan relabel", block_count * 8);
+    for (size_t i = 0; i < block_count && status == PARAC_OK; i++)
+        if (block_root[i] != NO_ROOT && root_set_item(&set, block_root[i]) == SIZE_MAX)
+            status = parac_fail_no_memory(error, "mpi dbscan relabel", (unsigned long long)block_count * 16);
+    ids = malloc((set.count + 1) * sizeof(int32_t));
     if (rank == 0) {
         counts = malloc((size_t)ranks * sizeof(int));
         offsets = malloc((size_t)ranks * sizeof(int));
     }
-    if (!firsts || !roots || !ids || (rank == 0 && (!counts || !offsets))) {
-        status = parac_fail_no_memory(error, "mpi dbscan relabel", (unsigned long long)block_count * 16);
-        goto done;
-    }
-    qsort(firsts, distinct, sizeof(pair64), compare_by_second); /* by first occurrence */
-    for (size_t k = 0; k < distinct; k++) roots[k] = firsts[k].first;
-    mine = (int)distinct;
+    if (status == PARAC_OK && (!ids || (rank == 0 && (!counts || !offsets))))
+        status = parac_fail_no_memory(error, "mpi dbscan relabel", (unsigned long long)ranks * 8);
+    if (status != PARAC_OK) goto done; /* the caller aborts the job */
+    mine = (int)set.count;
     MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
     if (rank == 0 && (status = offsets_of(counts, ranks, offsets, &total, error)) == PARAC_OK) {
         all_roots = malloc((total + 1) * sizeof(uint64_t));
         all_ids = malloc((total + 1) * sizeof(int32_t));
         if (!all_roots || !all_ids) status = parac_fail_no_memory(error, "mpi dbscan relabel", (unsigned long long)total * 12);
     }
-    if (status != PARAC_OK) goto done; /* rank 0 only: the caller aborts the job */
-    MPI_Gatherv(roots, mine, MPI_UINT64_T, all_roots, counts, offsets, MPI_UINT64_T, 0, comm);
+    if (status != PARAC_OK) goto done;
+    MPI_Gatherv(set.roots, mine, MPI_UINT64_T, all_roots, counts, offsets, MPI_UINT64_T, 0, comm);
     if (rank == 0 && (status = number_clusters(all_roots, total, all_ids, &clusters, error)) != PARAC_OK) goto done;
     MPI_Scatterv(all_ids, counts, offsets, MPI_INT32_T, ids, mine, MPI_INT32_T, 0, comm);
     *clusters_total = clusters;
     MPI_Bcast(clusters_total, 1, MPI_UINT64_T, 0, comm);
-    for (size_t k = 0; k < distinct; k++) firsts[k].second = (uint64_t)ids[k]; /* (root, id) */
-    qsort(firsts, distinct, sizeof(pair64), compare_pairs);
-    for (size_t i = 0; i < block_count; i++)
-        labels[i] = block_root[i] == NO_ROOT ? PARAC_DBSCAN_NOISE
-                                             : (int32_t)firsts[find_pair(firsts, distinct, block_root[i])].second;
+    for (size_t i = 0; i < block_count; i++) /* every root is in the set: no insertion, no failure */
+        labels[i] = block_root[i] == NO_ROOT ? PARAC_DBSCAN_NOISE : ids[root_set_item(&set, block_root[i])];
 done:
-    free(firsts);
-    free(roots);
+    root_set_free(&set);
     free(ids);
     free(counts);
     free(offsets);
@@ -505,6 +511,13 @@ done:
 }
 
 /* ------------------------------------------------------------------ the run */
+
+/* CPU seconds of this process (all its threads): the work a phase did, whatever else loads the machine. */
+static double process_cpu_seconds(void)
+{
+    struct timespec now;
+    return clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now) == 0 ? (double)now.tv_sec + 1e-9 * (double)now.tv_nsec : 0.0;
+}
 
 static parac_status run_local(const parac_dbscan_options *options, const mpi_points *block, const local_points *local,
                               int32_t **labels, uint8_t **core, parac_dbscan_info *info, parac_error *error)
@@ -574,8 +587,10 @@ parac_status mpi_dbscan_run(MPI_Comm comm, const parac_dbscan_options *options, 
     for (size_t i = 0; i < local.count; i++) info->owned += (local.tags[i] & TAG_OWNED) != 0;
     info->halo = local.count - info->owned;
     info->seconds_exchange = MPI_Wtime() - clock, clock = MPI_Wtime();
+    info->cpu_seconds_local = process_cpu_seconds();
     if ((status = run_local(options, block, &local, &local_labels, &local_core, &info->local, error)) != PARAC_OK)
         goto done;
+    info->cpu_seconds_local = process_cpu_seconds() - info->cpu_seconds_local;
     info->seconds_local = MPI_Wtime() - clock, clock = MPI_Wtime();
     rep = cluster_representatives(&local, local_labels, local_core, info->local.clusters);
     links = malloc((local.count + 1) * sizeof(pair64));

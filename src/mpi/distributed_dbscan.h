@@ -45,6 +45,7 @@ typedef struct mpi_dbscan_info {
     uint64_t halo_total;     /* halo points over all ranks */
     uint64_t links_total;    /* links over all ranks */
     double seconds_partition, seconds_exchange, seconds_local, seconds_merge, seconds_return, seconds_relabel;
+    double cpu_seconds_local;  /* CPU time of this rank's local run (all its threads) */
     parac_dbscan_info local; /* the local run's report */
 } mpi_dbscan_info;
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <parac/dbscan.h>
@@ -148,24 +149,34 @@ static parac_status write_outputs(const dbscan_args *args, const int32_t *labels
     return status;
 }
 
-/* The slowest rank's time per phase and the traffic, on stderr (--timings). */
+static double process_cpu_seconds(void)
+{
+    struct timespec now;
+    return clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now) == 0 ? (double)now.tv_sec + 1e-9 * (double)now.tv_nsec : 0.0;
+}
+
+/* The slowest rank's time per phase, the CPU time (load-independent work: this machine is shared)
+ * and the traffic, on stderr (--timings). */
 static void print_timings(MPI_Comm comm, const mpi_dbscan_info *info, double read_seconds, double write_seconds)
 {
     double mine[8] = {read_seconds,        info->seconds_partition, info->seconds_exchange, info->seconds_local,
                       info->seconds_merge, info->seconds_return,    info->seconds_relabel,  write_seconds};
-    double slowest[8];
-    uint64_t counts[2] = {info->owned + info->halo, 0}, largest[2];
+    double slowest[8], cpu[2] = {info->cpu_seconds_local, process_cpu_seconds()}, cpu_max[2], cpu_sum[2];
+    uint64_t counts[2] = {info->owned + info->halo, info->owned}, largest[2];
     int rank, ranks;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &ranks);
-    counts[1] = info->owned;
     MPI_Reduce(mine, slowest, 8, MPI_DOUBLE, MPI_MAX, 0, comm);
+    MPI_Reduce(cpu, cpu_max, 2, MPI_DOUBLE, MPI_MAX, 0, comm);
+    MPI_Reduce(cpu, cpu_sum, 2, MPI_DOUBLE, MPI_SUM, 0, comm);
     MPI_Reduce(counts, largest, 2, MPI_UINT64_T, MPI_MAX, 0, comm);
     if (rank != 0) return;
     fprintf(stderr,
             "timings (s, slowest rank): read %.3f partition %.3f exchange %.3f local %.3f merge %.3f return %.3f "
             "relabel %.3f gather+write %.3f\n",
             slowest[0], slowest[1], slowest[2], slowest[3], slowest[4], slowest[5], slowest[6], slowest[7]);
+    fprintf(stderr, "cpu (s): local run max %.3f sum %.3f; whole process max %.3f sum %.3f\n", cpu_max[0], cpu_sum[0],
+            cpu_max[1], cpu_sum[1]);
     fprintf(stderr, "traffic: ranks %d, halo points %llu, merge links %llu, largest local set %llu (owned %llu)\n",
             ranks, (unsigned long long)info->halo_total, (unsigned long long)info->links_total,
             (unsigned long long)largest[0], (unsigned long long)largest[1]);
