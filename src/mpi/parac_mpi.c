@@ -1,4 +1,4 @@
-/* mpi/parac_mpi.c — the `parac-mpi` program: `mpirun -n R parac-mpi dbscan INPUT --eps E --min-samples M`.
+/* mpi/parac_mpi.c — the `parac-mpi` program: `mpirun -n R parac-mpi dbscan|fca ...` (docs/DISTRIBUTED.md).
  *
  * Options and messages are the parac CLI's own (src/cli/cli_args.c, cli_common.c and
  * cli_output.c are linked in): every rank parses the same argv, only rank 0 prints.
@@ -6,273 +6,19 @@
  * non-finite coordinate) are agreed on collectively: the lowest failing rank prints
  * "parac: error: ..." and every rank exits with its code. An error that leaves the
  * other ranks inside a collective (memory, device) is printed with its rank and ends
- * the job with MPI_Abort. A rank that dies makes mpirun end the job (docs/DISTRIBUTED.md).
+ * the job with MPI_Abort. A rank that dies makes mpirun end the job.
  */
-#include <fcntl.h>
 #include <mpi.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include <parac/dbscan.h>
-
-#include "cli/cli.h"
-#include "core/error.h"
-#include "core/matrix_file.h"
-#include "mpi/distributed_dbscan.h"
-#include "mpi/npy_block.h"
-
-typedef struct dbscan_args {
-    double eps;
-    int64_t min_samples;
-    const char *output;
-    const char *core_output;
-    const char *method;
-    int timings;
-} dbscan_args;
-
-/* Every rank calls this with its own status. When any rank failed, the lowest failing rank
- * prints its message and every rank returns that rank's exit code; 0 when all succeeded. */
-static int agree(MPI_Comm comm, const parac_error *error)
-{
-    int rank, ranks, mine, failed, code = 0;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &ranks);
-    mine = error->status != PARAC_OK ? rank : ranks;
-    MPI_Allreduce(&mine, &failed, 1, MPI_INT, MPI_MIN, comm);
-    if (failed == ranks) return 0;
-    if (rank == failed) code = cli_report(error);
-    MPI_Bcast(&code, 1, MPI_INT, failed, comm);
-    return code;
-}
-
-/* For failures the other ranks cannot see: they may wait in a collective, so the job ends here. */
-static void abort_job(MPI_Comm comm, const parac_error *error)
-{
-    int rank;
-    MPI_Comm_rank(comm, &rank);
-    fprintf(stderr, "parac: error: rank %d: %s\n", rank, error->message);
-    fflush(stderr);
-    MPI_Abort(comm, parac_status_exit_code(error->status));
-}
-
-/* Parses on every rank; only rank 0's usage errors and --help reach the terminal. */
-static int parse_quietly_off_rank0(int rank, const cli_command *command, int argc, char **argv, cli_common *common,
-                                   const char **positionals, int *positional_count)
-{
-    int saved_out = -1, saved_err = -1, null_fd, code;
-    if (rank != 0 && (null_fd = open("/dev/null", O_WRONLY)) >= 0) {
-        fflush(stdout), fflush(stderr);
-        saved_out = dup(1), saved_err = dup(2);
-        dup2(null_fd, 1), dup2(null_fd, 2);
-        close(null_fd);
-    }
-    code = cli_parse(command, argc, argv, common, positionals, positional_count);
-    if (saved_out >= 0) {
-        fflush(stdout), fflush(stderr);
-        dup2(saved_out, 1), dup2(saved_err, 2);
-        close(saved_out), close(saved_err);
-    }
-    return code;
-}
-
-/* Test hook (tests/mpi/test_mpi_dbscan.sh): PARAC_MPI_TEST_KILL_RANK=r makes rank r die by
- * SIGKILL after reading its block, as a crashed node would, to check that the job ends. */
-static void maybe_die_for_test(int rank)
-{
-    const char *victim = getenv("PARAC_MPI_TEST_KILL_RANK");
-    if (victim && *victim && atoi(victim) == rank) raise(SIGKILL);
-}
-
-/* Rank 0 allocates room for every block's labels and core flags. */
-static parac_status allocate_gathered(int rank, uint64_t total, int32_t **all_labels, uint8_t **all_core,
-                                      parac_error *error)
-{
-    *all_labels = NULL;
-    *all_core = NULL;
-    if (rank != 0) return PARAC_OK;
-    *all_labels = malloc((size_t)total * sizeof(int32_t) + 1);
-    *all_core = malloc((size_t)total + 1);
-    if (!*all_labels || !*all_core) return parac_fail_no_memory(error, "gathered labels", total * 5);
-    return PARAC_OK;
-}
-
-/* Rank 0 receives the blocks in rank order, each at its place (a block is at most 2^31 - 1 points,
- * which mpi_points_read_block's caller checked). */
-static void gather_block_results(MPI_Comm comm, const mpi_points *block, const int32_t *labels, const uint8_t *core,
-                                 int32_t *all_labels, uint8_t *all_core)
-{
-    int rank, ranks;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &ranks);
-    if (rank != 0) {
-        MPI_Send(labels, (int)block->count, MPI_INT32_T, 0, 1, comm);
-        MPI_Send(core, (int)block->count, MPI_UINT8_T, 0, 2, comm);
-        return;
-    }
-    memcpy(all_labels, labels, block->count * sizeof(int32_t));
-    memcpy(all_core, core, block->count);
-    for (int r = 1; r < ranks; r++) {
-        uint64_t first = mpi_block_first(block->total, ranks, r);
-        int count = (int)(mpi_block_first(block->total, ranks, r + 1) - first);
-        MPI_Recv(all_labels + first, count, MPI_INT32_T, r, 1, comm, MPI_STATUS_IGNORE);
-        MPI_Recv(all_core + first, count, MPI_UINT8_T, r, 2, comm, MPI_STATUS_IGNORE);
-    }
-}
-
-/* Rank 0: each file written to a temporary beside its target, renamed when whole (as `parac dbscan`). */
-static parac_status write_outputs(const dbscan_args *args, const int32_t *labels, const uint8_t *core, size_t count,
-                                  parac_error *error)
-{
-    cli_output labels_output = {0}, mask_output = {0};
-    int32_t *mask = NULL;
-    parac_status status = PARAC_OK;
-    if (args->output && (status = cli_output_begin(&labels_output, args->output, error)) == PARAC_OK)
-        status = parac_labels_save(labels_output.path, labels, count, error);
-    if (status == PARAC_OK && args->core_output) {
-        mask = malloc((count + 1) * sizeof(int32_t));
-        if (!mask) status = parac_fail_no_memory(error, "core mask", count * 4);
-        for (size_t i = 0; mask && i < count; i++) mask[i] = core[i];
-        if (status == PARAC_OK) status = cli_output_begin(&mask_output, args->core_output, error);
-        if (status == PARAC_OK) status = parac_labels_save(mask_output.path, mask, count, error);
-    }
-    if (status == PARAC_OK && args->output) status = cli_output_commit(&labels_output, error);
-    if (status == PARAC_OK && args->core_output) status = cli_output_commit(&mask_output, error);
-    if (status != PARAC_OK) {
-        cli_output_abort(&labels_output, error);
-        cli_output_abort(&mask_output, error);
-    }
-    free(mask);
-    return status;
-}
-
-static double process_cpu_seconds(void)
-{
-    struct timespec now;
-    return clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now) == 0 ? (double)now.tv_sec + 1e-9 * (double)now.tv_nsec : 0.0;
-}
-
-/* The slowest rank's time per phase, the CPU time (load-independent work: this machine is shared)
- * and the traffic, on stderr (--timings). */
-static void print_timings(MPI_Comm comm, const mpi_dbscan_info *info, double read_seconds, double write_seconds)
-{
-    double mine[8] = {read_seconds,        info->seconds_partition, info->seconds_exchange, info->seconds_local,
-                      info->seconds_merge, info->seconds_return,    info->seconds_relabel,  write_seconds};
-    double slowest[8], cpu[2] = {info->cpu_seconds_local, process_cpu_seconds()}, cpu_max[2], cpu_sum[2];
-    uint64_t counts[2] = {info->owned + info->halo, info->owned}, largest[2];
-    int rank, ranks;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &ranks);
-    MPI_Reduce(mine, slowest, 8, MPI_DOUBLE, MPI_MAX, 0, comm);
-    MPI_Reduce(cpu, cpu_max, 2, MPI_DOUBLE, MPI_MAX, 0, comm);
-    MPI_Reduce(cpu, cpu_sum, 2, MPI_DOUBLE, MPI_SUM, 0, comm);
-    MPI_Reduce(counts, largest, 2, MPI_UINT64_T, MPI_MAX, 0, comm);
-    if (rank != 0) return;
-    fprintf(stderr,
-            "timings (s, slowest rank): read %.3f partition %.3f exchange %.3f local %.3f merge %.3f return %.3f "
-            "relabel %.3f gather+write %.3f\n",
-            slowest[0], slowest[1], slowest[2], slowest[3], slowest[4], slowest[5], slowest[6], slowest[7]);
-    fprintf(stderr, "cpu (s): local run max %.3f sum %.3f; whole process max %.3f sum %.3f\n", cpu_max[0], cpu_sum[0],
-            cpu_max[1], cpu_sum[1]);
-    fprintf(stderr, "traffic: ranks %d, halo points %llu, merge links %llu, largest local set %llu (owned %llu)\n",
-            ranks, (unsigned long long)info->halo_total, (unsigned long long)info->links_total,
-            (unsigned long long)largest[0], (unsigned long long)largest[1]);
-}
-
-static int run_dbscan(MPI_Comm comm, int argc, char **argv)
-{
-    dbscan_args args = {0.0, 0, NULL, NULL, "auto", 0};
-    const cli_option options_table[] = {
-        {"--eps", 0, CLI_DOUBLE, &args.eps, "E", "neighbourhood radius (> 0); distance == eps is a neighbour"},
-        {"--min-samples", 0, CLI_INT64, &args.min_samples, "M", "neighbours (the point included) to be core (>= 1)"},
-        {"--output", 'o', CLI_STRING, &args.output, "LABELS", "labels: .npy (int32) or text, one per line"},
-        {"--core-mask", 0, CLI_STRING, &args.core_output, "FILE", "1 for core points, 0 otherwise"},
-        {"--method", 0, CLI_STRING, &args.method, "auto|grid|brute-force|reference", "each rank's local algorithm"},
-        {"--timings", 0, CLI_FLAG, &args.timings, NULL, "print each phase's time (slowest rank) and the traffic"},
-    };
-    const cli_command command = {
-        "dbscan", "INPUT.npy --eps E --min-samples M [-o LABELS] [--core-mask FILE]",
-        "Exact DBSCAN over the ranks of mpirun, byte-identical to `parac dbscan`. INPUT is a float32 or float64 .npy "
-        "file (n x d); each rank reads its own rows. --threads is per rank.",
-        options_table, sizeof options_table / sizeof options_table[0], 1, 1};
-    cli_common common;
-    const char *positionals[1];
-    int positional_count, rank, ranks, code;
-    parac_dbscan_options options;
-    parac_error error;
-    mpi_points block = {0};
-    mpi_dbscan_info info;
-    int32_t *labels = NULL, *all_labels = NULL;
-    uint8_t *core = NULL, *all_core = NULL;
-    double started = MPI_Wtime(), read_seconds, write_started;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &ranks);
-    code = parse_quietly_off_rank0(rank, &command, argc, argv, &common, positionals, &positional_count);
-    if (code != CLI_CONTINUE) return code;
-    parac_error_clear(&error);
-    parac_dbscan_options_init(&options);
-    if (parac_dbscan_method_parse(args.method, &options.method, &error) != PARAC_OK)
-        return rank == 0 ? cli_usage_error("dbscan", "%s", error.message) : CLI_EXIT_USAGE;
-    options.eps = args.eps;
-    options.min_samples = (size_t)(args.min_samples > 0 ? args.min_samples : 0);
-    options.exec = common.exec;
-    options.exec.progress = NULL; /* no bar: R ranks would draw over each other */
-    if (args.min_samples < 1)
-        parac_fail(&error, PARAC_ERR_INVALID_ARGUMENT, "dbscan: --min-samples must be >= 1, got %lld",
-                   (long long)args.min_samples);
-    else if (!(args.eps > 0) || args.eps > 1.7976931348623157e308)
-        parac_fail(&error, PARAC_ERR_INVALID_ARGUMENT, "dbscan: eps must be a finite number > 0, got %g", args.eps);
-    else if (rank == 0) {
-        const char *outputs[2] = {args.output, args.core_output};
-        cli_check_outputs(outputs, 2, positionals, 1, &error);
-    }
-    if ((code = agree(comm, &error)) != 0) return code;
-    mpi_points_read_block(positionals[0], ranks, rank, &block, &error);
-    if ((code = agree(comm, &error)) != 0) return code;
-    read_seconds = MPI_Wtime() - started;
-    maybe_die_for_test(rank);
-    labels = malloc((block.count + 1) * sizeof(int32_t));
-    core = malloc(block.count + 1);
-    if (block.count > (size_t)INT32_MAX)
-        parac_fail(&error, PARAC_ERR_INVALID_ARGUMENT, "%s: blocks of more than 2^31 - 1 points; use more ranks",
-                   positionals[0]);
-    else if (!labels || !core)
-        parac_fail_no_memory(&error, "labels", block.count * 5);
-    if ((code = agree(comm, &error)) != 0) goto done;
-    if (mpi_dbscan_run(comm, &options, &block, labels, core, &info, &error) != PARAC_OK) {
-        char message[PARAC_ERROR_MESSAGE_SIZE];
-        snprintf(message, sizeof message, "%s", error.message);
-        parac_fail_at(&error, error.status, positionals[0], 0, "%s", message);
-        abort_job(comm, &error);
-    }
-    write_started = MPI_Wtime();
-    allocate_gathered(rank, block.total, &all_labels, &all_core, &error);
-    if ((code = agree(comm, &error)) != 0) goto done;
-    gather_block_results(comm, &block, labels, core, all_labels, all_core);
-    if (rank == 0) write_outputs(&args, all_labels, all_core, (size_t)block.total, &error);
-    if ((code = agree(comm, &error)) != 0) goto done;
-    if (args.timings) print_timings(comm, &info, read_seconds, MPI_Wtime() - write_started);
-    if (rank == 0 && !common.quiet)
-        fprintf(stderr, "dbscan: %llu points, %llu clusters, %llu core, %llu border, %llu noise (%d ranks, %.3f s)\n",
-                (unsigned long long)block.total, (unsigned long long)info.clusters, (unsigned long long)info.core,
-                (unsigned long long)info.border, (unsigned long long)info.noise, ranks,
-                MPI_Wtime() - started);
-done:
-    free(labels);
-    free(core);
-    free(all_labels);
-    free(all_core);
-    mpi_points_free(&block);
-    return code;
-}
+#include "mpi/mpi_cli.h"
 
 static void usage(FILE *to)
 {
     fprintf(to, "usage: mpirun -n R parac-mpi dbscan INPUT.npy --eps E --min-samples M [-o LABELS] [options]\n"
-                "       parac-mpi dbscan --help\n");
+                "       mpirun -n R parac-mpi fca INPUT [--count] [-o FILE] [--min-support N]\n"
+                "       parac-mpi dbscan|fca --help\n");
 }
 
 int main(int argc, char **argv)
@@ -282,7 +28,9 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (argc >= 2 && strcmp(argv[1], "dbscan") == 0) {
-        code = run_dbscan(MPI_COMM_WORLD, argc - 1, argv + 1);
+        code = mpi_cmd_dbscan(MPI_COMM_WORLD, argc - 1, argv + 1);
+    } else if (argc >= 2 && strcmp(argv[1], "fca") == 0) {
+        code = mpi_cmd_fca(MPI_COMM_WORLD, argc - 1, argv + 1);
     } else {
         if (rank == 0) usage(stderr);
         code = argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) ? 0 : CLI_EXIT_USAGE;
