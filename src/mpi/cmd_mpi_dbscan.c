@@ -19,6 +19,7 @@ typedef struct dbscan_args {
     const char *core_output;
     const char *method;
     int timings;
+    int spread_gpus;
 } dbscan_args;
 
 /* Rank 0 allocates room for every block's labels and core flags. */
@@ -118,7 +119,7 @@ static void print_timings(MPI_Comm comm, const mpi_dbscan_info *info, double rea
 
 int mpi_cmd_dbscan(MPI_Comm comm, int argc, char **argv)
 {
-    dbscan_args args = {0.0, 0, NULL, NULL, "auto", 0};
+    dbscan_args args = {0.0, 0, NULL, NULL, "auto", 0, 0};
     const cli_option options_table[] = {
         {"--eps", 0, CLI_DOUBLE, &args.eps, "E", "neighbourhood radius (> 0); distance == eps is a neighbour"},
         {"--min-samples", 0, CLI_INT64, &args.min_samples, "M", "neighbours (the point included) to be core (>= 1)"},
@@ -126,6 +127,8 @@ int mpi_cmd_dbscan(MPI_Comm comm, int argc, char **argv)
         {"--core-mask", 0, CLI_STRING, &args.core_output, "FILE", "1 for core points, 0 otherwise"},
         {"--method", 0, CLI_STRING, &args.method, "auto|grid|brute-force|reference", "each rank's local algorithm"},
         {"--timings", 0, CLI_FLAG, &args.timings, NULL, "print each phase's time (slowest rank) and the traffic"},
+        {"--spread-gpus", 0, CLI_FLAG, &args.spread_gpus, NULL,
+         "ranks on one host take its GPUs in turn, from --cuda-device on (default: all use --cuda-device)"},
     };
     const cli_command command = {
         "dbscan", "INPUT.npy --eps E --min-samples M [-o LABELS] [--core-mask FILE]",
@@ -154,6 +157,7 @@ int mpi_cmd_dbscan(MPI_Comm comm, int argc, char **argv)
     options.min_samples = (size_t)(args.min_samples > 0 ? args.min_samples : 0);
     options.exec = common.exec;
     options.exec.progress = NULL; /* no bar: R ranks would draw over each other */
+    if (args.spread_gpus) options.exec.cuda_device = mpi_cli_spread_gpus(comm, options.exec.cuda_device);
     if (args.min_samples < 1)
         parac_fail(&error, PARAC_ERR_INVALID_ARGUMENT, "dbscan: --min-samples must be >= 1, got %lld",
                    (long long)args.min_samples);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <parac/devices.h>
+
 int mpi_cli_agree(MPI_Comm comm, const parac_error *error)
 {
     int rank, ranks, mine, failed, code = 0;
@@ -46,6 +48,16 @@ int mpi_cli_parse(int rank, const cli_command *command, int argc, char **argv, c
         close(saved_out), close(saved_err);
     }
     return code;
+}
+
+int mpi_cli_spread_gpus(MPI_Comm comm, int first)
+{
+    MPI_Comm host;
+    int local_rank = 0, devices = parac_cuda_device_count(NULL, 0);
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+    MPI_Comm_rank(host, &local_rank);
+    MPI_Comm_free(&host);
+    return devices > 0 ? (first + local_rank) % devices : first;
 }
 
 /* Test hook (tests/mpi/): the subcommands call it after reading their input. */

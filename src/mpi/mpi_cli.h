@@ -18,6 +18,9 @@ void mpi_cli_abort(MPI_Comm comm, const parac_error *error);
 /* cli_parse on every rank; only rank 0's usage errors and --help reach the terminal. */
 int mpi_cli_parse(int rank, const cli_command *command, int argc, char **argv, cli_common *common,
                   const char **positionals, int *positional_count);
+/* --spread-gpus: the CUDA device of this rank, (first + rank on this host) mod the host's device count,
+ * so that ranks sharing a host use its GPUs in turn; first when there is no GPU. Collective. */
+int mpi_cli_spread_gpus(MPI_Comm comm, int first);
 /* PARAC_MPI_TEST_KILL_RANK=r makes rank r die by SIGKILL (tests: a lost node must end the job). */
 void mpi_cli_test_hook(int rank);
 

@@ -67,6 +67,11 @@ compare tiny "$tmp/tiny.npy" 1 2
 compare empty "$tmp/empty.npy" 1 2
 compare min1 "$tmp/blobs.npy" 0.05 1 # every point core: many clusters of one point
 
+# --spread-gpus picks each rank's GPU by its rank on the host (the CPU path here: same bytes).
+mpi 3 "$mpi_cli" dbscan "$tmp/blobs.npy" --eps 0.15 --min-samples 5 --threads 1 -o "$tmp/spread.txt" -q --spread-gpus ||
+  fail "--spread-gpus run failed"
+cmp -s "$tmp/blobs.ref.txt" "$tmp/spread.txt" || fail "--spread-gpus: labels differ"
+
 # The summary agrees with the single process, and .npy labels are the same bytes too.
 "$PARAC" dbscan "$tmp/shared.npy" --eps 1.45 --min-samples 4 -o "$tmp/ref.npy" 2>"$tmp/ref.log" || fail "parac npy"
 mpi 3 "$mpi_cli" dbscan "$tmp/shared.npy" --eps 1.45 --min-samples 4 -o "$tmp/out.npy" 2>"$tmp/out.log" ||
