@@ -19,11 +19,10 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 # As in test_mpi_dbscan.sh: root in CI containers, oversubscribed ranks, Open MPI's unfreed allocations.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 hung=0
 mpi() { # ranks command args... (120 s limit; sets hung)
   local ranks=$1 started=$SECONDS code; shift
-  timeout -k 5 120 mpirun --oversubscribe --bind-to none -n "$ranks" "$@"
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" timeout -k 5 120 mpirun --oversubscribe --bind-to none -n "$ranks" "$@"
   code=$?
   hung=$((SECONDS - started >= 120))
   return $code
