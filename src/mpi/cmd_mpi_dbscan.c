@@ -1,4 +1,5 @@
 /* mpi/cmd_mpi_dbscan.c — `mpirun -n R parac-mpi dbscan INPUT.npy --eps E --min-samples M`. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,66 +23,126 @@ typedef struct dbscan_args {
     int spread_gpus;
 } dbscan_args;
 
-/* Rank 0 allocates room for every block's labels and core flags. */
-static parac_status allocate_gathered(int rank, uint64_t total, int32_t **all_labels, uint8_t **all_core,
-                                      parac_error *error)
+static int is_npy_path(const char *path)
 {
-    *all_labels = NULL;
-    *all_core = NULL;
-    if (rank != 0) return PARAC_OK;
-    *all_labels = malloc((size_t)total * sizeof(int32_t) + 1);
-    *all_core = malloc((size_t)total + 1);
-    if (!*all_labels || !*all_core) return parac_fail_no_memory(error, "gathered labels", total * 5);
-    return PARAC_OK;
+    size_t length = strlen(path);
+    return length >= 4 && strcmp(path + length - 4, ".npy") == 0;
 }
 
-/* Rank 0 receives the blocks in rank order, each at its place (a block is at most 2^31 - 1 points,
- * which mpi_points_read_block's caller checked). */
-static void gather_block_results(MPI_Comm comm, const mpi_points *block, const int32_t *labels, const uint8_t *core,
-                                 int32_t *all_labels, uint8_t *all_core)
+/* This block as text, one value a line ("%d\n", as parac_labels_save writes). */
+static char *format_block(const int32_t *values, size_t count, size_t *length)
+{
+    char *text = malloc(count * 12 + 1);
+    size_t at = 0;
+    if (!text) return NULL;
+    for (size_t i = 0; i < count; i++) at += (size_t)snprintf(text + at, 13, "%d\n", values[i]);
+    *length = at;
+    return text;
+}
+
+/* Every rank writes its block's lines at its byte offset (MPI_Exscan of the lengths) into the file
+ * rank 0 reserved: nothing is gathered. Not collective in its failures: the caller agrees. */
+static parac_status write_text_in_parallel(MPI_Comm comm, const char *path, const int32_t *values, size_t count,
+                                           parac_error *error)
+{
+    size_t length = 0;
+    char *text = format_block(values, count, &length);
+    unsigned long long mine = text ? length : 0, offset = 0;
+    int rank, opened;
+    MPI_File file;
+    parac_status status = text ? PARAC_OK : parac_fail_no_memory(error, "labels text", count * 12);
+    MPI_Comm_rank(comm, &rank);
+    MPI_Exscan(&mine, &offset, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
+    if (rank == 0) offset = 0; /* MPI_Exscan leaves rank 0's result undefined */
+    opened = MPI_File_open(comm, path, MPI_MODE_WRONLY, MPI_INFO_NULL, &file) == MPI_SUCCESS;
+    if (!opened && status == PARAC_OK) status = parac_fail_at(error, PARAC_ERR_IO, path, 0, "MPI cannot open it for writing");
+    for (size_t done = 0; opened && status == PARAC_OK && done < length;) {
+        size_t piece = length - done < (size_t)INT_MAX ? length - done : (size_t)INT_MAX;
+        if (MPI_File_write_at(file, (MPI_Offset)(offset + done), text + done, (int)piece, MPI_BYTE, MPI_STATUS_IGNORE) !=
+            MPI_SUCCESS)
+            status = parac_fail_at(error, PARAC_ERR_IO, path, 0, "write failed");
+        done += piece;
+    }
+    if (opened && MPI_File_close(&file) != MPI_SUCCESS && status == PARAC_OK)
+        status = parac_fail_at(error, PARAC_ERR_IO, path, 0, "close failed");
+    free(text);
+    return status;
+}
+
+/* Rank 0 receives every block's values in rank order (a block is at most 2^31 - 1 points: checked
+ * after reading) and saves them as parac_labels_save does (.npy int32 or text). */
+static parac_status write_gathered(MPI_Comm comm, const char *path, const mpi_points *block, const int32_t *values,
+                                   parac_error *error)
 {
     int rank, ranks;
+    int32_t *all = NULL;
+    parac_status status = PARAC_OK;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &ranks);
     if (rank != 0) {
-        MPI_Send(labels, (int)block->count, MPI_INT32_T, 0, 1, comm);
-        MPI_Send(core, (int)block->count, MPI_UINT8_T, 0, 2, comm);
-        return;
+        MPI_Send(values, (int)block->count, MPI_INT32_T, 0, 1, comm);
+        return PARAC_OK;
     }
-    memcpy(all_labels, labels, block->count * sizeof(int32_t));
-    memcpy(all_core, core, block->count);
+    all = malloc((size_t)block->total * sizeof(int32_t) + 1);
+    if (!all) { /* the other ranks are sending: end the job */
+        parac_fail_no_memory(error, "gathered labels", block->total * 4);
+        mpi_cli_abort(comm, error);
+    }
+    memcpy(all, values, block->count * sizeof(int32_t));
     for (int r = 1; r < ranks; r++) {
         uint64_t first = mpi_block_first(block->total, ranks, r);
         int count = (int)(mpi_block_first(block->total, ranks, r + 1) - first);
-        MPI_Recv(all_labels + first, count, MPI_INT32_T, r, 1, comm, MPI_STATUS_IGNORE);
-        MPI_Recv(all_core + first, count, MPI_UINT8_T, r, 2, comm, MPI_STATUS_IGNORE);
+        MPI_Recv(all + first, count, MPI_INT32_T, r, 1, comm, MPI_STATUS_IGNORE);
     }
+    status = parac_labels_save(path, all, (size_t)block->total, error);
+    free(all);
+    return status;
 }
 
-/* Rank 0: each file written to a temporary beside its target, renamed when whole (as `parac dbscan`). */
-static parac_status write_outputs(const dbscan_args *args, const int32_t *labels, const uint8_t *core, size_t count,
-                                  parac_error *error)
+/* One output file, whole or not at all: rank 0 reserves a temporary file beside the target (as
+ * `parac dbscan` does); text is written there by every rank in parallel, .npy (and stdout or a
+ * device) is gathered on rank 0; rank 0 renames it over the target when every rank succeeded.
+ * Collective; returns the agreed exit code. */
+static int write_output(MPI_Comm comm, const char *target, const mpi_points *block, const int32_t *values,
+                        parac_error *error)
 {
-    cli_output labels_output = {0}, mask_output = {0};
-    int32_t *mask = NULL;
-    parac_status status = PARAC_OK;
-    if (args->output && (status = cli_output_begin(&labels_output, args->output, error)) == PARAC_OK)
-        status = parac_labels_save(labels_output.path, labels, count, error);
-    if (status == PARAC_OK && args->core_output) {
-        mask = malloc((count + 1) * sizeof(int32_t));
-        if (!mask) status = parac_fail_no_memory(error, "core mask", count * 4);
-        for (size_t i = 0; mask && i < count; i++) mask[i] = core[i];
-        if (status == PARAC_OK) status = cli_output_begin(&mask_output, args->core_output, error);
-        if (status == PARAC_OK) status = parac_labels_save(mask_output.path, mask, count, error);
+    cli_output output = {0};
+    int rank, parallel = 0, code;
+    char path[sizeof output.temporary];
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0 && cli_output_begin(&output, target, error) == PARAC_OK) {
+        parallel = output.renames && !is_npy_path(target);
+        snprintf(path, sizeof path, "%s", output.path);
     }
-    if (status == PARAC_OK && args->output) status = cli_output_commit(&labels_output, error);
-    if (status == PARAC_OK && args->core_output) status = cli_output_commit(&mask_output, error);
-    if (status != PARAC_OK) {
-        cli_output_abort(&labels_output, error);
-        cli_output_abort(&mask_output, error);
+    if ((code = mpi_cli_agree(comm, error)) != 0) return code;
+    MPI_Bcast(&parallel, 1, MPI_INT, 0, comm);
+    MPI_Bcast(path, (int)sizeof path, MPI_CHAR, 0, comm);
+    if (parallel) write_text_in_parallel(comm, path, values, block->count, error);
+    else write_gathered(comm, path, block, values, error);
+    code = mpi_cli_agree(comm, error);
+    if (rank == 0) {
+        if (code != 0) cli_output_abort(&output, NULL);
+        else cli_output_commit(&output, error);
+    }
+    return code != 0 ? code : mpi_cli_agree(comm, error);
+}
+
+/* The labels and the core mask (as 0/1 labels), each through write_output. */
+static int write_outputs(MPI_Comm comm, const dbscan_args *args, const mpi_points *block, const int32_t *labels,
+                         const uint8_t *core, parac_error *error)
+{
+    int code = 0;
+    int32_t *mask = NULL;
+    if (args->output) code = write_output(comm, args->output, block, labels, error);
+    if (code == 0 && args->core_output) {
+        mask = malloc((block->count + 1) * sizeof(int32_t));
+        if (!mask) parac_fail_no_memory(error, "core mask", block->count * 4);
+        for (size_t i = 0; mask && i < block->count; i++) mask[i] = core[i];
+        code = mpi_cli_agree(comm, error);
+        if (code == 0) code = write_output(comm, args->core_output, block, mask, error);
     }
     free(mask);
-    return status;
+    return code;
 }
 
 static double process_cpu_seconds(void)
@@ -142,8 +203,8 @@ int mpi_cmd_dbscan(MPI_Comm comm, int argc, char **argv)
     parac_error error;
     mpi_points block = {0};
     mpi_dbscan_info info;
-    int32_t *labels = NULL, *all_labels = NULL;
-    uint8_t *core = NULL, *all_core = NULL;
+    int32_t *labels = NULL;
+    uint8_t *core = NULL;
     double started = MPI_Wtime(), read_seconds, write_started;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &ranks);
@@ -187,11 +248,7 @@ int mpi_cmd_dbscan(MPI_Comm comm, int argc, char **argv)
         mpi_cli_abort(comm, &error);
     }
     write_started = MPI_Wtime();
-    allocate_gathered(rank, block.total, &all_labels, &all_core, &error);
-    if ((code = mpi_cli_agree(comm, &error)) != 0) goto done;
-    gather_block_results(comm, &block, labels, core, all_labels, all_core);
-    if (rank == 0) write_outputs(&args, all_labels, all_core, (size_t)block.total, &error);
-    if ((code = mpi_cli_agree(comm, &error)) != 0) goto done;
+    if ((code = write_outputs(comm, &args, &block, labels, core, &error)) != 0) goto done;
     if (args.timings) print_timings(comm, &info, read_seconds, MPI_Wtime() - write_started);
     if (rank == 0 && !common.quiet)
         fprintf(stderr, "dbscan: %llu points, %llu clusters, %llu core, %llu border, %llu noise (%d ranks, %.3f s)\n",
@@ -201,8 +258,6 @@ int mpi_cmd_dbscan(MPI_Comm comm, int argc, char **argv)
 done:
     free(labels);
     free(core);
-    free(all_labels);
-    free(all_core);
     mpi_points_free(&block);
     return code;
 }

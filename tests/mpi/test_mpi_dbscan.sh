@@ -72,6 +72,11 @@ mpi 3 "$mpi_cli" dbscan "$tmp/blobs.npy" --eps 0.15 --min-samples 5 --threads 1 
   fail "--spread-gpus run failed"
 cmp -s "$tmp/blobs.ref.txt" "$tmp/spread.txt" || fail "--spread-gpus: labels differ"
 
+# Text to stdout goes through rank 0 (gathered), not the parallel file write.
+mpi 3 "$mpi_cli" dbscan "$tmp/blobs.npy" --eps 0.15 --min-samples 5 --threads 1 -o - -q >"$tmp/stdout.txt" ||
+  fail "-o - run failed"
+cmp -s "$tmp/blobs.ref.txt" "$tmp/stdout.txt" || fail "-o -: labels on stdout differ"
+
 # The summary agrees with the single process, and .npy labels are the same bytes too.
 "$PARAC" dbscan "$tmp/shared.npy" --eps 1.45 --min-samples 4 -o "$tmp/ref.npy" 2>"$tmp/ref.log" || fail "parac npy"
 mpi 3 "$mpi_cli" dbscan "$tmp/shared.npy" --eps 1.45 --min-samples 4 -o "$tmp/out.npy" 2>"$tmp/out.log" ||
@@ -95,6 +100,8 @@ expect_failure 2 "non-finite coordinate" "nan.npy: point 56, coordinate 1 is not
 expect_failure 2 "missing file" "missing.npy: cannot open" 2 "$mpi_cli" dbscan "$tmp/missing.npy" --eps 1 --min-samples 2
 printf 'not an npy file' >"$tmp/bad.npy"
 expect_failure 2 "malformed file" "bad.npy: not a .npy file" 4 "$mpi_cli" dbscan "$tmp/bad.npy" --eps 1 --min-samples 2
+expect_failure 2 "output folder missing" "cannot create a file in its folder" 3 \
+  "$mpi_cli" dbscan "$tmp/one.npy" --eps 1 --min-samples 2 -o "$tmp/no/such/labels.txt"
 expect_failure 2 "bad eps" "eps must be" 2 "$mpi_cli" dbscan "$tmp/one.npy" --eps 0 --min-samples 2
 expect_failure 1 "unknown option" "unknown option" 2 "$mpi_cli" dbscan "$tmp/one.npy" --eps 1 --min-samples 2 --nope
 expect_failure 2 "output is the input" "" 2 "$mpi_cli" dbscan "$tmp/one.npy" --eps 1 --min-samples 2 -o "$tmp/one.npy"
