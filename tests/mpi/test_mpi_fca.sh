@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# tests/mpi/test_mpi_fca.sh — `mpirun -n 1..4 parac-mpi fca` writes the bytes `parac fca` writes (concepts
+# in canonical order, --count, --min-support) on the committed contexts and generated ones (random,
+# dense, with attributes no object has, objects without attributes; an empty file is refused), and a failing or dying rank ends the job instead of
+# hanging. Skipped (77) when parac-mpi was not built (no MPI found).
+set -u
+: "${PARAC:?PARAC must name the parac binary}"
+: "${PARAC_SOURCE:?PARAC_SOURCE must name the source tree}"
+mpi_cli="$(dirname "$PARAC")/parac-mpi"
+if [[ ! -x "$mpi_cli" ]] || ! command -v mpirun >/dev/null 2>&1; then
+  echo "SKIP: parac-mpi was not built (no MPI found: apt-get install libopenmpi-dev openmpi-bin)"
+  exit 77
+fi
+data="$PARAC_SOURCE/tests/data/fca"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# As in test_mpi_dbscan.sh: root in CI containers, oversubscribed ranks, Open MPI's unfreed allocations.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
+hung=0
+mpi() { # ranks command args... (120 s limit; sets hung)
+  local ranks=$1 started=$SECONDS code; shift
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" timeout -k 5 120 mpirun --oversubscribe --bind-to none -n "$ranks" "$@"
+  code=$?
+  hung=$((SECONDS - started >= 120))
+  return $code
+}
+
+compare() { # name input [extra args]
+  local name=$1 input=$2; shift 2
+  "$PARAC" fca "$input" --threads 1 -o "$tmp/$name.ref" -q "$@" || { fail "$name: parac fca failed"; return; }
+  for ranks in 1 2 3 4; do
+    rm -f "$tmp/$name.out"
+    mpi "$ranks" "$mpi_cli" fca "$input" -o "$tmp/$name.out" -q "$@" >"$tmp/log" 2>&1
+    local code=$?
+    if [[ $code != 0 ]]; then fail "$name, $ranks ranks: exit $code: $(tail -5 "$tmp/log")"; continue; fi
+    cmp -s "$tmp/$name.ref" "$tmp/$name.out" || fail "$name, $ranks ranks: output differs from parac fca"
+  done
+}
+
+"$PARAC" gen context --objects 300 --attributes 40 --density 0.2 --seed 3 -o "$tmp/random.dat" -q
+"$PARAC" gen context --objects 60 --attributes 24 --density 0.7 --seed 4 -o "$tmp/dense.dat" -q
+printf '0 2 5\n2 5\n0 5 9\n\n5\n' >"$tmp/gaps.dat" # attributes 1, 3, 4, 6, 7, 8: no object has them
+: >"$tmp/empty.dat"    # refused: no objects
+printf '\n\n' >"$tmp/blank.dat" # two objects, no attributes
+
+compare vote "$data/vote.dat"
+compare tumor "$data/primary-tumor.dat"
+compare random "$tmp/random.dat"
+compare dense "$tmp/dense.dat"
+compare gaps "$tmp/gaps.dat"
+compare blank "$tmp/blank.dat"
+compare support "$tmp/random.dat" --min-support 10
+compare count "$data/vote.dat" --count
+compare count_support "$data/primary-tumor.dat" --count --min-support 5
+[[ $(cat "$tmp/count.out") =~ ^[0-9]+$ ]] || fail "--count should print one number: $(cat "$tmp/count.out")"
+
+# An empty file is refused as by parac fca (exit 2, the file named once).
+mpi 2 "$mpi_cli" fca "$tmp/empty.dat" >"$tmp/out" 2>"$tmp/err"
+code=$?
+[[ $code == 2 ]] || fail "empty file: exit $code, expected 2 ($(head -3 "$tmp/err"))"
+[[ $(grep -c "empty.dat:1: empty file: no objects" "$tmp/err") == 1 ]] || fail "empty file: $(head -3 "$tmp/err")"
+
+# Failures end the job: a missing file (exit 2, one message), one rank without its file, a killed rank.
+mpi 3 "$mpi_cli" fca "$tmp/missing.dat" >"$tmp/out" 2>"$tmp/err"
+code=$?
+((hung)) && fail "missing file: the job hung"
+[[ $code == 2 ]] || fail "missing file: exit $code, expected 2 ($(head -3 "$tmp/err"))"
+grep -q "missing.dat" "$tmp/err" || fail "missing file: the message should name it: $(head -3 "$tmp/err")"
+mpi 2 "$mpi_cli" fca "$data/vote.dat" --count : -n 1 "$mpi_cli" fca "$tmp/missing.dat" --count >"$tmp/out" 2>"$tmp/err"
+code=$?
+((hung)) && fail "one rank without its file: the job hung"
+[[ $code == 2 ]] || fail "one rank without its file: exit $code, expected 2 ($(head -3 "$tmp/err"))"
+PARAC_MPI_TEST_KILL_RANK=2 mpi 3 "$mpi_cli" fca "$data/vote.dat" -o "$tmp/killed.txt" >"$tmp/out" 2>"$tmp/err"
+code=$?
+((hung)) && fail "a killed rank left the job hanging"
+[[ $code != 0 ]] || fail "a killed rank: the job exited 0"
+[[ ! -e "$tmp/killed.txt" ]] || fail "a killed job left an output file"
+
+if ((failures)); then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "ok: parac-mpi fca equals parac fca on 1-4 ranks; failures end the job"
