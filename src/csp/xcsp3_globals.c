@@ -105,6 +105,8 @@ static parac_status parse_text(global_reader *r, xmlNodePtr at, const char *text
 {
     int parsed = xcsp3_parse_terms(r->x, text, r->args, out);
     if (parsed == -2) return no_memory(r);
+    if (parsed < 0 && strchr(text, '('))
+        return UNSUPPORTED(r, at, "an expression as a list term (e.g. add(x,1)); only variables and integers");
     if (parsed < 0) return BAD(r, at, "%s", r->x->why);
     return PARAC_OK;
 }
@@ -558,11 +560,15 @@ static parac_status read_occurs(global_reader *r, xmlNodePtr occurs)
         size_t before = terms.count;
         memcpy(copy, start, (size_t)(at - start));
         copy[at - start] = '\0';
-        status = parse_text(r, occurs, copy, &terms);
-        if (status == PARAC_OK && terms.count != before + 1) status = BAD(r, occurs, "one term per value in <occurs>");
-        if (status == PARAC_OK) {
-            const term *t = &terms.items[before];
-            ranges[before] = t->var >= 0 ? (ac_range){0, 0} : (ac_range){t->constant, t->constant};
+        status = parse_text(r, occurs, copy, &terms); /* c[] gives several terms */
+        if (status == PARAC_OK && terms.count > range_capacity) {
+            ac_range *grown = realloc(ranges, (range_capacity = terms.count * 2) * sizeof *grown);
+            if (!grown) status = no_memory(r);
+            else ranges = grown;
+        }
+        for (size_t k = before; status == PARAC_OK && k < terms.count; k++) {
+            const term *t = &terms.items[k];
+            ranges[k] = t->var >= 0 ? (ac_range){0, 0} : (ac_range){t->constant, t->constant};
         }
     }
     if (status == PARAC_OK) status = set_list(r, 2, &terms);
@@ -693,34 +699,53 @@ static parac_status read_ordered(global_reader *r)
     return status == PARAC_OK ? add_global(r) : status;
 }
 
-/* lex over the rows of a matrix, then over its columns: two LEX constraints. */
-static parac_status read_lex_matrix(global_reader *r, xmlNodePtr matrix)
+/* A lex chain L0 <= L1 <= ... (or <, >=, >) over `count` lists of one length: one LEX constraint
+ * when it fits AC_GLOBAL_MAX_LISTS lists, else windows of that many lists overlapping by one
+ * (the chain is the conjunction of its consecutive pairs, so the windows state the same). */
+static parac_status add_lex_chain(global_reader *r, const term_list *lists, size_t count)
 {
-    term_list cells = {0}, line = {0};
-    size_t rows = 0, columns = 0;
-    parac_status status = read_matrix(r, matrix, &cells, &rows, &columns);
-    if (status == PARAC_OK && (rows > AC_GLOBAL_MAX_LISTS || columns > AC_GLOBAL_MAX_LISTS))
-        status = UNSUPPORTED(r, matrix, "a lex matrix of more than %d rows or columns", AC_GLOBAL_MAX_LISTS);
-    for (int pass = 0; pass < 2 && status == PARAC_OK; pass++) {
-        size_t outer = pass ? columns : rows, inner = pass ? rows : columns;
-        for (size_t o = 0; o < outer && status == PARAC_OK; o++) {
-            line.count = 0;
-            for (size_t i = 0; i < inner && status == PARAC_OK; i++) {
-                const term *t = &cells.items[pass ? i * columns + o : o * columns + i];
-                if (xcsp3_push_term(&line, t->var, t->constant) < 0) status = no_memory(r);
-            }
-            if (status == PARAC_OK) status = set_list(r, o, &line);
-        }
-        if (status == PARAC_OK) status = add_global(r);
+    parac_status status = PARAC_OK;
+    size_t step = AC_GLOBAL_MAX_LISTS - 1;
+    if (count < 2) return PARAC_OK; /* one row or column: nothing to order */
+    for (size_t first = 0; status == PARAC_OK && (first == 0 || first + 1 < count); first += step) {
+        size_t in_window = count - first < AC_GLOBAL_MAX_LISTS ? count - first : AC_GLOBAL_MAX_LISTS;
         for (size_t l = 0; l < AC_GLOBAL_MAX_LISTS; l++) {
             free(r->g.lists[l]);
             r->g.lists[l] = NULL;
             r->g.list_length[l] = 0;
         }
         r->g.list_count = 0;
+        for (size_t l = 0; status == PARAC_OK && l < in_window; l++) status = set_list(r, l, &lists[first + l]);
+        if (status == PARAC_OK) status = add_global(r);
+    }
+    return status;
+}
+
+static void free_lists(term_list *lists, size_t count)
+{
+    for (size_t l = 0; l < count; l++) free(lists[l].items);
+    free(lists);
+}
+
+/* lex over the rows of a matrix, then over its columns. */
+static parac_status read_lex_matrix(global_reader *r, xmlNodePtr matrix)
+{
+    term_list cells = {0}, *lines = NULL;
+    size_t rows = 0, columns = 0;
+    parac_status status = read_matrix(r, matrix, &cells, &rows, &columns);
+    for (int pass = 0; pass < 2 && status == PARAC_OK; pass++) {
+        size_t outer = pass ? columns : rows, inner = pass ? rows : columns;
+        if (!(lines = calloc(outer, sizeof *lines))) status = no_memory(r);
+        for (size_t o = 0; o < outer && status == PARAC_OK; o++)
+            for (size_t i = 0; i < inner && status == PARAC_OK; i++) {
+                const term *t = &cells.items[pass ? i * columns + o : o * columns + i];
+                if (xcsp3_push_term(&lines[o], t->var, t->constant) < 0) status = no_memory(r);
+            }
+        if (status == PARAC_OK) status = add_lex_chain(r, lines, outer);
+        if (lines) free_lists(lines, outer);
+        lines = NULL;
     }
     free(cells.items);
-    free(line.items);
     return status;
 }
 
@@ -728,20 +753,23 @@ static parac_status read_lex(global_reader *r)
 {
     static const char *const known[] = {"list", "matrix", "operator", NULL};
     xmlNodePtr matrix = xcsp_child(r->node, "matrix");
-    size_t lists = count_children(r->node, "list"), which = 0;
+    size_t count = count_children(r->node, "list"), which = 0;
+    term_list *lists;
     parac_status status = only_children(r, known);
     if (status == PARAC_OK) status = read_operator(r);
     if (status == PARAC_OK && matrix) return read_lex_matrix(r, matrix);
-    if (status == PARAC_OK && lists < 2) status = BAD(r, NULL, "needs two or more <list> or a <matrix>");
-    if (status == PARAC_OK && lists > AC_GLOBAL_MAX_LISTS)
-        status = UNSUPPORTED(r, NULL, "lex over more than %d lists", AC_GLOBAL_MAX_LISTS);
+    if (status == PARAC_OK && count < 2) status = BAD(r, NULL, "needs two or more <list> or a <matrix>");
+    if (status != PARAC_OK) return status;
+    if (!(lists = calloc(count, sizeof *lists))) return no_memory(r);
     for (xmlNodePtr c = r->node->children; status == PARAC_OK && c; c = c->next) {
         if (!is_named(c, "list")) continue;
-        status = node_list(r, c, which);
-        if (status == PARAC_OK && r->g.list_length[which] != r->g.list_length[0]) status = BAD(r, c, "lists of different lengths");
+        status = node_terms(r, c, &lists[which]);
+        if (status == PARAC_OK && lists[which].count != lists[0].count) status = BAD(r, c, "lists of different lengths");
         which++;
     }
-    return status == PARAC_OK ? add_global(r) : status;
+    if (status == PARAC_OK) status = add_lex_chain(r, lists, count);
+    free_lists(lists, count);
+    return status;
 }
 
 /* instantiation: x[i] = v[i] applied to the initial domains (a value outside a domain empties it). */
