@@ -53,11 +53,15 @@ static parac_status write_domains(const parac_csp *csp, const uint64_t *domains,
 }
 
 /* The network with AC's domains as XCSP3 (refused after a wipe-out: docs/xcsp.md). */
-static parac_status write_reduced(const parac_csp *csp, const uint64_t *domains, const char *path, int threads,
-                                  parac_error *error)
+static parac_status write_reduced(const parac_csp *csp, const char *input, const parac_ac_stats *stats,
+                                  const uint64_t *domains, const char *path, int threads, parac_error *error)
 {
     cli_output output;
-    parac_status status = cli_output_begin(&output, path, error);
+    parac_status status;
+    if (stats->wipeout)
+        return parac_fail_at(error, PARAC_ERR_INVALID_ARGUMENT, input, 0,
+                             "wiped out (no solution): no reduced instance written to %s", path);
+    status = cli_output_begin(&output, path, error);
     if (status != PARAC_OK) return status;
     status = xcsp3_write_reduced(csp, domains, output.path, threads, error);
     if (status != PARAC_OK) {
@@ -132,7 +136,7 @@ static int run_ac(const cli_common *common, const ac_args *args, const char *inp
     } else if (parac_ac_enforce(csp, &options, domains, &stats, &error) != PARAC_OK ||
                (args->domains_path && write_domains(csp, domains, args->domains_path, &error) != PARAC_OK) ||
                (args->reduced_path &&
-                write_reduced(csp, domains, args->reduced_path, common->exec.threads, &error) != PARAC_OK)) {
+                write_reduced(csp, input, &stats, domains, args->reduced_path, common->exec.threads, &error) != PARAC_OK)) {
         code = cli_report(&error);
     } else {
         print_summary(common, input, csp, &stats, args->singleton, parse_seconds, parac_now_seconds() - start);
