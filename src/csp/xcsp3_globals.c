@@ -411,9 +411,24 @@ static parac_status read_matrix(global_reader *r, xmlNodePtr node, term_list *ce
 
 /* ---- adding --------------------------------------------------------------------------------- */
 
+/* The integers a global holds: its memory, up to a constant factor. */
+static uint64_t stored_terms(const parac_csp_global *g)
+{
+    uint64_t terms = g->coeff_count + g->value_count + g->condition.set_count + g->final_count + 3 * (uint64_t)g->transition_count;
+    for (size_t l = 0; l < g->list_count; l++) terms += g->list_length[l];
+    return terms;
+}
+
+/* Adds the global, within the value budget for all globals together: a compact reference (x[])
+ * repeated in many constraints must not multiply into unbounded memory. */
 static parac_status add_global(global_reader *r)
 {
+    uint64_t terms = stored_terms(&r->g), budget = r->x->in->limits.max_values;
     r->g.line = xmlGetLineNo(r->node);
+    if (terms > budget || r->x->global_terms > budget - terms)
+        return UNSUPPORTED(r, NULL, "global constraints holding more than %llu terms in all (the value budget)",
+                           (unsigned long long)budget);
+    r->x->global_terms += terms;
     return parac_csp_add_global(r->x->network, &r->g, r->error);
 }
 
@@ -1093,4 +1108,15 @@ parac_status xcsp3_read_global(xcsp3 *x, xmlNodePtr node, const term_list *args,
     status = entry->read(&r);
     ac_global_free(&r.g);
     return status;
+}
+
+parac_status xcsp3_count_template(xcsp3 *x, xmlNodePtr template, size_t template_length, parac_error *error)
+{
+    uint64_t budget = x->in->limits.max_bytes, length = (uint64_t)template_length + 1;
+    if (length > budget || x->template_bytes > budget - length)
+        return parac_fail_at(error, PARAC_ERR_UNSUPPORTED, x->in->name, xmlGetLineNo(template),
+                             "<%s>: templates re-read for more than %llu bytes in all (the byte budget)",
+                             (const char *)template->name, (unsigned long long)budget);
+    x->template_bytes += length;
+    return PARAC_OK;
 }

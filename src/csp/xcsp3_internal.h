@@ -38,6 +38,8 @@ typedef struct xcsp3 {
     xcsp_names names; /* variable name -> index; array name -> -2 - array number */
     xcsp3_array *arrays;
     size_t array_count;
+    uint64_t global_terms;   /* terms stored in global constraints so far (within max_values) */
+    uint64_t template_bytes; /* template text re-read by groups and slides over globals (within max_bytes) */
     char *objectives;        /* the <minimize>/<maximize> elements, verbatim (NULL when none) */
     size_t objectives_length;
     char why[256];
@@ -63,5 +65,8 @@ parac_status xcsp3_unsupported(xcsp3 *x, xmlNodePtr node, parac_error *error);
  * template (NULL otherwise). */
 int xcsp3_is_global(const char *name);
 parac_status xcsp3_read_global(xcsp3 *x, xmlNodePtr node, const term_list *args, parac_error *error);
+/* Counts one more reading of a group's or slide's template against max_bytes (a short <args>
+ * must not re-read a long template a million times). PARAC_OK, or PARAC_ERR_UNSUPPORTED. */
+parac_status xcsp3_count_template(xcsp3 *x, xmlNodePtr template, size_t template_length, parac_error *error);
 
 #endif

@@ -887,10 +887,14 @@ static parac_status read_constraint(xcsp3 *x, xmlNodePtr node, parac_error *erro
 static parac_status read_global_group(xcsp3 *x, xmlNodePtr group, xmlNodePtr template, parac_error *error)
 {
     term_list args = {0};
+    char *text = xcsp_node_text(template);
+    size_t length = strlen(text);
     parac_status status = PARAC_OK;
+    xmlFree(text);
     for (xmlNodePtr c = group->children; c && status == PARAC_OK; c = c->next) {
         if (!is_named(c, "args")) continue;
         status = read_args(x, c, &args, error);
+        if (status == PARAC_OK) status = xcsp3_count_template(x, template, length, error);
         if (status == PARAC_OK) status = xcsp3_read_global(x, template, &args, error);
     }
     free(args.items);
@@ -965,9 +969,11 @@ static uint64_t slide_steps(const slide_list *lists, size_t list_count, int circ
 }
 
 static parac_status bind_slide_step(xcsp3 *x, xmlNodePtr slide, xmlNodePtr template, rest_template *intension,
-                                    const term_list *args, parac_error *error)
+                                    const term_list *args, size_t template_length, parac_error *error)
 {
+    parac_status status;
     if (is_named(template, "intension")) return bind_rest_template(x, slide, intension, args, error);
+    if ((status = xcsp3_count_template(x, template, template_length, error)) != PARAC_OK) return status;
     if (is_named(template, "extension")) return read_extension(x, template, args, error);
     return xcsp3_read_global(x, template, args, error);
 }
@@ -977,11 +983,14 @@ static parac_status run_slide(xcsp3 *x, xmlNodePtr slide, xmlNodePtr template, c
 {
     uint64_t steps = slide_steps(lists, list_count, circular), per_step = 0, work;
     term_list args = {0};
-    char *text = is_named(template, "intension") ? intension_text(template) : NULL;
+    char *text = is_named(template, "intension") ? intension_text(template) : NULL, *content = xcsp_node_text(template);
+    size_t template_length = strlen(content);
     rest_template intension = {text, {0}, {0}, SIZE_MAX};
     parac_status status = PARAC_OK;
-    for (size_t j = 0; j < list_count; j++) per_step += (uint64_t)lists[j].collect;
-    if (__builtin_mul_overflow(steps, per_step, &work) || work > x->in->limits.max_values)
+    int overflow = 0;
+    xmlFree(content);
+    for (size_t j = 0; j < list_count; j++) overflow |= __builtin_add_overflow(per_step, (uint64_t)lists[j].collect, &per_step);
+    if (overflow || __builtin_mul_overflow(steps, per_step, &work) || work > x->in->limits.max_values)
         status = fail_node(x, slide, PARAC_ERR_UNSUPPORTED, "<slide> past the value budget (windows x collected terms)", error);
     for (uint64_t i = 0; i < steps && status == PARAC_OK; i++) {
         args.count = 0;
@@ -997,7 +1006,7 @@ static parac_status run_slide(xcsp3 *x, xmlNodePtr slide, xmlNodePtr template, c
                 }
             }
         }
-        if (status == PARAC_OK) status = bind_slide_step(x, slide, template, &intension, &args, error);
+        if (status == PARAC_OK) status = bind_slide_step(x, slide, template, &intension, &args, template_length, error);
     }
     xcsp_expr_free(&intension.expr);
     leaves_free(&intension.leaves);
@@ -1083,35 +1092,80 @@ static parac_status on_section(void *context, const char *section, long line, pa
 /* The longest objectives text kept for the writer (the limit of one XML text node). */
 #define MAX_OBJECTIVES_TEXT 10000000
 
-/* <minimize> / <maximize>: not enforced by consistency; noted, and kept verbatim so the reduced
+/* The objectives text being kept: grows within MAX_OBJECTIVES_TEXT; `failed` 1 past it, 2 out of memory. */
+typedef struct objective_text {
+    xcsp3 *x;
+    int failed;
+} objective_text;
+
+static void objective_put(objective_text *o, const char *s, size_t length)
+{
+    xcsp3 *x = o->x;
+    char *grown;
+    if (o->failed) return;
+    if (length > MAX_OBJECTIVES_TEXT - 1 - x->objectives_length) {
+        o->failed = 1;
+        return;
+    }
+    if (!(grown = realloc(x->objectives, x->objectives_length + length + 1))) {
+        o->failed = 2;
+        return;
+    }
+    memcpy(grown + x->objectives_length, s, length);
+    x->objectives = grown;
+    x->objectives_length += length;
+    grown[x->objectives_length] = '\0';
+}
+
+static void objective_put_escaped(objective_text *o, const char *s)
+{
+    for (const char *at = s; *at; at++) {
+        const char *escape = *at == '&' ? "&amp;" : *at == '<' ? "&lt;" : *at == '>' ? "&gt;" : *at == '"' ? "&quot;" : NULL;
+        if (escape) objective_put(o, escape, strlen(escape));
+        else objective_put(o, at, 1);
+    }
+}
+
+/* The element as XML text: its name, attributes, text and child elements (comments dropped).
+ * Written here rather than by libxml2's serializer, which reports its own errors by printing.
+ * Recursion is bounded by libxml2's nesting limit (256). */
+static void objective_put_node(objective_text *o, xmlNodePtr node)
+{
+    if (node->type == XML_TEXT_NODE || node->type == XML_CDATA_SECTION_NODE) {
+        if (node->content) objective_put_escaped(o, (const char *)node->content);
+        return;
+    }
+    if (node->type != XML_ELEMENT_NODE) return;
+    objective_put(o, "<", 1);
+    objective_put(o, (const char *)node->name, strlen((const char *)node->name));
+    for (xmlAttrPtr a = node->properties; a; a = a->next) {
+        char *value = (char *)xmlNodeListGetString(node->doc, a->children, 1);
+        objective_put(o, " ", 1);
+        objective_put(o, (const char *)a->name, strlen((const char *)a->name));
+        objective_put(o, "=\"", 2);
+        if (value) objective_put_escaped(o, value);
+        objective_put(o, "\"", 1);
+        xmlFree(value);
+    }
+    objective_put(o, ">", 1);
+    for (xmlNodePtr c = node->children; c; c = c->next) objective_put_node(o, c);
+    objective_put(o, "</", 2);
+    objective_put(o, (const char *)node->name, strlen((const char *)node->name));
+    objective_put(o, ">", 1);
+}
+
+/* <minimize> / <maximize>: not enforced by consistency; noted, and kept as text so the reduced
  * instance can carry it (docs/xcsp.md). */
 static parac_status read_objective(xcsp3 *x, xmlNodePtr node, parac_error *error)
 {
-    xmlBufferPtr buffer;
-    size_t length;
-    char *grown;
+    objective_text o = {x, 0};
     if (!is_named(node, "minimize") && !is_named(node, "maximize")) return xcsp3_unsupported(x, node, error);
     x->network->has_objective = 1;
-    if (!(buffer = xmlBufferCreate())) return parac_fail_no_memory(error, "objective", 64);
-    if (xmlNodeDump(buffer, node->doc, node, 0, 0) < 0) {
-        xmlBufferFree(buffer);
-        return parac_fail_no_memory(error, "objective", 64);
-    }
-    length = (size_t)xmlBufferLength(buffer);
-    if (x->objectives_length + length + 1 > MAX_OBJECTIVES_TEXT) {
-        xmlBufferFree(buffer);
-        return fail_node(x, node, PARAC_ERR_UNSUPPORTED, "objectives longer than 10^7 bytes in all", error);
-    }
-    if (!(grown = realloc(x->objectives, x->objectives_length + length + 2))) {
-        xmlBufferFree(buffer);
-        return parac_fail_no_memory(error, "objective", length);
-    }
-    x->objectives = grown;
-    memcpy(grown + x->objectives_length, xmlBufferContent(buffer), length);
-    x->objectives_length += length;
-    grown[x->objectives_length++] = '\n';
-    grown[x->objectives_length] = '\0';
-    xmlBufferFree(buffer);
+    objective_put(&o, "    ", 4);
+    objective_put_node(&o, node);
+    objective_put(&o, "\n", 1);
+    if (o.failed == 1) return fail_node(x, node, PARAC_ERR_UNSUPPORTED, "objectives longer than 10^7 bytes in all", error);
+    if (o.failed) return parac_fail_no_memory(error, "objective", x->objectives_length);
     return PARAC_OK;
 }
 

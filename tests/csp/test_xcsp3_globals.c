@@ -11,6 +11,7 @@
 
 #include "csp/csp_handle.h"
 #include "csp/xcsp3_writer.h"
+#include "csp/xcsp_load.h"
 #include "test_util.h"
 
 static parac_csp *load(const char *xml, parac_status expected, const char *needle)
@@ -527,6 +528,53 @@ static void test_writer_kinds(void)
     parac_csp_destroy(csp);
 }
 
+/* Loads xml under small budgets; returns the status, message in error. */
+static parac_status load_small(const char *xml, parac_error *error)
+{
+    xcsp_limits limits;
+    parac_csp *csp = NULL;
+    xcsp_limits_default(&limits);
+    limits.max_values = 1000;
+    limits.max_bytes = 200000;
+    parac_status status = xcsp_load_memory(xml, strlen(xml), "doc.xml", NULL, &limits, &csp, error);
+    parac_csp_destroy(csp);
+    return status;
+}
+
+/* Amplification through compact references, group re-reads and slide arithmetic stays bounded. */
+static void test_budgets(void)
+{
+    char *xml = malloc(400000);
+    parac_error error = {0};
+    size_t used;
+    if (!xml) return;
+    /* 30 copies of allDifferent over 40 variables: the 26th (line 27) passes 1000 terms */
+    used = (size_t)sprintf(xml, "<instance format=\"XCSP3\" type=\"CSP\"><variables><array id=\"x\" size=\"[40]\"> 0 1 </array>"
+                                "</variables><constraints>\n");
+    for (int k = 0; k < 30; k++) used += (size_t)sprintf(xml + used, "<allDifferent> x[] </allDifferent>\n");
+    sprintf(xml + used, "</constraints></instance>");
+    CHECK(load_small(xml, &error) == PARAC_ERR_UNSUPPORTED && strstr(error.message, "doc.xml:27: <allDifferent>: global constraints holding more than 1000 terms"),
+          "%s", error.message);
+    /* 24 copies fit (960 terms) */
+    strcpy(strstr(xml, "<allDifferent> x[] </allDifferent>\n") + 24 * 35, "</constraints></instance>");
+    CHECK_OK(load_small(xml, &error), &error);
+    /* a group re-reading a 20,000-byte template for 20 args: 400 KB > 200 KB of templates */
+    used = (size_t)sprintf(xml, "<instance format=\"XCSP3\" type=\"CSP\"><variables><array id=\"x\" size=\"[4]\"> 0 1 </array>"
+                                "</variables><constraints><group><sum><list> %%0 %%1 </list><condition> (le,1) </condition>"
+                                "<coeffs> 1 1 %*s</coeffs></sum>\n", 20000, "");
+    for (int k = 0; k < 20; k++) used += (size_t)sprintf(xml + used, "<args> x[0] x[1] </args>\n");
+    sprintf(xml + used, "</group></constraints></instance>");
+    CHECK(load_small(xml, &error) == PARAC_ERR_UNSUPPORTED && strstr(error.message, "templates re-read"), "%s", error.message);
+    /* collect sizes whose sum wraps 64 bits */
+    sprintf(xml, "<instance format=\"XCSP3\" type=\"CSP\"><variables><array id=\"x\" size=\"[4]\"> 0 1 </array>"
+                 "</variables><constraints>\n<slide circular=\"true\"><list collect=\"9223372036854775807\"> x[] </list>"
+                 "<list collect=\"9223372036854775807\"> x[] </list><list collect=\"2\"> x[] </list><allDifferent> %%0 %%1 </allDifferent>"
+                 "</slide></constraints></instance>");
+    CHECK(load_small(xml, &error) == PARAC_ERR_UNSUPPORTED && strstr(error.message, "doc.xml:2: <slide> past the value budget"),
+          "%s", error.message);
+    free(xml);
+}
+
 int main(void)
 {
     test_all_different();
@@ -542,5 +590,6 @@ int main(void)
     test_malformed();
     test_instances();
     test_writer_kinds();
+    test_budgets();
     return test_finish("csp.xcsp3_globals");
 }
