@@ -21,6 +21,7 @@ typedef struct global_reader {
     xmlNodePtr node;       /* the constraint element */
     parac_csp_global g;
     parac_error *error;
+    int droppable; /* the failure is a form parac does not read: ignore_unsupported drops the constraint */
 } global_reader;
 
 /* ---- messages ------------------------------------------------------------------------------- */
@@ -32,6 +33,7 @@ static parac_status fail_at(global_reader *r, xmlNodePtr at, parac_status status
     va_start(list, format);
     vsnprintf(what, sizeof what, format, list);
     va_end(list);
+    r->droppable = status == PARAC_ERR_UNSUPPORTED;
     return parac_fail_at(r->error, status, r->x->in->name, xmlGetLineNo(at ? at : r->node), "<%s>: %s",
                          (const char *)r->node->name, what);
 }
@@ -425,9 +427,12 @@ static parac_status add_global(global_reader *r)
 {
     uint64_t terms = stored_terms(&r->g), budget = r->x->in->limits.max_values;
     r->g.line = xmlGetLineNo(r->node);
-    if (terms > budget || r->x->global_terms > budget - terms)
-        return UNSUPPORTED(r, NULL, "global constraints holding more than %llu terms in all (the value budget)",
-                           (unsigned long long)budget);
+    if (terms > budget || r->x->global_terms > budget - terms) {
+        parac_status status = UNSUPPORTED(r, NULL, "global constraints holding more than %llu terms in all (the value budget)",
+                                          (unsigned long long)budget);
+        r->droppable = 0; /* a budget, not a form: never dropped silently */
+        return status;
+    }
     r->x->global_terms += terms;
     return parac_csp_add_global(r->x->network, &r->g, r->error);
 }
@@ -801,12 +806,12 @@ static parac_status read_instantiation(global_reader *r)
     if (status == PARAC_OK) status = node_integers(r, values, &wanted, &count);
     if (status == PARAC_OK && count != r->g.list_length[0])
         status = BAD(r, values, "%zu values for a list of %zu", count, r->g.list_length[0]);
+    for (size_t i = 0; status == PARAC_OK && i < count; i++) /* refused before any domain changes */
+        if (r->g.lists[0][i].var < 0 && r->g.lists[0][i].value != wanted[i])
+            status = UNSUPPORTED(r, values, "an integer in the list that differs from its value");
     for (size_t i = 0; status == PARAC_OK && i < count; i++) {
         const ac_term *t = &r->g.lists[0][i];
-        if (t->var < 0) {
-            if (t->value != wanted[i]) status = UNSUPPORTED(r, values, "an integer in the list that differs from its value");
-            continue;
-        }
+        if (t->var < 0) continue;
         for (uint32_t slot = 0; slot < n->domain_size[t->var]; slot++)
             if (n->values[n->value_offset[t->var] + slot] != wanted[i]) parac_csp_remove_initial_value(n, (uint32_t)t->var, slot);
     }
@@ -1107,6 +1112,13 @@ parac_status xcsp3_read_global(xcsp3 *x, xmlNodePtr node, const term_list *args,
     ac_global_init(&r.g, entry->kind == AC_GLOBAL_KIND_COUNT ? AC_GLOBAL_ALL_DIFFERENT : entry->kind);
     status = entry->read(&r);
     ac_global_free(&r.g);
+    if (status == PARAC_ERR_UNSUPPORTED && r.droppable && x->options->ignore_unsupported) {
+        char description[PARAC_ERROR_MESSAGE_SIZE + 64];
+        snprintf(description, sizeof description, "element <%s> at line %ld (%s)", (const char *)node->name,
+                 xmlGetLineNo(node), error->message);
+        memset(error, 0, sizeof *error);
+        return parac_csp_note_dropped(x->network, description, error);
+    }
     return status;
 }
 

@@ -528,6 +528,29 @@ static void test_writer_kinds(void)
     parac_csp_destroy(csp);
 }
 
+/* Under ignore_unsupported a form parac does not read drops its constraint (recorded); a budget
+ * is never dropped. */
+static void test_ignore_unsupported(void)
+{
+    const char *xml = HEAD "<element><list> x[] </list><index rank=\"first\"> y </index><value> 1 </value></element>\n"
+                           "<binPacking> x[] </binPacking><allDifferent> x[] </allDifferent>"
+                           "<instantiation><list> x[0] 3 </list><values> 1 2 </values></instantiation>" TAIL;
+    parac_csp_load_options options;
+    parac_csp *csp = NULL;
+    parac_error error = {0};
+    parac_csp_load_options_default(&options);
+    options.ignore_unsupported = 1;
+    CHECK_OK(parac_csp_load_memory(xml, strlen(xml), "doc.xml", &options, &csp, &error), &error);
+    if (!csp) return;
+    CHECK_EQ_INT(parac_csp_dropped_count(csp), 3);
+    CHECK(strstr(parac_csp_dropped(csp, 0), "element <element> at line 2") && strstr(parac_csp_dropped(csp, 0), "rank=\"first\""),
+          "%s", parac_csp_dropped(csp, 0));
+    CHECK(strstr(parac_csp_dropped(csp, 2), "<instantiation>"), "%s", parac_csp_dropped(csp, 2));
+    CHECK_EQ_INT(parac_csp_global_count(csp), 1);
+    CHECK_EQ_INT(parac_csp_present_value_count(csp), 4 * 4 + 6 * 5 + 11); /* the dropped instantiation changed nothing */
+    parac_csp_destroy(csp);
+}
+
 /* Loads xml under small budgets; returns the status, message in error. */
 static parac_status load_small(const char *xml, parac_error *error)
 {
@@ -591,5 +614,6 @@ int main(void)
     test_instances();
     test_writer_kinds();
     test_budgets();
+    test_ignore_unsupported();
     return test_finish("csp.xcsp3_globals");
 }
