@@ -50,9 +50,9 @@ int xcsp3_push_term(term_list *list, int64_t var, int64_t constant);
 /* Terms of a whitespace-separated list (see xcsp3_reader.c): 0 ok, -1 bad (x->why says why),
  * -2 out of memory. args (may be NULL) binds %i and %... */
 int xcsp3_parse_terms(xcsp3 *x, const char *text, const term_list *args, term_list *out);
-/* The shape of a compact two-dimensional reference such as m[][] or m[1..3][]: the number of
- * indices that vary in its first and second varying position (rows, columns). 0 ok, -1 when the
- * token is not an array reference with exactly two varying positions. */
+/* The shape of a compact two-dimensional reference such as m[][] or m[1..3][] (rows, columns):
+ * the index ranges of a two-dimensional array, or of the two positions that vary in a higher one
+ * (c[2][][]). 0 ok, -1 when the token is not such a reference. */
 int xcsp3_matrix_shape(const xcsp3 *x, const char *token, size_t length, size_t *rows, size_t *columns);
 
 parac_status xcsp3_fail_node(xcsp3 *x, xmlNodePtr node, parac_status status, const char *what, parac_error *error);

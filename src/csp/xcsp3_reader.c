@@ -228,7 +228,7 @@ int xcsp3_matrix_shape(const xcsp3 *x, const char *token, size_t length, size_t 
     const array_info *array = &x->arrays[-2 - entry];
     if (parse_brackets(token + name_length, token + length, array, ranges) < 0) return -1;
     for (uint32_t d = 0; d < array->dim_count; d++) {
-        if (ranges[d].low == ranges[d].high) continue;
+        if (ranges[d].low == ranges[d].high && array->dim_count > 2) continue; /* m[1..1][] of a 2-D array: one row */
         if (varying == 2) return -1;
         sizes[varying++] = (size_t)(ranges[d].high - ranges[d].low) + 1;
     }

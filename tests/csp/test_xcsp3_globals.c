@@ -55,10 +55,13 @@ static void test_all_different(void)
                                "<allDifferent><list> x[0] x[1] 2 </list><except> 0 3 0 </except></allDifferent>"
                                "<allDifferent><matrix> m[][] </matrix></allDifferent>"
                                "<allDifferent><matrix> (x[0],x[1])(x[2],x[3]) </matrix></allDifferent>"
-                               "<allEqual> x[1] x[2] </allEqual>" TAIL,
+                               "<allEqual> x[1] x[2] </allEqual>"
+                               "<allDifferent><matrix> m[1..1][] </matrix></allDifferent>" TAIL,
                           PARAC_OK, NULL);
     if (!csp) return;
-    CHECK_EQ_INT(parac_csp_global_count(csp), 1 + 1 + 5 + 4 + 1);
+    CHECK_EQ_INT(parac_csp_global_count(csp), 1 + 1 + 5 + 4 + 1 + 4);
+    const ac_term last_row[] = {V(7), V(8), V(9)}, single[] = {V(9)};
+    CHECK(list_is(global_of(csp, 12), 0, 3, last_row) && list_is(global_of(csp, 15), 0, 1, single), "a one-row matrix m[1..1][]");
     const parac_csp_global *g = global_of(csp, 0);
     CHECK_EQ_INT(g->kind, AC_GLOBAL_ALL_DIFFERENT);
     CHECK(list_is(g, 0, 4, X_ALL));
