@@ -480,7 +480,7 @@ static void check_round_trip(const parac_csp *csp, const char *name)
 static void test_instances(void)
 {
     static const char *const files[] = {"queens-8", "magic-square-3", "sudoku-4", "rcpsp-tiny", "regular-mdd",
-                                        "tsp-5", "element-channel", "cardinality", "lex-ordered", "min-max"};
+                                        "tsp-5", "element-channel", "cardinality", "lex-ordered", "min-max", "forms"};
     char path[1024];
     for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
         parac_csp *csp = NULL;

@@ -146,6 +146,42 @@ maximize(
     Sum(x)
 )
 """,
+    # pycsp3's forms of many globals at once: in-set and range conditions, matrix element, 2-D
+    # noOverlap, cardinality with a range, count over several values, channel, lex matrix,
+    # ordered with lengths, cumulative with variable heights and limit
+    "forms": """
+x = VarArray(size=6, dom=range(5))
+m = VarArray(size=[3, 3], dom=range(5))
+ii = Var(dom=range(3))
+jj = Var(dom=range(3))
+v = Var(dom=range(5))
+w = VarArray(size=3, dom=range(1, 3))
+h = VarArray(size=3, dom=range(1, 3))
+ox = VarArray(size=3, dom=range(6))
+oy = VarArray(size=3, dom=range(6))
+satisfy(
+    Sum(x) in {3, 5, 7},
+    Sum(x[:3]) in range(2, 6),
+    Sum(x[3:]) != v,
+    Count(x, value=2) != 1,
+    m[ii][jj] == v,
+    NoOverlap(origins=[(ox[k], oy[k]) for k in range(3)], lengths=[(w[k], h[k]) for k in range(3)]),
+    Cardinality(x, occurrences={0: range(0, 2), 1: 1, 2: v}, closed=True),
+    Count(x, values=[4, 1]) <= 2,
+    NValues(x[:4]) == v,
+    Minimum(x[:3]) <= 2,
+    Maximum(m[0]) >= v,
+    AllDifferent(m[1], excepting=[0, 1]),
+    x[v] == 2,
+    Channel(x[:3]),
+    LexIncreasing(m, matrix=True),
+    AllEqual(m[2]),
+    Increasing(x[:3], lengths=[1, 0]),
+    Circuit(x[:5]),
+    Cumulative(origins=ox, lengths=w, heights=h) <= v,
+    Sum(x[k] * (k + 1) for k in range(6)) >= 10
+)
+""",
 }
 
 PRELUDE = "from pycsp3 import *\n"
