@@ -79,8 +79,11 @@ void parac_csp_generate_options_default(parac_csp_generate_options *options);
 parac_status parac_csp_generate(const parac_csp_generate_options *options, parac_csp **out, parac_error *error);
 
 /* Writes the network as XCSP3 (domains restricted to the initially present values;
- * each constraint as supports or conflicts, whichever list is shorter). path "-" or
- * NULL is stdout. threads <= 0: all cores; the bytes do not depend on it. */
+ * each constraint as supports or conflicts, whichever list is shorter; global constraints
+ * in XCSP3 syntax; the objective verbatim). Variables keep their names when XCSP3 can hold
+ * them (plain ids, whole arrays), else become one array x[N] (then a network with an
+ * objective is PARAC_ERR_UNSUPPORTED). path "-" or NULL is stdout. threads <= 0: all
+ * cores; the bytes do not depend on it. */
 parac_status parac_csp_write_xcsp3(const parac_csp *csp, const char *path, int threads, parac_error *error);
 
 void parac_csp_destroy(parac_csp *csp);
