@@ -8,9 +8,11 @@
  * ANDed; tables intersected, stored over their scope sorted by variable index).
  * The arc-consistency functions (parac/ac.h) take this handle.
  *
- * Inputs: XCSP3 (`<instance format="XCSP3" type="CSP">`: var, array, extension,
- * intension, group with %i and %... parameters, block; compact references such as
- * x[], x[0..4], m[][2]) and XCSP 2.1 (domains, relations, predicates,
+ * Inputs: XCSP3 (`<instance format="XCSP3" type="CSP|COP">`: var, array, extension,
+ * intension, the global constraints of XCSP3-core listed in docs/xcsp.md (allDifferent,
+ * sum, count, element, regular, cumulative, ...), group with %i and %... parameters,
+ * block, slide, objectives (kept, not enforced); compact references such as x[], x[0..4],
+ * m[][2]) and XCSP 2.1 (domains, relations, predicates,
  * constraints), plain or compressed with xz/lzma (detected from the content).
  * Every function returns PARAC_OK or fills `error` with "file:line: problem".
  * No function prints, exits or keeps global state; handles are independent.
@@ -30,7 +32,7 @@ extern "C" {
 typedef struct parac_csp parac_csp;
 
 typedef struct parac_csp_load_options {
-    /* 0: an unsupported element (a global constraint, an objective) fails with
+    /* 0: an unsupported element (e.g. binPacking, knapsack) fails with
      * PARAC_ERR_UNSUPPORTED naming the element and its line. 1: it is skipped
      * and listed by parac_csp_dropped_count / parac_csp_dropped. */
     int ignore_unsupported;
@@ -77,8 +79,11 @@ void parac_csp_generate_options_default(parac_csp_generate_options *options);
 parac_status parac_csp_generate(const parac_csp_generate_options *options, parac_csp **out, parac_error *error);
 
 /* Writes the network as XCSP3 (domains restricted to the initially present values;
- * each constraint as supports or conflicts, whichever list is shorter). path "-" or
- * NULL is stdout. threads <= 0: all cores; the bytes do not depend on it. */
+ * each constraint as supports or conflicts, whichever list is shorter; global constraints
+ * in XCSP3 syntax; the objective verbatim). Variables keep their names when XCSP3 can hold
+ * them (plain ids, whole arrays), else become one array x[N] (then a network with an
+ * objective is PARAC_ERR_UNSUPPORTED). path "-" or NULL is stdout. threads <= 0: all
+ * cores; the bytes do not depend on it. */
 parac_status parac_csp_write_xcsp3(const parac_csp *csp, const char *path, int threads, parac_error *error);
 
 void parac_csp_destroy(parac_csp *csp);
@@ -94,6 +99,14 @@ uint64_t parac_csp_present_value_count(const parac_csp *csp);
 uint64_t parac_csp_ne_edge_count(const parac_csp *csp);
 /* Name of variable i ("x[3]"), owned by the handle. */
 const char *parac_csp_variable_name(const parac_csp *csp, size_t variable);
+
+/* 1 when the XCSP3 instance had an <objectives> element (<minimize>/<maximize>; type="COP").
+ * Consistency does not use it; the reduced-instance writer re-emits it verbatim. */
+int parac_csp_has_objective(const parac_csp *csp);
+/* Global constraints (allDifferent, sum, element, ...) read, counted apart from
+ * parac_csp_constraint_count (binary and table constraints). A matrix allDifferent or lex
+ * counts one per row and column. */
+size_t parac_csp_global_count(const parac_csp *csp);
 
 /* Constraints skipped under ignore_unsupported: "element 'allDifferent' at line 12". */
 size_t parac_csp_dropped_count(const parac_csp *csp);

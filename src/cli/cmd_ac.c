@@ -8,12 +8,14 @@
 #include "cli/cli.h"
 #include "core/error.h"
 #include "core/timer.h"
+#include "csp/xcsp3_writer.h"
 
 typedef struct ac_args {
     const char *algorithm;
     const char *variant;
     int singleton;
     const char *domains_path;
+    const char *reduced_path; /* --write-reduced */
     int ignore_unsupported;
 } ac_args;
 
@@ -50,6 +52,25 @@ static parac_status write_domains(const parac_csp *csp, const uint64_t *domains,
     return cli_output_commit(&output, error);
 }
 
+/* The network with AC's domains as XCSP3 (refused after a wipe-out: docs/xcsp.md). */
+static parac_status write_reduced(const parac_csp *csp, const char *input, const parac_ac_stats *stats,
+                                  const uint64_t *domains, const char *path, int threads, parac_error *error)
+{
+    cli_output output;
+    parac_status status;
+    if (stats->wipeout)
+        return parac_fail_at(error, PARAC_ERR_INVALID_ARGUMENT, input, 0,
+                             "wiped out (no solution): no reduced instance written to %s", path);
+    status = cli_output_begin(&output, path, error);
+    if (status != PARAC_OK) return status;
+    status = xcsp3_write_reduced(csp, domains, output.path, threads, error);
+    if (status != PARAC_OK) {
+        cli_output_abort(&output, error);
+        return status;
+    }
+    return cli_output_commit(&output, error);
+}
+
 static void print_summary(const cli_common *common, const char *input, const parac_csp *csp,
                           const parac_ac_stats *stats, int singleton, double parse_seconds, double total_seconds)
 {
@@ -78,6 +99,8 @@ static void print_summary(const cli_common *common, const char *input, const par
     parac_json_field_uint(&json, "ne_nodes", stats->ne_nodes);
     parac_json_field_uint(&json, "ne_edges", stats->ne_edges);
     parac_json_field_uint(&json, "dropped", parac_csp_dropped_count(csp));
+    parac_json_field_uint(&json, "globals", parac_csp_global_count(csp));
+    parac_json_field_bool(&json, "objective", parac_csp_has_objective(csp));
     parac_json_field_double(&json, "parse_seconds", parse_seconds);
     parac_json_field_double(&json, "build_seconds", stats->build_seconds);
     parac_json_field_double(&json, "propagate_seconds", stats->propagate_seconds);
@@ -98,7 +121,8 @@ static int run_ac(const cli_common *common, const ac_args *args, const char *inp
         return cli_usage_error("ac", "%s", error.message);
     if (parac_ac_variant_parse(args->variant, &options.variant, &error) != PARAC_OK)
         return cli_usage_error("ac", "%s", error.message);
-    if (cli_check_outputs(&args->domains_path, 1, &input, 1, &error) != PARAC_OK) return cli_report(&error);
+    const char *outputs[2] = {args->domains_path, args->reduced_path};
+    if (cli_check_outputs(outputs, 2, &input, 1, &error) != PARAC_OK) return cli_report(&error);
     parac_csp_load_options_default(&load_options);
     load_options.ignore_unsupported = args->ignore_unsupported;
     if (parac_csp_load(input, &load_options, &csp, &error) != PARAC_OK) return cli_report(&error);
@@ -110,7 +134,9 @@ static int run_ac(const cli_common *common, const ac_args *args, const char *inp
         parac_fail_no_memory(&error, "domains", parac_csp_value_count(csp) / 8);
         code = cli_report(&error);
     } else if (parac_ac_enforce(csp, &options, domains, &stats, &error) != PARAC_OK ||
-               (args->domains_path && write_domains(csp, domains, args->domains_path, &error) != PARAC_OK)) {
+               (args->domains_path && write_domains(csp, domains, args->domains_path, &error) != PARAC_OK) ||
+               (args->reduced_path &&
+                write_reduced(csp, input, &stats, domains, args->reduced_path, common->exec.threads, &error) != PARAC_OK)) {
         code = cli_report(&error);
     } else {
         print_summary(common, input, csp, &stats, args->singleton, parse_seconds, parac_now_seconds() - start);
@@ -122,7 +148,7 @@ static int run_ac(const cli_common *common, const ac_args *args, const char *inp
 
 int cli_ac(int argc, char **argv)
 {
-    ac_args args = {"auto", "auto", 0, NULL, 0};
+    ac_args args = {"auto", "auto", 0, NULL, NULL, 0};
     const cli_option options_table[] = {
         {"--algorithm", 'a', CLI_STRING, &args.algorithm, "A",
          "ac3, ac3rm, ac3bit, ac2001, ac4 (CPU); ac4-gpu, ac4-gpu-plus (GPU); gpu-bitset (both); auto (default)"},
@@ -130,12 +156,15 @@ int cli_ac(int argc, char **argv)
          "GPU layout of ac4-gpu / ac4-gpu-plus: edges (the paper's edge arrays), rows (implicit edges), auto"},
         {"--sac", 0, CLI_FLAG, &args.singleton, NULL, "singleton arc consistency (SAC1 on the CPU, batched on the GPU)"},
         {"--domains", 0, CLI_STRING, &args.domains_path, "FILE", "write the remaining domains as JSON"},
+        {"--write-reduced", 0, CLI_STRING, &args.reduced_path, "FILE",
+         "write the network with its reduced domains as XCSP3 (same variables, constraints, objective); "
+         "refused after a wipe-out (exit 2)"},
         {"--ignore-unsupported", 0, CLI_FLAG, &args.ignore_unsupported, NULL,
          "drop unsupported constraints with a warning instead of failing"},
     };
     const cli_command command = {
         "ac",
-        "INPUT [--algorithm A] [--variant V] [--sac] [--domains FILE] [--device auto|cpu|cuda] [--threads N] [--json]",
+        "INPUT [--algorithm A] [--variant V] [--sac] [--domains FILE] [--write-reduced FILE] [--device auto|cpu|cuda] [--threads N] [--json]",
         "Enforces arc consistency (or SAC) on an XCSP3 / XCSP 2.1 network and prints whether it is arc "
         "consistent or wiped out. Every algorithm and device gives the same domains. auto: ac4-gpu-plus on a "
         "GPU for binary networks of at least 2^21 N-E edges, ac3bit on the CPU (or with fewer edges unless "

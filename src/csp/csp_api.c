@@ -22,6 +22,7 @@ parac_csp *parac_csp_handle_create(parac_error *error)
         parac_fail_no_memory(error, "constraint network", sizeof *csp);
         return NULL;
     }
+    csp->objectives = NULL;
     if (parac_csp_network_init(&csp->network, error) != PARAC_OK) {
         free(csp);
         return NULL;
@@ -33,11 +34,12 @@ void parac_csp_destroy(parac_csp *csp)
 {
     if (!csp) return;
     parac_csp_network_free(&csp->network);
+    free(csp->objectives);
     free(csp);
 }
 
 /* Moves to the root element and reads it with the reader its format calls for. */
-static parac_status read_document(xcsp_input *in, parac_csp_network *network, const parac_csp_load_options *options,
+static parac_status read_document(xcsp_input *in, parac_csp *csp, const parac_csp_load_options *options,
                                   parac_error *error)
 {
     char *format;
@@ -47,8 +49,8 @@ static parac_status read_document(xcsp_input *in, parac_csp_network *network, co
         return parac_fail_at(error, PARAC_ERR_PARSE, in->name, xmlTextReaderGetParserLineNumber(in->reader),
                              "the root element is <%s>, not <instance>", (const char *)xmlTextReaderConstName(in->reader));
     format = (char *)xmlTextReaderGetAttribute(in->reader, (const xmlChar *)"format");
-    status = format && strcmp(format, "XCSP3") == 0 ? xcsp3_read(in, network, options, error)
-                                                    : xcsp2_read(in, network, options, error);
+    status = format && strcmp(format, "XCSP3") == 0 ? xcsp3_read(in, &csp->network, options, &csp->objectives, error)
+                                                    : xcsp2_read(in, &csp->network, options, error);
     xmlFree(format);
     return status;
 }
@@ -68,7 +70,7 @@ static parac_status load_from(xcsp_input *in, const parac_csp_load_options *opti
         options = &defaults;
     }
     if (!csp) return PARAC_ERR_NO_MEMORY;
-    status = read_document(in, &csp->network, options, error);
+    status = read_document(in, csp, options, error);
     if (status != PARAC_OK) {
         parac_csp_destroy(csp);
         return status;
@@ -143,3 +145,6 @@ const char *parac_csp_dropped(const parac_csp *csp, size_t index)
 {
     return index < csp->network.dropped_count ? csp->network.dropped[index] : NULL;
 }
+
+int parac_csp_has_objective(const parac_csp *csp) { return csp->network.has_objective; }
+size_t parac_csp_global_count(const parac_csp *csp) { return csp->network.global_count; }

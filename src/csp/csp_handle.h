@@ -9,6 +9,7 @@
 
 struct parac_csp {
     parac_csp_network network;
+    char *objectives; /* XCSP3 <minimize>/<maximize> elements as read (NULL when none), for the writer */
 };
 
 static inline const parac_csp_network *parac_csp_network_of(const parac_csp *csp) { return &csp->network; }

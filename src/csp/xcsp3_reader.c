@@ -5,43 +5,19 @@
  * handled and dropped, so memory stays bounded by the largest constraint.
  * Supported: var/array (sizes, ranges, value lists, as=, <domain for=...>),
  * extension (supports/conflicts, '*', any arity), intension, group (%i and %...,
- * compact lists in <list> and <args>), block.
+ * compact lists in <list> and <args>; templates intension, extension or a global),
+ * block, slide (circular, offset, collect), objectives (kept verbatim, not enforced);
+ * the global constraints are read by xcsp3_globals.c.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
-#include "csp/xcsp_build.h"
-#include "csp/xcsp_readers.h"
+#include "csp/xcsp3_internal.h"
 
-#define MAX_DIMS 8
+#define MAX_DIMS XCSP3_MAX_DIMS
 
-typedef struct array_info {
-    uint32_t base;         /* first variable index; cells are row-major */
-    uint32_t dims[MAX_DIMS];
-    uint32_t dim_count;
-} array_info;
-
-/* A term of a list or args: a variable or an integer constant. */
-typedef struct term {
-    int64_t var; /* -1 for a constant */
-    int64_t constant;
-} term;
-
-typedef struct term_list {
-    term *items;
-    size_t count, capacity;
-} term_list;
-
-typedef struct xcsp3 {
-    xcsp_input *in;
-    parac_csp_network *network;
-    const parac_csp_load_options *options;
-    xcsp_names names; /* variable name -> index; array name -> -2 - array number */
-    array_info *arrays;
-    size_t array_count;
-    char why[256];
-} xcsp3;
+typedef xcsp3_array array_info;
 
 static parac_status fail_node(xcsp3 *x, xmlNodePtr node, parac_status status, const char *what, parac_error *error)
 {
@@ -225,6 +201,41 @@ static int parse_terms(xcsp3 *x, const char *text, const term_list *args, term_l
         snprintf(x->why, sizeof x->why, "unknown variable '%.*s'", (int)(at - start), start);
         return -1;
     }
+}
+
+/* ---- what xcsp3_globals.c uses (xcsp3_internal.h) ------------------------------------------- */
+
+int xcsp3_push_term(term_list *list, int64_t var, int64_t constant) { return push_term(list, var, constant); }
+
+int xcsp3_parse_terms(xcsp3 *x, const char *text, const term_list *args, term_list *out)
+{
+    return parse_terms(x, text, args, out);
+}
+
+parac_status xcsp3_fail_node(xcsp3 *x, xmlNodePtr node, parac_status status, const char *what, parac_error *error)
+{
+    return fail_node(x, node, status, what, error);
+}
+
+int xcsp3_matrix_shape(const xcsp3 *x, const char *token, size_t length, size_t *rows, size_t *columns)
+{
+    size_t name_length = 0, sizes[2], varying = 0;
+    int64_t entry;
+    index_range ranges[MAX_DIMS];
+    while (name_length < length && token[name_length] != '[') name_length++;
+    entry = xcsp_names_get(&x->names, token, name_length);
+    if (entry > -2) return -1; /* unknown, or a single variable */
+    const array_info *array = &x->arrays[-2 - entry];
+    if (parse_brackets(token + name_length, token + length, array, ranges) < 0) return -1;
+    for (uint32_t d = 0; d < array->dim_count; d++) {
+        if (ranges[d].low == ranges[d].high && array->dim_count > 2) continue; /* m[1..1][] of a 2-D array: one row */
+        if (varying == 2) return -1;
+        sizes[varying++] = (size_t)(ranges[d].high - ranges[d].low) + 1;
+    }
+    if (varying != 2) return -1;
+    *rows = sizes[0];
+    *columns = sizes[1];
+    return 0;
 }
 
 /* ---- variables ------------------------------------------------------------------------------ */
@@ -479,7 +490,7 @@ done:
 
 /* ---- constraints ---------------------------------------------------------------------------- */
 
-static parac_status unsupported(xcsp3 *x, xmlNodePtr node, parac_error *error)
+parac_status xcsp3_unsupported(xcsp3 *x, xmlNodePtr node, parac_error *error)
 {
     char description[160];
     snprintf(description, sizeof description, "element <%s> at line %ld", (const char *)node->name,
@@ -714,6 +725,14 @@ static int is_named(xmlNodePtr node, const char *name)
     return node && node->type == XML_ELEMENT_NODE && strcmp((const char *)node->name, name) == 0;
 }
 
+/* The first element child that is not a <list> (a slide's template). */
+static xmlNodePtr first_element_not_list(xmlNodePtr node)
+{
+    for (xmlNodePtr c = node->children; c; c = c->next)
+        if (c->type == XML_ELEMENT_NODE && !is_named(c, "list")) return c;
+    return NULL;
+}
+
 /* The terms of one <args>. */
 static parac_status read_args(xcsp3 *x, xmlNodePtr node, term_list *args, parac_error *error)
 {
@@ -771,7 +790,7 @@ static char *expand_rest_in_function(const char *text, size_t arg_count, int *em
     size_t uses = 0;
     char *out;
     for (const char *at = strstr(text, "%..."); at; at = strstr(at + 4, "%...")) uses++;
-    *empty = start >= arg_count;
+    *empty = uses > 0 && start >= arg_count; /* a slide's template may have no %... */
     *too_long = __builtin_mul_overflow((uint64_t)uses, per_use, &need) || need > MAX_EXPANDED_FUNCTION;
     if (*too_long || !(out = malloc(length + (size_t)need + 1))) return NULL;
     for (const char *at = text; *at;) {
@@ -864,13 +883,166 @@ static parac_status read_intension_group(xcsp3 *x, xmlNodePtr group, xmlNodePtr 
 
 static parac_status read_constraint(xcsp3 *x, xmlNodePtr node, parac_error *error);
 
+/* A group over a global constraint: the template element is read again for each <args>. */
+static parac_status read_global_group(xcsp3 *x, xmlNodePtr group, xmlNodePtr template, parac_error *error)
+{
+    term_list args = {0};
+    char *text = xcsp_node_text(template);
+    size_t length = strlen(text);
+    parac_status status = PARAC_OK;
+    xmlFree(text);
+    for (xmlNodePtr c = group->children; c && status == PARAC_OK; c = c->next) {
+        if (!is_named(c, "args")) continue;
+        status = read_args(x, c, &args, error);
+        if (status == PARAC_OK) status = xcsp3_count_template(x, template, length, error);
+        if (status == PARAC_OK) status = xcsp3_read_global(x, template, &args, error);
+    }
+    free(args.items);
+    return status;
+}
+
+/* ---- slide ---------------------------------------------------------------------------------- */
+
+/* One <list> of a slide: its terms, offset (default 1) and collect (default 1; with a single list
+ * and no collect, the template's arity). */
+typedef struct slide_list {
+    term_list terms;
+    int64_t offset, collect;
+} slide_list;
+
+#define MAX_SLIDE_LISTS 8
+
+/* The integer attribute `name` of node (fallback when absent). 0 ok, -1 not an integer >= 1. */
+static int positive_attribute(xmlNodePtr node, const char *name, int64_t fallback, int64_t *value)
+{
+    char *text = (char *)xmlGetProp(node, (const xmlChar *)name);
+    const char *at = text;
+    int ok = 1;
+    *value = fallback;
+    if (text) {
+        ok = xcsp_read_integer(&at, value) && *at == '\0' && *value >= 1;
+        xmlFree(text);
+    }
+    return ok ? 0 : -1;
+}
+
+static parac_status read_slide_lists(xcsp3 *x, xmlNodePtr slide, slide_list *lists, size_t *list_count,
+                                     parac_error *error)
+{
+    int collect_given = 0;
+    *list_count = 0;
+    for (xmlNodePtr c = slide->children; c; c = c->next) {
+        if (!is_named(c, "list")) continue;
+        if (*list_count == MAX_SLIDE_LISTS) return fail_node(x, c, PARAC_ERR_UNSUPPORTED, "<slide> with more than 8 lists", error);
+        slide_list *l = &lists[(*list_count)++];
+        char *text = xcsp_node_text(c), *collect = (char *)xmlGetProp(c, (const xmlChar *)"collect");
+        int parsed = parse_terms(x, text, NULL, &l->terms);
+        collect_given |= collect != NULL;
+        xmlFree(text);
+        xmlFree(collect);
+        if (parsed == -2) return parac_fail_no_memory(error, "slide list", 64);
+        if (parsed < 0) return fail_node(x, c, PARAC_ERR_PARSE, x->why, error);
+        if (positive_attribute(c, "offset", 1, &l->offset) < 0 || positive_attribute(c, "collect", 1, &l->collect) < 0)
+            return fail_node(x, c, PARAC_ERR_PARSE, "<slide>: offset and collect must be integers >= 1", error);
+    }
+    if (*list_count == 0) return fail_node(x, slide, PARAC_ERR_PARSE, "<slide> without <list>", error);
+    if (*list_count == 1 && !collect_given) {
+        char *text = xcsp_node_text(first_element_not_list(slide));
+        lists[0].collect = highest_parameter(text) + 1;
+        xmlFree(text);
+        if (lists[0].collect < 1) return fail_node(x, slide, PARAC_ERR_PARSE, "<slide>: the template has no %i parameter", error);
+    }
+    return PARAC_OK;
+}
+
+/* The number of windows: each list gives (n - collect) / offset + 1 of them (n / offset when
+ * circular, indices taken modulo n); the slide has the fewest. */
+static uint64_t slide_steps(const slide_list *lists, size_t list_count, int circular)
+{
+    uint64_t steps = UINT64_MAX;
+    for (size_t j = 0; j < list_count; j++) {
+        uint64_t n = lists[j].terms.count, c = (uint64_t)lists[j].collect, o = (uint64_t)lists[j].offset;
+        uint64_t here = circular ? n / o : n >= c ? (n - c) / o + 1 : 0;
+        if (here < steps) steps = here;
+    }
+    return steps;
+}
+
+static parac_status bind_slide_step(xcsp3 *x, xmlNodePtr slide, xmlNodePtr template, rest_template *intension,
+                                    const term_list *args, size_t template_length, parac_error *error)
+{
+    parac_status status;
+    if (is_named(template, "intension")) return bind_rest_template(x, slide, intension, args, error);
+    if ((status = xcsp3_count_template(x, template, template_length, error)) != PARAC_OK) return status;
+    if (is_named(template, "extension")) return read_extension(x, template, args, error);
+    return xcsp3_read_global(x, template, args, error);
+}
+
+static parac_status run_slide(xcsp3 *x, xmlNodePtr slide, xmlNodePtr template, const slide_list *lists,
+                              size_t list_count, int circular, parac_error *error)
+{
+    uint64_t steps = slide_steps(lists, list_count, circular), per_step = 0, work;
+    term_list args = {0};
+    char *text = is_named(template, "intension") ? intension_text(template) : NULL, *content = xcsp_node_text(template);
+    size_t template_length = strlen(content);
+    rest_template intension = {text, {0}, {0}, SIZE_MAX};
+    parac_status status = PARAC_OK;
+    int overflow = 0;
+    xmlFree(content);
+    for (size_t j = 0; j < list_count; j++) overflow |= __builtin_add_overflow(per_step, (uint64_t)lists[j].collect, &per_step);
+    if (overflow || __builtin_mul_overflow(steps, per_step, &work) || work > x->in->limits.max_values)
+        status = fail_node(x, slide, PARAC_ERR_UNSUPPORTED, "<slide> past the value budget (windows x collected terms)", error);
+    for (uint64_t i = 0; i < steps && status == PARAC_OK; i++) {
+        args.count = 0;
+        for (size_t j = 0; j < list_count && status == PARAC_OK; j++) {
+            for (int64_t k = 0; k < lists[j].collect; k++) {
+                uint64_t at = i * (uint64_t)lists[j].offset + (uint64_t)k;
+                const term *t;
+                if (circular) at %= lists[j].terms.count;
+                t = &lists[j].terms.items[at];
+                if (push_term(&args, t->var, t->constant) < 0) {
+                    status = parac_fail_no_memory(error, "slide", 64);
+                    break;
+                }
+            }
+        }
+        if (status == PARAC_OK) status = bind_slide_step(x, slide, template, &intension, &args, template_length, error);
+    }
+    xcsp_expr_free(&intension.expr);
+    leaves_free(&intension.leaves);
+    xmlFree(text);
+    free(args.items);
+    return status;
+}
+
+static parac_status read_slide(xcsp3 *x, xmlNodePtr slide, parac_error *error)
+{
+    slide_list lists[MAX_SLIDE_LISTS];
+    size_t list_count = 0;
+    xmlNodePtr template = first_element_not_list(slide);
+    char *circular = (char *)xmlGetProp(slide, (const xmlChar *)"circular");
+    int is_circular = circular && strcmp(circular, "true") == 0;
+    parac_status status;
+    xmlFree(circular);
+    memset(lists, 0, sizeof lists);
+    if (!template) return fail_node(x, slide, PARAC_ERR_PARSE, "<slide> without a template constraint", error);
+    if (!is_named(template, "intension") && !is_named(template, "extension") &&
+        !xcsp3_is_global((const char *)template->name))
+        return xcsp3_unsupported(x, template, error);
+    status = read_slide_lists(x, slide, lists, &list_count, error);
+    if (status == PARAC_OK) status = run_slide(x, slide, template, lists, list_count, is_circular, error);
+    for (size_t j = 0; j < MAX_SLIDE_LISTS; j++) free(lists[j].terms.items);
+    return status;
+}
+
 static parac_status read_group(xcsp3 *x, xmlNodePtr node, parac_error *error)
 {
     xmlNodePtr template = first_element(node);
     if (is_named(template, "extension")) return read_extension_group(x, node, template, error);
     if (is_named(template, "intension")) return read_intension_group(x, node, template, error);
     if (!template) return fail_node(x, node, PARAC_ERR_PARSE, "empty <group>", error);
-    return unsupported(x, template, error);
+    if (xcsp3_is_global((const char *)template->name)) return read_global_group(x, node, template, error);
+    return xcsp3_unsupported(x, template, error);
 }
 
 /* The constraints of a block and of the blocks nested in it, in document order. The tree is
@@ -900,8 +1072,10 @@ static parac_status read_constraint(xcsp3 *x, xmlNodePtr node, parac_error *erro
     if (strcmp(name, "intension") == 0) return read_intension(x, node, error);
     if (strcmp(name, "group") == 0) return read_group(x, node, error);
     if (strcmp(name, "block") == 0) return read_block(x, node, error);
+    if (strcmp(name, "slide") == 0) return read_slide(x, node, error);
+    if (xcsp3_is_global(name)) return xcsp3_read_global(x, node, NULL, error);
     if (strcmp(name, "comment") == 0) return PARAC_OK;
-    return unsupported(x, node, error);
+    return xcsp3_unsupported(x, node, error);
 }
 
 /* ---- the document --------------------------------------------------------------------------- */
@@ -912,6 +1086,86 @@ static parac_status on_section(void *context, const char *section, long line, pa
     if (strcmp(section, "constraints") == 0 || strcmp(section, "objectives") == 0)
         return parac_csp_finish_variables(x->network, error);
     (void)line;
+    return PARAC_OK;
+}
+
+/* The longest objectives text kept for the writer (the limit of one XML text node). */
+#define MAX_OBJECTIVES_TEXT 10000000
+
+/* The objectives text being kept: grows within MAX_OBJECTIVES_TEXT; `failed` 1 past it, 2 out of memory. */
+typedef struct objective_text {
+    xcsp3 *x;
+    int failed;
+} objective_text;
+
+static void objective_put(objective_text *o, const char *s, size_t length)
+{
+    xcsp3 *x = o->x;
+    char *grown;
+    if (o->failed) return;
+    if (length > MAX_OBJECTIVES_TEXT - 1 - x->objectives_length) {
+        o->failed = 1;
+        return;
+    }
+    if (!(grown = realloc(x->objectives, x->objectives_length + length + 1))) {
+        o->failed = 2;
+        return;
+    }
+    memcpy(grown + x->objectives_length, s, length);
+    x->objectives = grown;
+    x->objectives_length += length;
+    grown[x->objectives_length] = '\0';
+}
+
+static void objective_put_escaped(objective_text *o, const char *s)
+{
+    for (const char *at = s; *at; at++) {
+        const char *escape = *at == '&' ? "&amp;" : *at == '<' ? "&lt;" : *at == '>' ? "&gt;" : *at == '"' ? "&quot;" : NULL;
+        if (escape) objective_put(o, escape, strlen(escape));
+        else objective_put(o, at, 1);
+    }
+}
+
+/* The element as XML text: its name, attributes, text and child elements (comments dropped).
+ * Written here rather than by libxml2's serializer, which reports its own errors by printing.
+ * Recursion is bounded by libxml2's nesting limit (256). */
+static void objective_put_node(objective_text *o, xmlNodePtr node)
+{
+    if (node->type == XML_TEXT_NODE || node->type == XML_CDATA_SECTION_NODE) {
+        if (node->content) objective_put_escaped(o, (const char *)node->content);
+        return;
+    }
+    if (node->type != XML_ELEMENT_NODE) return;
+    objective_put(o, "<", 1);
+    objective_put(o, (const char *)node->name, strlen((const char *)node->name));
+    for (xmlAttrPtr a = node->properties; a; a = a->next) {
+        char *value = (char *)xmlNodeListGetString(node->doc, a->children, 1);
+        objective_put(o, " ", 1);
+        objective_put(o, (const char *)a->name, strlen((const char *)a->name));
+        objective_put(o, "=\"", 2);
+        if (value) objective_put_escaped(o, value);
+        objective_put(o, "\"", 1);
+        xmlFree(value);
+    }
+    objective_put(o, ">", 1);
+    for (xmlNodePtr c = node->children; c; c = c->next) objective_put_node(o, c);
+    objective_put(o, "</", 2);
+    objective_put(o, (const char *)node->name, strlen((const char *)node->name));
+    objective_put(o, ">", 1);
+}
+
+/* <minimize> / <maximize>: not enforced by consistency; noted, and kept as text so the reduced
+ * instance can carry it (docs/xcsp.md). */
+static parac_status read_objective(xcsp3 *x, xmlNodePtr node, parac_error *error)
+{
+    objective_text o = {x, 0};
+    if (!is_named(node, "minimize") && !is_named(node, "maximize")) return xcsp3_unsupported(x, node, error);
+    x->network->has_objective = 1;
+    objective_put(&o, "    ", 4);
+    objective_put_node(&o, node);
+    objective_put(&o, "\n", 1);
+    if (o.failed == 1) return fail_node(x, node, PARAC_ERR_UNSUPPORTED, "objectives longer than 10^7 bytes in all", error);
+    if (o.failed) return parac_fail_no_memory(error, "objective", x->objectives_length);
     return PARAC_OK;
 }
 
@@ -927,12 +1181,12 @@ static parac_status on_element(void *context, const char *section, xmlNodePtr no
         return fail_node(x, node, PARAC_ERR_PARSE, "unexpected element in <variables>", error);
     }
     if (strcmp(section, "constraints") == 0) return read_constraint(x, node, error);
-    if (strcmp(section, "objectives") == 0) return unsupported(x, node, error);
+    if (strcmp(section, "objectives") == 0) return read_objective(x, node, error);
     return PARAC_OK; /* annotations and the like do not change the network */
 }
 
 parac_status xcsp3_read(xcsp_input *in, parac_csp_network *network, const parac_csp_load_options *options,
-                        parac_error *error)
+                        char **objectives, parac_error *error)
 {
     xcsp3 x;
     parac_status status;
@@ -941,14 +1195,19 @@ parac_status xcsp3_read(xcsp_input *in, parac_csp_network *network, const parac_
     x.in = in;
     x.network = network;
     x.options = options;
-    if (type && strcmp(type, "CSP") != 0 && !options->ignore_unsupported) {
+    if (type && strcmp(type, "CSP") != 0 && strcmp(type, "COP") != 0 && !options->ignore_unsupported) {
         status = parac_fail_at(error, PARAC_ERR_UNSUPPORTED, in->name, xmlTextReaderGetParserLineNumber(in->reader),
-                               "unsupported instance type=\"%s\" (only CSP; --ignore-unsupported drops objectives)", type);
+                               "unsupported instance type=\"%s\" (only CSP and COP)", type);
     } else {
         status = xcsp_walk(in, on_section, on_element, &x, error);
         if (status == PARAC_OK) status = parac_csp_finish_variables(network, error);
     }
     xmlFree(type);
+    if (status == PARAC_OK && objectives) {
+        *objectives = x.objectives;
+        x.objectives = NULL;
+    }
+    free(x.objectives);
     xcsp_names_free(&x.names);
     free(x.arrays);
     return status;

@@ -8,8 +8,10 @@
 #include "ac/network.h"
 #include "csp/xcsp_input.h"
 
+/* xcsp3_read also hands back the <objectives> children verbatim (malloc'd, NULL when none) in
+ * *objectives when objectives is not NULL. */
 parac_status xcsp3_read(xcsp_input *in, parac_csp_network *network, const parac_csp_load_options *options,
-                        parac_error *error);
+                        char **objectives, parac_error *error);
 parac_status xcsp2_read(xcsp_input *in, parac_csp_network *network, const parac_csp_load_options *options,
                         parac_error *error);
 

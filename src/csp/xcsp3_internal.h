@@ -1,0 +1,72 @@
+/* csp/xcsp3_internal.h — what the XCSP3 reader's files share: the reader state,
+ * term lists (a variable or an integer constant per entry, the layout of
+ * ac_term), and the list parser that knows compact references (x[], m[][2]),
+ * integer constants and group parameters (%i, %...). xcsp3_reader.c reads
+ * variables, extension, intension, group, block and slide; xcsp3_globals.c the
+ * global constraints. */
+#ifndef PARAC_CSP_XCSP3_INTERNAL_H
+#define PARAC_CSP_XCSP3_INTERNAL_H
+
+#include <parac/csp.h>
+
+#include "csp/xcsp_build.h"
+#include "csp/xcsp_readers.h"
+
+#define XCSP3_MAX_DIMS 8
+
+typedef struct xcsp3_array {
+    uint32_t base;         /* first variable index; cells are row-major */
+    uint32_t dims[XCSP3_MAX_DIMS];
+    uint32_t dim_count;
+} xcsp3_array;
+
+/* A term of a list or args: a variable (var >= 0) or an integer constant (var == -1). */
+typedef struct term {
+    int64_t var;
+    int64_t constant;
+} term;
+
+typedef struct term_list {
+    term *items;
+    size_t count, capacity;
+} term_list;
+
+typedef struct xcsp3 {
+    xcsp_input *in;
+    parac_csp_network *network;
+    const parac_csp_load_options *options;
+    xcsp_names names; /* variable name -> index; array name -> -2 - array number */
+    xcsp3_array *arrays;
+    size_t array_count;
+    uint64_t global_terms;   /* terms stored in global constraints so far (within max_values) */
+    uint64_t template_bytes; /* template text re-read by groups and slides over globals (within max_bytes) */
+    char *objectives;        /* the <minimize>/<maximize> elements, verbatim (NULL when none) */
+    size_t objectives_length;
+    char why[256];
+} xcsp3;
+
+/* Appends a term. 0 ok, -1 out of memory. */
+int xcsp3_push_term(term_list *list, int64_t var, int64_t constant);
+/* Terms of a whitespace-separated list (see xcsp3_reader.c): 0 ok, -1 bad (x->why says why),
+ * -2 out of memory. args (may be NULL) binds %i and %... */
+int xcsp3_parse_terms(xcsp3 *x, const char *text, const term_list *args, term_list *out);
+/* The shape of a compact two-dimensional reference such as m[][] or m[1..3][] (rows, columns):
+ * the index ranges of a two-dimensional array, or of the two positions that vary in a higher one
+ * (c[2][][]). 0 ok, -1 when the token is not such a reference. */
+int xcsp3_matrix_shape(const xcsp3 *x, const char *token, size_t length, size_t *rows, size_t *columns);
+
+parac_status xcsp3_fail_node(xcsp3 *x, xmlNodePtr node, parac_status status, const char *what, parac_error *error);
+/* An element parac does not handle: PARAC_ERR_UNSUPPORTED naming it and its line, or recorded
+ * as dropped under ignore_unsupported. */
+parac_status xcsp3_unsupported(xcsp3 *x, xmlNodePtr node, parac_error *error);
+
+/* Global constraints (xcsp3_globals.c). xcsp3_is_global: 1 when `name` is an element that
+ * xcsp3_read_global handles. args binds %i / %... when the element is a group's or a slide's
+ * template (NULL otherwise). */
+int xcsp3_is_global(const char *name);
+parac_status xcsp3_read_global(xcsp3 *x, xmlNodePtr node, const term_list *args, parac_error *error);
+/* Counts one more reading of a group's or slide's template against max_bytes (a short <args>
+ * must not re-read a long template a million times). PARAC_OK, or PARAC_ERR_UNSUPPORTED. */
+parac_status xcsp3_count_template(xcsp3 *x, xmlNodePtr template, size_t template_length, parac_error *error);
+
+#endif
