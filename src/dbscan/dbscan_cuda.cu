@@ -46,6 +46,7 @@
 #include "cuda/context.h"
 #include "cuda/cub_wrappers.h"
 #include "cuda/cuda_check.h"
+#include "cuda/union_find.cuh"
 #include "dbscan/dbscan_grid.h"
 #include "dbscan/dbscan_internal.h"
 #include "dbscan/dbscan_slabs.h"
@@ -190,40 +191,6 @@ template <typename T>
 __device__ static void cell_coordinates(const grid_view<T> &view, uint32_t p, uint64_t *coordinates)
 {
     if (view.plan.dims > 0) key_cell(view.plan, view.cell_key[view.cell_of[p]], coordinates);
-}
-
-/* ---------------------------------------------------------------- union-find */
-
-__device__ static uint32_t load_parent(const uint32_t *parent, uint32_t x)
-{
-    return *(const volatile uint32_t *)&parent[x];
-}
-
-/* Root with path halving; parents only ever decrease, so a stale read only lengthens the walk. */
-__device__ static uint32_t find_root(uint32_t *parent, uint32_t x)
-{
-    for (;;) {
-        uint32_t up = load_parent(parent, x), grand;
-        if (up == x) return x;
-        grand = load_parent(parent, up);
-        if (grand != up) atomicCAS(&parent[x], up, grand);
-        x = grand;
-    }
-}
-
-/* Links the larger root under the smaller: every set's root is its lowest sorted position.
- * Returns the joined set's root as of the link, a cheap start for the caller's next find. */
-__device__ static uint32_t union_sets(uint32_t *parent, uint32_t a, uint32_t b)
-{
-    for (;;) {
-        uint32_t high, low;
-        a = find_root(parent, a);
-        b = find_root(parent, b);
-        if (a == b) return a;
-        high = a > b ? a : b;
-        low = a > b ? b : a;
-        if (atomicCAS(&parent[high], high, low) == high) return low;
-    }
 }
 
 /* ---------------------------------------------------------------- kernels: index */
@@ -469,10 +436,10 @@ template <typename T>
 __device__ static void join_dense_cell(const grid_view<T> &view, uint32_t p, uint32_t cell, uint32_t *parent)
 {
     uint32_t first = view.cell_start[cell];
-    if (find_root(parent, p) == find_root(parent, first)) return;
+    if (gpu_union_find_root(parent, p) == gpu_union_find_root(parent, first)) return;
     for (uint32_t q = first; q < view.cell_start[cell + 1]; q++)
         if (distance_squared(view, p, q) <= view.eps2) {
-            union_sets(parent, p, first);
+            gpu_union_find_join(parent, p, first);
             return;
         }
 }
@@ -504,7 +471,7 @@ __device__ static void union_point_pairs(const grid_view<T> &view, const uint8_t
             for (uint32_t q = view.cell_start[cell] > p + 1 ? view.cell_start[cell] : p + 1;
                  q < view.cell_start[cell + 1]; q++)
                 if (core[q] && distance_squared(view, p, q) <= view.eps2)
-                    union_sets(parent, p, q);
+                    gpu_union_find_join(parent, p, q);
         }
     }
 }
@@ -528,7 +495,7 @@ __global__ static void assign_roots(grid_view<T> view, const uint8_t *core, cons
     if (p >= view.n) return;
     core_by_index[order[p]] = core[p];
     if (core[p]) {
-        root_of[order[p]] = find_root(parent, p);
+        root_of[order[p]] = gpu_union_find_root(parent, p);
         return;
     }
     cell_coordinates(view, p, coordinates);
@@ -540,7 +507,7 @@ __global__ static void assign_roots(grid_view<T> view, const uint8_t *core, cons
                 best_position = q;
             }
     }
-    root_of[order[p]] = best == NO_INDEX ? NO_INDEX : find_root(parent, best_position);
+    root_of[order[p]] = best == NO_INDEX ? NO_INDEX : gpu_union_find_root(parent, best_position);
 }
 
 /* ---------------------------------------------------------------- kernels: fused variants
@@ -592,10 +559,10 @@ __device__ static void join_compact_cell(const grid_view<T> &view, const uint8_t
                                          uint32_t p, uint32_t cell, uint32_t *parent)
 {
     uint32_t first = first_core[cell];
-    if (first == NO_INDEX || find_root(parent, p) == find_root(parent, first)) return;
+    if (first == NO_INDEX || gpu_union_find_root(parent, p) == gpu_union_find_root(parent, first)) return;
     for (uint32_t q = first; q < view.cell_start[cell + 1]; q++)
         if (core[q] && distance_squared(view, p, q) <= view.eps2) {
-            union_sets(parent, p, first);
+            gpu_union_find_join(parent, p, first);
             return;
         }
 }
@@ -627,7 +594,7 @@ __global__ static void union_compact(grid_view<T> view, const uint8_t *compact, 
             for (uint32_t q = view.cell_start[cell] > p + 1 ? view.cell_start[cell] : p + 1;
                  q < view.cell_start[cell + 1]; q++)
                 if (core[q] && distance_squared(view, p, q) <= view.eps2)
-                    union_sets(parent, p, q);
+                    gpu_union_find_join(parent, p, q);
         }
     }
 }
@@ -644,7 +611,7 @@ __global__ static void assign_roots_listed(size_t n, const uint8_t *core, const 
     if (p >= n) return;
     core_by_index[order[p]] = core[p];
     if (core[p]) {
-        root = find_root(parent, p);
+        root = gpu_union_find_root(parent, p);
     } else {
         for (uint32_t k = 0; k < lists.near_count[p]; k++) {
             uint32_t q = lists.near[(size_t)p * lists.slots + k];
@@ -653,7 +620,7 @@ __global__ static void assign_roots_listed(size_t n, const uint8_t *core, const 
                 best_position = q;
             }
         }
-        if (best != NO_INDEX) root = find_root(parent, best_position);
+        if (best != NO_INDEX) root = gpu_union_find_root(parent, best_position);
     }
     root_of[order[p]] = root;
     if (min_index && root != NO_INDEX) atomicMin(&min_index[root], order[p]);
@@ -743,7 +710,7 @@ __global__ static void union_from_lists(size_t n, const uint8_t *core, neighbour
     root = p;
     for (uint32_t k = 0; k < count; k++) {
         uint32_t q = lists.near[(size_t)p * lists.slots + k];
-        if (core[q]) root = union_sets(parent, root, q);
+        if (core[q]) root = gpu_union_find_join(parent, root, q);
     }
 }
 
