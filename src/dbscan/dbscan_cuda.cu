@@ -52,7 +52,7 @@
 #include "dbscan/dbscan_slabs.h"
 
 #define THREADS 256
-/* Neighbour lists (fused, COARSE_LISTED) hold min_samples - 2 entries: only for
+/* Neighbour lists (fused) hold min_samples - 2 entries: only for
  * 3 <= min_samples <= MAX_LIST_SLOTS + 2 (4 bytes each per point). */
 #define MAX_LIST_SLOTS 8
 #define NO_INDEX 0xffffffffu
@@ -798,7 +798,7 @@ typedef struct gpu_run {
     double eps;
     size_t min_samples;
     int use_grid;
-    parac_dbscan_gpu_variant asked;   /* as asked (every slab starts from it) */
+    dbscan_gpu_recipe recipe;         /* as asked (every slab starts from it) */
     parac_dbscan_gpu_variant variant; /* as resolved by choose_plan: CLASSIC, TABLE or COARSE */
     dbscan_grid_plan plan;
     void *raw;              /* input copy, row-major, until the gather */
@@ -814,7 +814,7 @@ typedef struct gpu_run {
     uint8_t *dense, *core;
     uint32_t *parent;
     int fused;              /* TABLE_FUSED / COARSE_FUSED: compact-cell union */
-    int keep_lists;         /* fused, COARSE_LISTED and SPARSE: neighbour lists for the border pass */
+    int keep_lists;         /* fused and SPARSE: neighbour lists for the border pass */
     int sparse;             /* SPARSE: the lists also carry the union's pairs (count_neighbours_sparse) */
     uint8_t *compact;       /* fused: cells */
     uint32_t *first_core;   /* fused: cells */
@@ -914,14 +914,10 @@ static uint32_t sparse_slots(const gpu_run *run)
 static parac_status choose_plan(gpu_run *run, int dims, const double *low, const double *high, parac_error *error)
 {
     parac_status status = PARAC_OK;
-    run->variant = run->asked;
-    run->fused = run->variant == PARAC_DBSCAN_GPU_TABLE_FUSED || run->variant == PARAC_DBSCAN_GPU_COARSE_FUSED;
-    run->sparse = run->variant == PARAC_DBSCAN_GPU_SPARSE;
-    run->keep_lists = run->fused || run->sparse || run->variant == PARAC_DBSCAN_GPU_COARSE_LISTED;
-    if (run->variant == PARAC_DBSCAN_GPU_TABLE_FUSED) run->variant = PARAC_DBSCAN_GPU_TABLE;
-    if (run->variant == PARAC_DBSCAN_GPU_COARSE_FUSED || run->variant == PARAC_DBSCAN_GPU_COARSE_LISTED ||
-        run->sparse)
-        run->variant = PARAC_DBSCAN_GPU_COARSE;
+    run->variant = run->recipe.cells;
+    run->fused = run->recipe.fused;
+    run->sparse = run->recipe.sparse;
+    run->keep_lists = run->recipe.keep_lists;
     PARAC_TRY(dbscan_grid_plan_build(&run->plan, dims, low, high, run->eps, error));
     if (dims == 0) {
         run->variant = PARAC_DBSCAN_GPU_CLASSIC; /* one cell: nothing to look up */
@@ -930,9 +926,9 @@ static parac_status choose_plan(gpu_run *run, int dims, const double *low, const
     if (run->variant == PARAC_DBSCAN_GPU_AUTO) {
         int sparse = (double)run->n < COARSE_BELOW_OCCUPANCY * (double)dbscan_grid_key_space(&run->plan);
         run->variant = sparse ? PARAC_DBSCAN_GPU_COARSE : PARAC_DBSCAN_GPU_TABLE;
-        /* SPARSE where its lists apply, else COARSE_LISTED / COARSE: docs/dbscan.md, "auto" */
+        /* SPARSE where its lists apply, else COARSE: docs/dbscan.md, "auto" */
         run->sparse = sparse && sparse_lists_fit(run);
-        run->keep_lists = run->sparse || (sparse && lists_fit(run));
+        run->keep_lists = run->sparse;
     }
     if (run->variant == PARAC_DBSCAN_GPU_COARSE)
         PARAC_TRY(dbscan_grid_plan_build_coarse(&run->plan, dims, low, high, run->eps, error));
@@ -1391,8 +1387,7 @@ static parac_dbscan_gpu_variant variant_ran(const gpu_run *run)
     if (run->sparse) return PARAC_DBSCAN_GPU_SPARSE;
     if (run->fused)
         return run->variant == PARAC_DBSCAN_GPU_COARSE ? PARAC_DBSCAN_GPU_COARSE_FUSED : PARAC_DBSCAN_GPU_TABLE_FUSED;
-    if (run->keep_lists && run->variant == PARAC_DBSCAN_GPU_COARSE) return PARAC_DBSCAN_GPU_COARSE_LISTED;
-    return run->variant;
+    return run->variant; /* a lab recipe (dev/dbscan/) reports its cells */
 }
 
 /* Upload, index, core flags and union: everything before the border pass. */
@@ -1566,9 +1561,31 @@ static parac_status run_fitting(gpu_run *run, const dbscan_points *points, const
     return run_sliced(run, points, wanted, 1, labels, core_mask, info, error);
 }
 
+extern "C" dbscan_gpu_recipe dbscan_gpu_recipe_of(parac_dbscan_gpu_variant variant)
+{
+    dbscan_gpu_recipe recipe = {variant, 0, 0, 0};
+    if (variant == PARAC_DBSCAN_GPU_TABLE_FUSED || variant == PARAC_DBSCAN_GPU_COARSE_FUSED) {
+        recipe.cells = variant == PARAC_DBSCAN_GPU_TABLE_FUSED ? PARAC_DBSCAN_GPU_TABLE : PARAC_DBSCAN_GPU_COARSE;
+        recipe.fused = recipe.keep_lists = 1;
+    } else if (variant == PARAC_DBSCAN_GPU_SPARSE) {
+        recipe.cells = PARAC_DBSCAN_GPU_COARSE;
+        recipe.keep_lists = recipe.sparse = 1;
+    }
+    return recipe;
+}
+
 extern "C" parac_status dbscan_cuda(const dbscan_points *points, const parac_dbscan_options *options, int use_grid,
                                     parac_progress_gate *progress, int32_t *labels, uint8_t *core_mask,
                                     parac_dbscan_info *info, parac_error *error)
+{
+    dbscan_gpu_recipe recipe = dbscan_gpu_recipe_of(options->gpu_variant);
+    return dbscan_cuda_recipe(points, options, &recipe, use_grid, progress, labels, core_mask, info, error);
+}
+
+extern "C" parac_status dbscan_cuda_recipe(const dbscan_points *points, const parac_dbscan_options *options,
+                                           const dbscan_gpu_recipe *recipe, int use_grid, parac_progress_gate *progress,
+                                           int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info,
+                                           parac_error *error)
 {
     gpu_run *run;
     parac_status status;
@@ -1580,7 +1597,7 @@ extern "C" parac_status dbscan_cuda(const dbscan_points *points, const parac_dbs
     run->eps = options->eps;
     run->min_samples = options->min_samples;
     run->use_grid = use_grid;
-    run->asked = options->gpu_variant;
+    run->recipe = *recipe;
     run->progress = progress;
     parac_progress_gate_set_total(progress, GPU_PHASES);
     status = parac_cuda_context_create(options->exec.cuda_device, &run->context, error);
