@@ -93,7 +93,7 @@ typedef enum parac_dbscan_gpu_variant {
                                      4 (min_samples - 2) + 1 more device bytes per point) */
     PARAC_DBSCAN_GPU_COARSE_FUSED, /* the same on COARSE's cells */
     PARAC_DBSCAN_GPU_REMOVED_COARSE_LISTED, /* removed (auto never ran it once SPARSE came): now
-                                              dev/dbscan/01_coarse_listed.cu; refused with
+                                              dev/dbscan/01_coarse_listed.c; refused with
                                               INVALID_ARGUMENT. The number stays reserved */
     PARAC_DBSCAN_GPU_SPARSE /* COARSE's cells; the core pass walks the whole stencil and keeps, per
                                point, its neighbours (non-core points) or its later neighbours (core

@@ -64,8 +64,9 @@ typedef enum parac_gemm_schedule {
 typedef enum parac_gemm_variant {
     PARAC_GEMM_VARIANT_AUTO = 0, /* measured best: WGMMA_WS for tf32 on sm_90, BK32 for fp32 */
     PARAC_GEMM_VARIANT_BASE,     /* fp32: FFMA 8x8 per thread, BK 16; tf32: mma.sync.m16n8k8 */
-    PARAC_GEMM_VARIANT_REMOVED_WIDE, /* removed (it lost on every measured input): now dev/gemm/01_wide.cu;
-                                        plans refuse it with INVALID_ARGUMENT. The number stays reserved */
+    PARAC_GEMM_VARIANT_REMOVED_WIDE, /* removed (auto never picked it: BK32 matches it dense and is twice as
+                                        fast on sparse tiles): now dev/gemm/01_wide.cu; plans refuse it with
+                                        INVALID_ARGUMENT. The number stays reserved */
     PARAC_GEMM_VARIANT_WGMMA,    /* tf32: Hopper wgmma.m64nNk8 from swizzled shared memory (sm_90a) */
     PARAC_GEMM_VARIANT_WGMMA_TMA, /* tf32: wgmma fed by bulk copies (TMA) on mbarriers, one producer and
                                     BM/64 consumer warpgroups, persistent blocks (sm_90a) */

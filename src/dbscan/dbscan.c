@@ -43,7 +43,7 @@ static parac_status removed_coarse_listed(parac_error *error)
 {
     return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
                       "dbscan: the coarse-listed GPU variant was removed from the library (auto never ran it once "
-                      "sparse came); it moved to dev/dbscan/01_coarse_listed.cu (the kernel lab, dev/README.md)");
+                      "sparse came); it moved to dev/dbscan/01_coarse_listed.c (the kernel lab, dev/README.md)");
 }
 
 parac_status parac_dbscan_gpu_variant_parse(const char *name, parac_dbscan_gpu_variant *variant, parac_error *error)

@@ -54,8 +54,8 @@ static parac_status check_options(const parac_gemm_options *o, parac_error *erro
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: unknown kernel variant %d", (int)o->variant);
     if (o->variant == PARAC_GEMM_VARIANT_REMOVED_WIDE || o->variant == PARAC_GEMM_VARIANT_REMOVED_PERSISTENT)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
-                          "gemm: the %s variant was removed from the library (it lost on every measured input); "
-                          "it moved to dev/gemm/ (the kernel lab, dev/README.md)",
+                          "gemm: the %s variant was removed from the library (auto never picked it); it moved to "
+                          "dev/gemm/ with its measurements (the kernel lab, dev/README.md)",
                           parac_gemm_variant_name(o->variant));
     if (o->pipeline_stages != 0 && o->pipeline_stages != 4 && o->pipeline_stages != 6)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: pipeline_stages must be 0, 4 or 6 (got %d)",

@@ -182,7 +182,7 @@ static void test_bad_arguments(void)
     options.min_samples = 2;
     options.gpu_variant = PARAC_DBSCAN_GPU_REMOVED_COARSE_LISTED;
     CHECK_EQ_INT(parac_dbscan_run(&options, xs, 3, 1, labels, NULL, NULL, &error), PARAC_ERR_INVALID_ARGUMENT);
-    CHECK(strstr(error.message, "dev/dbscan/01_coarse_listed.cu") != NULL, "removed variant: %s", error.message);
+    CHECK(strstr(error.message, "dev/dbscan/01_coarse_listed.c") != NULL, "removed variant: %s", error.message);
     CHECK_EQ_INT(parac_dbscan_gpu_variant_parse("coarse-listed", &options.gpu_variant, &error),
                  PARAC_ERR_INVALID_ARGUMENT);
     CHECK(strstr(error.message, "dev/dbscan/") != NULL, "removed variant name: %s", error.message);
