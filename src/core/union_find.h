@@ -1,14 +1,14 @@
 /* core/union_find.h — the CPU union-find: lock-free, over uint32 parents.
  *
- * Used by dbscan's threads (dbscan_cpu.c), its serial oracle (dbscan_reference.c)
- * and birch's Ward cut (ward.c); in a serial caller the atomics are plain loads
- * and stores. The GPU twin is cuda/union_find.cuh (same linking rule).
+ * Used by dbscan's threads (dbscan_cpu.c), its serial oracle (dbscan_reference.c), its slab
+ * merge (dbscan_slabs.c) and birch's Ward cut (ward.c); in a serial caller the atomics are plain
+ * loads and stores. The GPU twin is cuda/union_find.cuh (same linking rule).
  *
  * Union links the larger root under the smaller with a compare-and-swap and
  * retries if another thread moved either root first; find halves paths with
  * relaxed CAS (a lost race only leaves a longer path). The final partition is
- * the same for any interleaving; which element is a root is not, which is why
- * labels are renumbered canonically afterwards.
+ * the same for any interleaving, and so is each set's root: its lowest element
+ * (a root is only ever linked under a smaller one).
  */
 #ifndef PARAC_CORE_UNION_FIND_H
 #define PARAC_CORE_UNION_FIND_H
