@@ -4,7 +4,7 @@
  * inserted chunk by chunk (100 M points on the GPU, never all in memory).
  *   bench_birch [--device cpu|cuda|all] [--quick]
  * Batched cases run once per variant (speculative and speculative-parallel =
- * exactly serial, segmented, hybrid), side by side; PARAC_BIRCH_VARIANT=NAME
+ * exactly serial, segmented), side by side; PARAC_BIRCH_VARIANT=NAME
  * times that variant only. Speculative rows add the fit's speculate/commit
  * split, windows, serial points and (parallel commit) phases, stop points and
  * redone subtree commits. Then the issue's ratio: serial and the default
@@ -273,9 +273,9 @@ int main(int argc, char **argv)
     /* The serial run is the reference for the quality columns (always measured). */
     if (run_once(&serial, points, n, serial_labels, &subclusters, NULL) < 0) return 1;
     serial_sse = sse(points, n, serial_labels, 20);
-    for (int v = 0; v < 4; v++) { /* the parallel commit right beside the default it may replace */
+    for (int v = 0; v < 3; v++) { /* the parallel commit right beside the default it may replace */
         const parac_birch_variant order[] = {PARAC_BIRCH_SPECULATIVE, PARAC_BIRCH_SPECULATIVE_PARALLEL,
-                                             PARAC_BIRCH_SEGMENTED, PARAC_BIRCH_HYBRID};
+                                             PARAC_BIRCH_SEGMENTED};
         parac_birch_variant variant = order[v];
         char name[96];
         if (only && strcmp(only, parac_birch_variant_name(variant)) != 0) continue;

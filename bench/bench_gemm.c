@@ -177,27 +177,27 @@ static void problem_free(gpu_problem *p)
 }
 
 /* Median device seconds of `repeats` runs of a parac plan (after one warm-up). */
-/* Kernel variants to time: PARAC_GEMM_VARIANT=base|wide|wgmma|wgmma_tma|persistent|n256|wgmma_ws|bk32|wgmma_ws_a picks
- * one, else every one for the dtype. Indexed by parac_gemm_variant. */
+/* Kernel variants to time: PARAC_GEMM_VARIANT=base|wgmma|wgmma_tma|n256|wgmma_ws|bk32|wgmma_ws_a picks
+ * one, else every one for the dtype. Indexed by parac_gemm_variant ("wide" and "persistent" were
+ * removed from the library: dev/gemm/ times them, never selected here). */
 static const char *const VARIANT_NAMES[] = {"auto",     "base", "wide", "wgmma", "wgmma_tma", "persistent", "n256",
                                             "wgmma_ws", "bk32", "wgmma_ws_a"};
 
 /* The fp32 (FFMA) kernel families. */
 static int fp32_variant(int v)
 {
-    return v == PARAC_GEMM_VARIANT_BASE || v == PARAC_GEMM_VARIANT_WIDE || v == PARAC_GEMM_VARIANT_PERSISTENT ||
-           v == PARAC_GEMM_VARIANT_N256 || v == PARAC_GEMM_VARIANT_BK32;
+    return v == PARAC_GEMM_VARIANT_BASE || v == PARAC_GEMM_VARIANT_N256 || v == PARAC_GEMM_VARIANT_BK32;
 }
 
 static int variant_selected(parac_gemm_variant v, parac_gemm_dtype dtype)
 {
     const char *only = getenv("PARAC_GEMM_VARIANT");
+    if (v == PARAC_GEMM_VARIANT_REMOVED_WIDE || v == PARAC_GEMM_VARIANT_REMOVED_PERSISTENT) return 0;
     if (only && *only) return strcmp(only, VARIANT_NAMES[v]) == 0;
     if (v == PARAC_GEMM_VARIANT_BASE) return 1;
     return dtype == PARAC_GEMM_TF32 ? v == PARAC_GEMM_VARIANT_WGMMA || v == PARAC_GEMM_VARIANT_WGMMA_TMA ||
                                           v == PARAC_GEMM_VARIANT_WGMMA_WS || v == PARAC_GEMM_VARIANT_WGMMA_WS_A
-                                    : v == PARAC_GEMM_VARIANT_WIDE || v == PARAC_GEMM_VARIANT_PERSISTENT ||
-                                          v == PARAC_GEMM_VARIANT_N256 || v == PARAC_GEMM_VARIANT_BK32;
+                                    : v == PARAC_GEMM_VARIANT_N256 || v == PARAC_GEMM_VARIANT_BK32;
 }
 
 /* PARAC_GEMM_STAGES (4 or 6) sets the wgmma_tma pipeline depth for every case that does not pick one. */

@@ -39,9 +39,8 @@
  *         the rest are inserted serially. Faster on many cores, but the
  *         subclusters differ from the serial ones (ARI ~0.84 against the
  *         serial labels on overlapping blobs, docs/birch.md).
- *       HYBRID: speculative for the first PARAC_BIRCH_WARMUP_BATCHES × B
- *         points ever inserted (where the tree takes its shape), segmented
- *         afterwards.
+ *       (HYBRID, speculative for the first batches then segmented, was removed:
+ *         it was no better than segmented; it lives in dev/birch/01_hybrid.cu.)
  *       SPECULATIVE_PARALLEL (default): SPECULATIVE with its in-order commit split
  *         over the root's subtrees (points through different root entries
  *         touch disjoint subtrees; the root entries' CFs are computed ahead,
@@ -76,16 +75,16 @@ extern "C" {
 typedef enum parac_birch_variant {
     PARAC_BIRCH_SPECULATIVE = 0, /* validated speculation: exactly the serial tree */
     PARAC_BIRCH_SEGMENTED = 1,   /* stale-tree absorption per entry: approximate, fewer serial steps */
-    PARAC_BIRCH_HYBRID = 2,      /* speculative for the first PARAC_BIRCH_WARMUP_BATCHES × B points
-                                    (the young tree), segmented afterwards */
+    PARAC_BIRCH_REMOVED_HYBRID = 2, /* removed (no better than SEGMENTED, docs/birch.md): now
+                                       dev/birch/01_hybrid.cu; refused with INVALID_ARGUMENT. The
+                                       number stays reserved */
     PARAC_BIRCH_SPECULATIVE_PARALLEL = 3 /* speculative with the commit parallel over the root's
                                             subtrees: exactly the serial tree as well (the default
                                             of parac_birch_options_init) */
 } parac_birch_variant;
 
-#define PARAC_BIRCH_WARMUP_BATCHES 4
-
-/* "speculative" / "segmented" / "hybrid" / "speculative-parallel"; NULL for an unknown value. */
+/* "speculative" / "segmented" / "speculative-parallel"; "hybrid" for the removed value (so a caller
+ * naming it is told where it went); NULL for an unknown value. */
 const char *parac_birch_variant_name(parac_birch_variant variant);
 /* The variant named `name`; INVALID_ARGUMENT (naming the choices) otherwise. */
 parac_status parac_birch_variant_parse(const char *name, parac_birch_variant *variant, parac_error *error);

@@ -79,8 +79,8 @@ typedef enum parac_dbscan_method {
  * The CPU path and the brute-force method ignore it. */
 typedef enum parac_dbscan_gpu_variant {
     PARAC_DBSCAN_GPU_AUTO = 0, /* sparse points (< 0.5 per fine cell of their bounding box):
-                                  COARSE_LISTED when 3 <= min_samples <= 10, else COARSE;
-                                  denser points: TABLE (docs/dbscan.md gives the measurements) */
+                                  SPARSE when min_samples <= 10, else COARSE; denser points: TABLE
+                                  (docs/dbscan.md, "auto", gives the measurements) */
     PARAC_DBSCAN_GPU_CLASSIC,  /* cells of side eps/sqrt(g), binary search of each stencil row */
     PARAC_DBSCAN_GPU_TABLE,    /* cells of side eps/sqrt(g), direct key -> first-point table
                                   (binary search when the key space exceeds 8 n + 4 M cells) */
@@ -92,8 +92,9 @@ typedef enum parac_dbscan_gpu_variant {
                                      the core pass for the border pass (3 <= min_samples <= 10:
                                      4 (min_samples - 2) + 1 more device bytes per point) */
     PARAC_DBSCAN_GPU_COARSE_FUSED, /* the same on COARSE's cells */
-    PARAC_DBSCAN_GPU_COARSE_LISTED, /* COARSE's cells and union, with the fused variants' neighbour lists
-                                      for the border pass (same bytes per point as they need) */
+    PARAC_DBSCAN_GPU_REMOVED_COARSE_LISTED, /* removed (auto never ran it once SPARSE came): now
+                                              dev/dbscan/01_coarse_listed.c; refused with
+                                              INVALID_ARGUMENT. The number stays reserved */
     PARAC_DBSCAN_GPU_SPARSE /* COARSE's cells; the core pass walks the whole stencil and keeps, per
                                point, its neighbours (non-core points) or its later neighbours (core
                                points), max(min_samples - 2, 4) slots; the union reads the lists and

@@ -64,12 +64,14 @@ typedef enum parac_gemm_schedule {
 typedef enum parac_gemm_variant {
     PARAC_GEMM_VARIANT_AUTO = 0, /* measured best: WGMMA_WS for tf32 on sm_90, BK32 for fp32 */
     PARAC_GEMM_VARIANT_BASE,     /* fp32: FFMA 8x8 per thread, BK 16; tf32: mma.sync.m16n8k8 */
-    PARAC_GEMM_VARIANT_WIDE,     /* fp32: FFMA 8x16 per thread (64x64 warp tiles), BK 32, 3 stages */
+    PARAC_GEMM_VARIANT_REMOVED_WIDE, /* removed (auto never picked it: BK32 matches it dense and is twice as
+                                        fast on sparse tiles): now dev/gemm/01_wide.cu; plans refuse it with
+                                        INVALID_ARGUMENT. The number stays reserved */
     PARAC_GEMM_VARIANT_WGMMA,    /* tf32: Hopper wgmma.m64nNk8 from swizzled shared memory (sm_90a) */
     PARAC_GEMM_VARIANT_WGMMA_TMA, /* tf32: wgmma fed by bulk copies (TMA) on mbarriers, one producer and
                                     BM/64 consumer warpgroups, persistent blocks (sm_90a) */
-    PARAC_GEMM_VARIANT_PERSISTENT, /* fp32: base's FFMA tile math in resident blocks streaming work items
-                                     through one cp.async ring kept full across C tiles; base's bits */
+    PARAC_GEMM_VARIANT_REMOVED_PERSISTENT, /* removed (slower than base everywhere): now
+                                              dev/gemm/02_persistent.cu; refused as REMOVED_WIDE */
     PARAC_GEMM_VARIANT_N256 /* fp32: base's FFMA (8x8 per thread, 256 threads) on 64x256 C tiles (the plan's
                                tiles become 64x256: tile_m 0 or 64, tile_n 0 or 256), B copied straight from
                                the caller's matrix when it is row-major with n, ldb multiples of 4 and a
@@ -91,8 +93,9 @@ typedef enum parac_gemm_variant {
                                      the same tf32 error; reported as WGMMA_WS_A whenever WGMMA_WS would run */
 } parac_gemm_variant;
 
-/* "auto", "base", "wide", "wgmma", "wgmma_tma", "persistent", "n256", "wgmma_ws", "bk32", "wgmma_ws_a" (CLI --variant
- * spelling); "unknown" otherwise. */
+/* "auto", "base", "wgmma", "wgmma_tma", "n256", "wgmma_ws", "bk32", "wgmma_ws_a" (CLI --variant spelling);
+ * "wide" and "persistent" for the two removed values (so a CLI naming them is told where they went);
+ * "unknown" otherwise. */
 const char *parac_gemm_variant_name(parac_gemm_variant variant);
 
 typedef struct parac_gemm_options {

@@ -53,21 +53,28 @@ const char *parac_birch_variant_name(parac_birch_variant variant)
     switch (variant) {
     case PARAC_BIRCH_SPECULATIVE: return "speculative";
     case PARAC_BIRCH_SEGMENTED: return "segmented";
-    case PARAC_BIRCH_HYBRID: return "hybrid";
+    case PARAC_BIRCH_REMOVED_HYBRID: return "hybrid";
     case PARAC_BIRCH_SPECULATIVE_PARALLEL: return "speculative-parallel";
     }
     return NULL;
+}
+
+static parac_status removed_hybrid(parac_error *error)
+{
+    return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
+                      "birch: the hybrid variant was removed from the library (no better than segmented); it moved "
+                      "to dev/birch/01_hybrid.cu (the kernel lab, dev/README.md)");
 }
 
 parac_status parac_birch_variant_parse(const char *name, parac_birch_variant *variant, parac_error *error)
 {
     if (strcmp(name, "speculative") == 0) *variant = PARAC_BIRCH_SPECULATIVE;
     else if (strcmp(name, "segmented") == 0) *variant = PARAC_BIRCH_SEGMENTED;
-    else if (strcmp(name, "hybrid") == 0) *variant = PARAC_BIRCH_HYBRID;
     else if (strcmp(name, "speculative-parallel") == 0) *variant = PARAC_BIRCH_SPECULATIVE_PARALLEL;
+    else if (strcmp(name, "hybrid") == 0) return removed_hybrid(error);
     else
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
-                          "birch: unknown variant '%s' (speculative, speculative-parallel, segmented or hybrid)", name);
+                          "birch: unknown variant '%s' (speculative, speculative-parallel or segmented)", name);
     return PARAC_OK;
 }
 
@@ -96,6 +103,7 @@ static parac_status check_options(const parac_birch_options *options, size_t dim
                           options->n_clusters);
     if (!parac_birch_variant_name(options->variant))
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: unknown variant %d", (int)options->variant);
+    if (options->variant == PARAC_BIRCH_REMOVED_HYBRID) return removed_hybrid(error);
     if (dims == 0) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: points need at least one coordinate");
     return PARAC_OK;
 }
@@ -222,25 +230,11 @@ static parac_status insert_segmented(parac_birch *model, const double *points, s
                                     model->options.exec.threads, error);
 }
 
-/* Hybrid: the points before the warm-up boundary (counted over all calls) go
- * speculatively, the rest segmented. */
-static parac_status insert_hybrid(parac_birch *model, const double *points, size_t count, parac_error *error)
-{
-    size_t warmup = model->options.batch_size * PARAC_BIRCH_WARMUP_BATCHES, exact = 0;
-    parac_status status = PARAC_OK;
-    if (model->points_seen < warmup) exact = warmup - model->points_seen < count ? warmup - model->points_seen : count;
-    if (exact > 0) status = insert_speculative(model, points, exact, error);
-    if (status == PARAC_OK && exact < count)
-        status = insert_segmented(model, points + exact * model->tree.dims, count - exact, error);
-    return status;
-}
-
 static parac_status insert_points(parac_birch *model, const double *points, size_t count, parac_error *error)
 {
     if (model->options.batch_size == 0) return insert_serial(&model->tree, points, count, error);
     if (model->options.variant == PARAC_BIRCH_SPECULATIVE || model->options.variant == PARAC_BIRCH_SPECULATIVE_PARALLEL)
         return insert_speculative(model, points, count, error);
-    if (model->options.variant == PARAC_BIRCH_HYBRID) return insert_hybrid(model, points, count, error);
     return insert_segmented(model, points, count, error);
 }
 
@@ -271,7 +265,7 @@ parac_status parac_birch_partial_fit(parac_birch *model, const double *points, s
             return parac_fail(error, PARAC_ERR_CANCELLED, "birch: cancelled after %zu of %zu points", done, count);
         status = insert_points(model, points + done * model->tree.dims, now, error);
         if (status != PARAC_OK) return status;
-        model->points_seen += now; /* the hybrid's warm-up boundary counts them */
+        model->points_seen += now;
         done += now;
     }
     return PARAC_OK;

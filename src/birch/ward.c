@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "core/threads.h"
+#include "core/union_find.h"
 
 size_t birch_ward_matrix_bytes(size_t m) { return m < 2 ? 0 : m * (m - 1) / 2 * sizeof(double); }
 
@@ -151,15 +152,6 @@ parac_status birch_ward_cpu(const double *centers, size_t m, size_t dims, int th
     free(w.d), free(size), free(chain), free(live);
     return PARAC_OK;
 }
-static size_t find_root(int32_t *parent, size_t i)
-{
-    while ((size_t)parent[i] != i) {
-        parent[i] = parent[parent[i]];
-        i = (size_t)parent[i];
-    }
-    return i;
-}
-
 /* Stable merge sort of merge indices by height (numpy's kind='mergesort'). */
 static void sort_by_height(const birch_merge *merges, size_t *order, size_t *scratch, size_t count)
 {
@@ -180,23 +172,21 @@ parac_status birch_ward_cut(const birch_merge *merges, size_t m, size_t clusters
 {
     size_t merge_count = m > 0 ? m - 1 : 0, apply = m > clusters ? m - clusters : 0, next = 0;
     size_t *order = malloc((merge_count + 1) * 2 * sizeof(size_t));
-    int32_t *parent = malloc((m + 1) * sizeof(int32_t));
+    uint32_t *parent = malloc((m + 1) * sizeof(uint32_t));
     if (!order || !parent) {
         free(order), free(parent);
         return parac_fail_no_memory(error, "Ward cut", (unsigned long long)m);
     }
     for (size_t i = 0; i < merge_count; i++) order[i] = i;
     sort_by_height(merges, order, order + merge_count + 1, merge_count);
-    for (size_t i = 0; i < m; i++) parent[i] = (int32_t)i;
-    for (size_t k = 0; k < apply; k++) {
-        size_t a = find_root(parent, (size_t)merges[order[k]].a), b = find_root(parent, (size_t)merges[order[k]].b);
-        if (a != b) parent[a > b ? a : b] = (int32_t)(a < b ? a : b);
-    }
+    union_find_init(parent, m);
+    for (size_t k = 0; k < apply; k++)
+        union_find_join(parent, (uint32_t)merges[order[k]].a, (uint32_t)merges[order[k]].b);
     /* Roots are the smallest member index, so numbering roots in index order
      * numbers clusters by first appearance. */
     for (size_t i = 0; i < m; i++) labels[i] = -1;
     for (size_t i = 0; i < m; i++) {
-        size_t root = find_root(parent, i);
+        size_t root = union_find_root(parent, (uint32_t)i);
         if (root == i) labels[i] = (int32_t)next++;
         labels[i] = labels[root];
     }

@@ -207,7 +207,7 @@ int cli_birch(int argc, char **argv)
         {"--batch-size", 0, CLI_INT64, &args.batch, "B", "points per parallel batch; 0 = serial, scikit-learn's order (default 8192)"},
         {"--variant", 0, CLI_STRING, &args.variant, "NAME",
          "batched scheme: speculative-parallel (exactly the serial tree, parallel commit; default), "
-         "speculative (same tree, in-order commit), segmented or hybrid (approximate)"},
+         "speculative (same tree, in-order commit) or segmented (approximate)"},
     };
     const cli_command command = {"birch", "INPUT [--threshold T] [--branching-factor B] [--n-clusters K] [-o LABELS] [options]",
                                  "BIRCH clustering of the points of INPUT (.npy or CSV, - for standard input): a CF tree "
@@ -242,8 +242,10 @@ int cli_birch(int argc, char **argv)
     options.n_clusters = (int)args.clusters;
     options.batch_size = (size_t)args.batch;
     options.exec = common.exec;
-    if (parac_birch_variant_parse(args.variant, &options.variant, &error) != PARAC_OK)
-        return cli_usage_error("birch", "--variant must be speculative, speculative-parallel, segmented or hybrid");
+    if (parac_birch_variant_parse(args.variant, &options.variant, &error) != PARAC_OK) {
+        if (strcmp(args.variant, "hybrid") == 0) return cli_report(&error); /* removed: the message says where it went */
+        return cli_usage_error("birch", "--variant must be speculative, speculative-parallel or segmented");
+    }
     started = parac_now_seconds();
     if (args.chunk > 0) {
         if (run_streamed(positionals[0], &options, (size_t)args.chunk, args.labels_path != NULL, &model, &labels, &error) != PARAC_OK)

@@ -41,8 +41,8 @@ static int parse_names(const gemm_args *args, parac_gemm_options *o)
     for (int v = PARAC_GEMM_VARIANT_AUTO; v <= PARAC_GEMM_VARIANT_WGMMA_WS_A; v++)
         if (strcmp(args->variant, parac_gemm_variant_name((parac_gemm_variant)v)) == 0) o->variant = (parac_gemm_variant)v;
     if ((int)o->variant < 0)
-        return cli_usage_error("gemm", "--variant must be auto, base, wide, wgmma, wgmma_tma, persistent, n256, "
-                                       "wgmma_ws, bk32 or wgmma_ws_a, not '%s'", args->variant);
+        return cli_usage_error("gemm", "--variant must be auto, base, wgmma, wgmma_tma, n256, wgmma_ws, bk32 "
+                                       "or wgmma_ws_a, not '%s'", args->variant);
     return CLI_CONTINUE;
 }
 
@@ -303,7 +303,7 @@ int cli_gemm(int argc, char **argv)
         {"--dtype", 0, CLI_STRING, &args.dtype, "fp32|tf32", "arithmetic (default fp32)"},
         {"--schedule", 0, CLI_STRING, &args.schedule, "static|dynamic|auto", "tile scheduling (default auto)"},
         {"--variant", 0, CLI_STRING, &args.variant, "NAME",
-         "GPU kernel family: auto (default), base, wide, wgmma, wgmma_tma, persistent, n256, wgmma_ws, bk32, wgmma_ws_a"},
+         "GPU kernel family: auto (default), base, wgmma, wgmma_tma, n256, wgmma_ws, bk32, wgmma_ws_a"},
         {"--band", 0, CLI_INT64, &args.band, "W", "A is banded: A(i,j) = 0 when |i-j| > W"},
         {"--block-density", 0, CLI_DOUBLE, &args.density, "P", "A is block-sparse with a fraction P of non-zero blocks"},
         {"--block", 0, CLI_INT64, &args.block, "B", "block edge for --block-density (default 64)"},

@@ -39,15 +39,23 @@ const char *parac_dbscan_gpu_variant_name(parac_dbscan_gpu_variant variant)
     return (unsigned)variant <= PARAC_DBSCAN_GPU_VARIANT_LAST ? GPU_VARIANT_NAMES[variant] : "unknown";
 }
 
+static parac_status removed_coarse_listed(parac_error *error)
+{
+    return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
+                      "dbscan: the coarse-listed GPU variant was removed from the library (auto never ran it once "
+                      "sparse came); it moved to dev/dbscan/01_coarse_listed.c (the kernel lab, dev/README.md)");
+}
+
 parac_status parac_dbscan_gpu_variant_parse(const char *name, parac_dbscan_gpu_variant *variant, parac_error *error)
 {
     for (int i = 0; i <= PARAC_DBSCAN_GPU_VARIANT_LAST; i++)
         if (name && strcmp(name, GPU_VARIANT_NAMES[i]) == 0) {
+            if (i == PARAC_DBSCAN_GPU_REMOVED_COARSE_LISTED) return removed_coarse_listed(error);
             *variant = (parac_dbscan_gpu_variant)i;
             return PARAC_OK;
         }
     return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
-                      "unknown dbscan GPU variant '%s' (auto, classic, table, coarse, table-fused, coarse-fused, coarse-listed or sparse)",
+                      "unknown dbscan GPU variant '%s' (auto, classic, table, coarse, table-fused, coarse-fused or sparse)",
                       name ? name : "");
 }
 
@@ -80,6 +88,7 @@ static parac_status check_input(const parac_dbscan_options *options, const dbsca
     if ((unsigned)options->gpu_variant > PARAC_DBSCAN_GPU_VARIANT_LAST)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "dbscan: unknown GPU variant %d",
                           (int)options->gpu_variant);
+    if (options->gpu_variant == PARAC_DBSCAN_GPU_REMOVED_COARSE_LISTED) return removed_coarse_listed(error);
     return check_finite(points, threads, error);
 }
 

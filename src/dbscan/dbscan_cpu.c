@@ -28,7 +28,7 @@
 #include "dbscan/dbscan_grid.h"
 #include "dbscan/dbscan_internal.h"
 #include "dbscan/radix_sort.h"
-#include "dbscan/union_find.h"
+#include "core/union_find.h"
 
 typedef struct point_range {
     uint32_t begin, end;

@@ -92,6 +92,23 @@ parac_status dbscan_cuda(const dbscan_points *points, const parac_dbscan_options
                          struct parac_progress_gate *progress, int32_t *labels, uint8_t *core_mask,
                          parac_dbscan_info *info, parac_error *error);
 
+/* What a GPU grid run does, phase by phase. Each public parac_dbscan_gpu_variant is one recipe
+ * (dbscan_gpu_recipe_of; dbscan_cuda runs options->gpu_variant's); the kernel lab (dev/dbscan/)
+ * runs other combinations of the same phases through dbscan_cuda_recipe. */
+typedef struct dbscan_gpu_recipe {
+    parac_dbscan_gpu_variant cells; /* AUTO (chosen per slab from the density), CLASSIC, TABLE or COARSE */
+    int fused;      /* cells within eps are one set before the union (TABLE_FUSED, COARSE_FUSED) */
+    int keep_lists; /* the core pass keeps each point's first neighbours for the border pass */
+    int sparse;     /* ... and the pairs its union must join (SPARSE) */
+} dbscan_gpu_recipe;
+
+dbscan_gpu_recipe dbscan_gpu_recipe_of(parac_dbscan_gpu_variant variant);
+
+/* dbscan_cuda with `recipe` instead of options->gpu_variant's. */
+parac_status dbscan_cuda_recipe(const dbscan_points *points, const parac_dbscan_options *options,
+                                const dbscan_gpu_recipe *recipe, int use_grid, struct parac_progress_gate *progress,
+                                int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info, parac_error *error);
+
 /* Canonical labels from a representative per point (DBSCAN_NO_ROOT = noise):
  * clusters numbered by their lowest point index. root_of[i] < count.
  * scratch holds count int32. Fills info->clusters. */

@@ -1,7 +1,7 @@
 /* dbscan/dbscan_reference.c — DBSCAN by the definition, O(n^2), serial.
  *
  * The oracle every faster path is tested against: count all neighbours,
- * join core pairs with a plain union-find, give each border point the cluster
+ * join core pairs with the union-find of core/union_find.h, give each border point the cluster
  * of its lowest-index core neighbour, number clusters canonically. Each of
  * the three O(n^2) passes reports progress per point and stops when asked.
  */
@@ -9,13 +9,8 @@
 
 #include "core/error.h"
 #include "core/progress.h"
+#include "core/union_find.h"
 #include "dbscan/dbscan_internal.h"
-
-static uint32_t find_root(uint32_t *parent, uint32_t x)
-{
-    while (parent[x] != x) x = parent[x] = parent[parent[x]];
-    return x;
-}
 
 static int mark_core_points(const double *xs, size_t n, size_t d, double scale, double eps2, size_t min_samples,
                             uint8_t *core, parac_progress_gate *progress)
@@ -33,17 +28,13 @@ static int mark_core_points(const double *xs, size_t n, size_t d, double scale, 
 static int join_core_pairs(const double *xs, size_t n, size_t d, double scale, double eps2, const uint8_t *core,
                            uint32_t *parent, parac_progress_gate *progress)
 {
-    for (size_t i = 0; i < n; i++) parent[i] = (uint32_t)i;
+    union_find_init(parent, n);
     for (size_t i = 0; i < n; i++) {
         if (parac_progress_gate_poll_at(progress, n + i)) return 1;
         if (!core[i]) continue;
-        for (size_t j = i + 1; j < n; j++) {
-            uint32_t a, b;
-            if (!core[j] || dbscan_distance_squared(xs + i * d, xs + j * d, d, scale) > eps2) continue;
-            a = find_root(parent, (uint32_t)i);
-            b = find_root(parent, (uint32_t)j);
-            if (a != b) parent[a > b ? a : b] = a > b ? b : a;
-        }
+        for (size_t j = i + 1; j < n; j++)
+            if (core[j] && dbscan_distance_squared(xs + i * d, xs + j * d, d, scale) <= eps2)
+                union_find_join(parent, (uint32_t)i, (uint32_t)j);
     }
     return 0;
 }
@@ -51,9 +42,9 @@ static int join_core_pairs(const double *xs, size_t n, size_t d, double scale, d
 static uint32_t root_of_point(const double *xs, size_t n, size_t d, double scale, double eps2, const uint8_t *core,
                               uint32_t *parent, size_t i)
 {
-    if (core[i]) return find_root(parent, (uint32_t)i);
+    if (core[i]) return union_find_root(parent, (uint32_t)i);
     for (size_t j = 0; j < n; j++)
-        if (core[j] && dbscan_distance_squared(xs + i * d, xs + j * d, d, scale) <= eps2) return find_root(parent, (uint32_t)j);
+        if (core[j] && dbscan_distance_squared(xs + i * d, xs + j * d, d, scale) <= eps2) return union_find_root(parent, (uint32_t)j);
     return DBSCAN_NO_ROOT;
 }
 

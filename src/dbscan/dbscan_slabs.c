@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/union_find.h"
 
 /* Bucket positions stay below 2^24, where double rounding moves them by < 1e-7. */
 #define MAX_BUCKETS ((size_t)1 << 24)
@@ -108,23 +109,6 @@ void dbscan_slabs_free(dbscan_slabs *slabs)
 
 /* ---------------------------------------------------------------- merge */
 
-static uint32_t find_set(uint32_t *parent, uint32_t x)
-{
-    while (parent[x] != x) {
-        parent[x] = parent[parent[x]];
-        x = parent[x];
-    }
-    return x;
-}
-
-static void join_sets(uint32_t *parent, uint32_t a, uint32_t b)
-{
-    a = find_set(parent, a);
-    b = find_set(parent, b);
-    if (a < b) parent[b] = a;
-    else if (b < a) parent[a] = b;
-}
-
 /* Host buffers: whole-input sets plus one slab's points and results. */
 typedef struct slab_work {
     uint32_t *parent;  /* count */
@@ -164,10 +148,8 @@ static parac_status work_alloc(const dbscan_points *points, size_t largest, slab
         memset(work, 0, sizeof *work);
         return parac_fail_no_memory(error, "dbscan slab merge", n * 9 + largest * (points->dim * value + 9));
     }
-    for (size_t i = 0; i < n; i++) {
-        work->parent[i] = (uint32_t)i;
-        work->border[i] = DBSCAN_NO_ROOT;
-    }
+    union_find_init(work->parent, n);
+    for (size_t i = 0; i < n; i++) work->border[i] = DBSCAN_NO_ROOT;
     return PARAC_OK;
 }
 
@@ -197,7 +179,7 @@ static void merge_slab(const dbscan_slabs *slabs, size_t s, size_t m, slab_work 
         uint32_t rep = root == DBSCAN_NO_ROOT ? DBSCAN_NO_ROOT : work->global[root];
         if (work->slab_core[i]) {
             work->core[g] = 1;
-            join_sets(work->parent, g, rep);
+            union_find_join(work->parent, g, rep);
         } else if (slabs->bucket[g] >= slabs->first_bucket[s] && slabs->bucket[g] < slabs->first_bucket[s + 1]) {
             work->border[g] = rep;
         }
@@ -213,7 +195,7 @@ static parac_status finish(const dbscan_points *points, slab_work *work, int32_t
     if (!scratch) return parac_fail_no_memory(error, "dbscan slab labels", n * sizeof(int32_t));
     for (size_t i = 0; i < n; i++) { /* border[] becomes the root of every point */
         uint32_t rep = work->core[i] ? (uint32_t)i : work->border[i];
-        work->border[i] = rep == DBSCAN_NO_ROOT ? DBSCAN_NO_ROOT : find_set(work->parent, rep);
+        work->border[i] = rep == DBSCAN_NO_ROOT ? DBSCAN_NO_ROOT : union_find_root(work->parent, rep);
         core += work->core[i];
         noise += work->border[i] == DBSCAN_NO_ROOT;
     }

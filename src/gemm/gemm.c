@@ -107,10 +107,10 @@ const char *parac_gemm_variant_name(parac_gemm_variant variant)
     switch (variant) {
     case PARAC_GEMM_VARIANT_AUTO: return "auto";
     case PARAC_GEMM_VARIANT_BASE: return "base";
-    case PARAC_GEMM_VARIANT_WIDE: return "wide";
+    case PARAC_GEMM_VARIANT_REMOVED_WIDE: return "wide";
     case PARAC_GEMM_VARIANT_WGMMA: return "wgmma";
     case PARAC_GEMM_VARIANT_WGMMA_TMA: return "wgmma_tma";
-    case PARAC_GEMM_VARIANT_PERSISTENT: return "persistent";
+    case PARAC_GEMM_VARIANT_REMOVED_PERSISTENT: return "persistent";
     case PARAC_GEMM_VARIANT_N256: return "n256";
     case PARAC_GEMM_VARIANT_WGMMA_WS: return "wgmma_ws";
     case PARAC_GEMM_VARIANT_BK32: return "bk32";

@@ -19,6 +19,7 @@
 #define PARAC_GEMM_FFMA_BK32_CUH
 
 #include "gemm/gemm_kernels.cuh"
+#include "gemm/gemm_launch.cuh"
 
 #define BK32_BK 32
 #define BK32_STAGES 3
@@ -243,15 +244,7 @@ __global__ void __launch_bounds__(bk32_shape<BM, BN>::THREADS, 2) bk32_dynamic(g
 {
     extern __shared__ __align__(16) float shared[];
     __shared__ int next_item;
-    for (;;) {
-        __syncthreads(); /* everyone has read next_item */
-        if (threadIdx.x == 0) next_item = (int)atomicAdd(g.counter, 1u);
-        __syncthreads();
-        int position = next_item;
-        if (position >= g.item_count) return;
-        gemm_work_item w = g.items[g.order[position]];
-        bk32_work_item<BM, BN, DIRECT_B>(g, w, shared);
-    }
+    for (int item; (item = gemm_next_queued_item(g, &next_item)) >= 0;) bk32_work_item<BM, BN, DIRECT_B>(g, g.items[item], shared);
 }
 
 #endif

@@ -29,6 +29,7 @@
 #include "cuda/cuda_check.h"
 #include "gemm/gemm_internal.h"
 #include "gemm/gemm_kernels.cuh"
+#include "gemm/gemm_launch.cuh"
 #include "gemm/gemm_wgmma.cuh"
 
 #define WG_STAGES 4
@@ -125,14 +126,7 @@ __global__ void __launch_bounds__(wg_shape<BM, BN>::THREADS) wgmma_dynamic(gemm_
     extern __shared__ __align__(1024) float raw_shared[];
     __shared__ int next_item;
     float *shared = aligned_shared(raw_shared);
-    for (;;) {
-        __syncthreads(); /* everyone has read next_item */
-        if (threadIdx.x == 0) next_item = (int)atomicAdd(g.counter, 1u);
-        __syncthreads();
-        int position = next_item;
-        if (position >= g.item_count) return;
-        wgmma_work_item<BM, BN>(g, g.items[g.order[position]], shared);
-    }
+    for (int item; (item = gemm_next_queued_item(g, &next_item)) >= 0;) wgmma_work_item<BM, BN>(g, g.items[item], shared);
 #endif
 }
 
@@ -156,23 +150,9 @@ static parac_status wgmma_launch_shape(const gemm_args &g, int dynamic, int mult
                                        parac_error *error)
 {
     typedef wg_shape<BM, BN> S;
-    parac_status status = PARAC_OK;
-    int per_sm = 0;
-    if (!dynamic) {
-        PARAC_CUDA_TRY(cudaFuncSetAttribute(wgmma_static<BM, BN>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::SMEM));
-        wgmma_static<BM, BN><<<g.item_count, S::THREADS, S::SMEM, stream>>>(g);
-        PARAC_CUDA_TRY_LAUNCH();
-    } else {
-        PARAC_CUDA_TRY(cudaFuncSetAttribute(wgmma_dynamic<BM, BN>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::SMEM));
-        PARAC_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, wgmma_dynamic<BM, BN>, S::THREADS, S::SMEM));
-        long long blocks = (long long)(per_sm < 1 ? 1 : per_sm) * multiprocessors;
-        if (blocks > g.item_count) blocks = g.item_count;
-        PARAC_CUDA_TRY(cudaMemsetAsync(g.counter, 0, sizeof(unsigned int), stream));
-        wgmma_dynamic<BM, BN><<<(unsigned)blocks, S::THREADS, S::SMEM, stream>>>(g);
-        PARAC_CUDA_TRY_LAUNCH();
-    }
-fail:
-    return status;
+    gemm_grid grid = gemm_items_grid(g, dynamic, S::THREADS, S::SMEM, multiprocessors, stream);
+    if (!dynamic) return gemm_launch_items(wgmma_static<BM, BN>, grid, error, g);
+    return gemm_launch_items(wgmma_dynamic<BM, BN>, grid, error, g);
 }
 
 parac_status gemm_wgmma_launch(const gemm_args &g, int tile_m, int tile_n, int dynamic, int multiprocessors,

@@ -48,6 +48,7 @@
 #include "cuda/cuda_check.h"
 #include "gemm/gemm_internal.h"
 #include "gemm/gemm_kernels.cuh"
+#include "gemm/gemm_launch.cuh"
 #include "gemm/gemm_wgmma.cuh"
 
 template <int BM, int BN, int STAGES> struct tma_shape {
@@ -254,21 +255,10 @@ static parac_status tma_launch_shape(const gemm_args &g, const CUtensorMap &a_ma
                                      parac_error *error)
 {
     typedef tma_shape<BM, BN, STAGES> S;
-    parac_status status = PARAC_OK;
-    int per_sm = 0;
-    PARAC_CUDA_TRY(cudaFuncSetAttribute(wgmma_tma_persistent<BM, BN, STAGES, A_MAP>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)S::SMEM));
-    PARAC_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, wgmma_tma_persistent<BM, BN, STAGES, A_MAP>, S::THREADS,
-                                                                 S::SMEM));
-    {
-        long long blocks = (long long)(per_sm < 1 ? 1 : per_sm) * multiprocessors;
-        if (blocks > g.item_count) blocks = g.item_count;
-        if (g.order) PARAC_CUDA_TRY(cudaMemsetAsync(g.counter, 0, sizeof(unsigned int), stream));
-        wgmma_tma_persistent<BM, BN, STAGES, A_MAP><<<(unsigned)blocks, S::THREADS, S::SMEM, stream>>>(g, a_map);
-        PARAC_CUDA_TRY_LAUNCH();
-    }
-fail:
-    return status;
+    /* resident blocks always: the queue (g.order set, counter zeroed) or the static order strided by the grid */
+    gemm_grid grid = gemm_items_grid(g, 1, S::THREADS, S::SMEM, multiprocessors, stream);
+    if (!g.order) grid.counter = NULL;
+    return gemm_launch_items(wgmma_tma_persistent<BM, BN, STAGES, A_MAP>, grid, error, g, a_map);
 }
 
 /* A's tensor map: the caller's row-major m x k matrix (row stride lda floats), box 32 (k) x box_rows,

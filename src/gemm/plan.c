@@ -52,6 +52,11 @@ static parac_status check_options(const parac_gemm_options *o, parac_error *erro
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: tile masks need explicit tile_m, tile_n, tile_k");
     if ((int)o->variant < PARAC_GEMM_VARIANT_AUTO || (int)o->variant > PARAC_GEMM_VARIANT_WGMMA_WS_A)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: unknown kernel variant %d", (int)o->variant);
+    if (o->variant == PARAC_GEMM_VARIANT_REMOVED_WIDE || o->variant == PARAC_GEMM_VARIANT_REMOVED_PERSISTENT)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
+                          "gemm: the %s variant was removed from the library (auto never picked it); it moved to "
+                          "dev/gemm/ with its measurements (the kernel lab, dev/README.md)",
+                          parac_gemm_variant_name(o->variant));
     if (o->pipeline_stages != 0 && o->pipeline_stages != 4 && o->pipeline_stages != 6)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: pipeline_stages must be 0, 4 or 6 (got %d)",
                           o->pipeline_stages);
@@ -302,7 +307,7 @@ static void fill_info(parac_gemm_plan *plan)
 }
 
 /* The GPU kernel family: the request when this dtype, tile_k and GPU can run
- * it, else BASE. WIDE, PERSISTENT, N256 and BK32 are fp32 only (WIDE, BK32: tile_k % 32 == 0); WGMMA and WGMMA_TMA are tf32 only, need 32-wide k blocks
+ * it, else BASE. N256 and BK32 are fp32 only (BK32: tile_k % 32 == 0); WGMMA and WGMMA_TMA are tf32 only, need 32-wide k blocks
  * (tile_k % 32 == 0) and an sm_90a image on the GPU. AUTO: see below. */
 static parac_gemm_variant resolve_variant(parac_gemm_plan *plan, const parac_gemm_options *o)
 {
@@ -310,13 +315,11 @@ static parac_gemm_variant resolve_variant(parac_gemm_plan *plan, const parac_gem
     if (plan->device != PARAC_DEVICE_CUDA) return PARAC_GEMM_VARIANT_BASE;
     if (v == PARAC_GEMM_VARIANT_AUTO) v = measured_default(o->dtype); /* build_plan resolves it first */
     if (ws_variant(v)) v = PARAC_GEMM_VARIANT_WGMMA_TMA; /* its kernel at tile_n 256, else itself */
-    if ((v == PARAC_GEMM_VARIANT_WIDE || v == PARAC_GEMM_VARIANT_PERSISTENT || v == PARAC_GEMM_VARIANT_N256 ||
-         v == PARAC_GEMM_VARIANT_BK32) &&
-        o->dtype != PARAC_GEMM_FP32)
+    if ((v == PARAC_GEMM_VARIANT_N256 || v == PARAC_GEMM_VARIANT_BK32) && o->dtype != PARAC_GEMM_FP32)
         return PARAC_GEMM_VARIANT_BASE;
     if ((v == PARAC_GEMM_VARIANT_WGMMA || v == PARAC_GEMM_VARIANT_WGMMA_TMA) && (o->dtype != PARAC_GEMM_TF32 || plan->tile_k % 32))
         return PARAC_GEMM_VARIANT_BASE;
-    if ((v == PARAC_GEMM_VARIANT_WIDE || v == PARAC_GEMM_VARIANT_BK32) && plan->tile_k % 32) return PARAC_GEMM_VARIANT_BASE;
+    if (v == PARAC_GEMM_VARIANT_BK32 && plan->tile_k % 32) return PARAC_GEMM_VARIANT_BASE;
 #ifdef PARAC_HAVE_CUDA
     if (!gemm_cuda_variant_supported(plan, v)) return PARAC_GEMM_VARIANT_BASE;
 #endif

@@ -64,7 +64,6 @@ static void compare_devices(const char *name, const double *points, size_t n, si
     compare_one(name, points, n, dims, threshold, branching, clusters, batch, chunk, PARAC_BIRCH_SPECULATIVE, 0);
     compare_one(name, points, n, dims, threshold, branching, clusters, batch, chunk, PARAC_BIRCH_SPECULATIVE_PARALLEL, 0);
     compare_one(name, points, n, dims, threshold, branching, clusters, batch, chunk, PARAC_BIRCH_SEGMENTED, batch);
-    compare_one(name, points, n, dims, threshold, branching, clusters, batch, chunk, PARAC_BIRCH_HYBRID, batch);
 }
 
 static double *uniform_points(size_t n, size_t dims, uint64_t seed)

@@ -29,7 +29,7 @@ cmp -s "$work/s0.npy" "$work/o0.npy" || fail "serial: --chunk 777 differs from o
 "$PARAC" birch "$work/p.npy" --threshold 0.3 --threads 1 -o "$work/t1.npy" > /dev/null || fail "threads 1"
 "$PARAC" birch "$work/p.npy" --threshold 0.3 --threads 2 -o "$work/t2.npy" > /dev/null || fail "threads 2"
 cmp -s "$work/t1.npy" "$work/t2.npy" || fail "--threads 1 and 2 differ"
-# the default (speculative-parallel) batched run is the serial run; segmented and hybrid run, threads agree
+# the default (speculative-parallel) batched run is the serial run; segmented runs, threads agree
 "$PARAC" birch "$work/p.npy" --threshold 0.3 --device cpu --batch-size 700 --chunk 1234 -o "$work/sp.npy" > /dev/null || fail "default batched"
 cmp -s "$work/sp.npy" "$work/o0.npy" || fail "default (speculative-parallel) labels differ from the serial ones"
 "$PARAC" birch "$work/p.npy" --threshold 0.3 --device cpu --variant speculative --batch-size 700 --chunk 1234 \
@@ -40,13 +40,17 @@ for threads in 1 3; do
         --threads $threads -o "$work/spp.npy" > /dev/null || fail "speculative-parallel"
     cmp -s "$work/spp.npy" "$work/o0.npy" || fail "speculative-parallel ($threads threads) labels differ from the serial ones"
 done
-for variant in segmented hybrid; do
+for variant in segmented; do
     "$PARAC" birch "$work/p.npy" --threshold 0.3 --device cpu --variant $variant --threads 1 -o "$work/v1.npy" > /dev/null || fail "$variant"
     "$PARAC" birch "$work/p.npy" --threshold 0.3 --device cpu --variant $variant --threads 2 -o "$work/v2.npy" > /dev/null || fail "$variant"
     cmp -s "$work/v1.npy" "$work/v2.npy" || fail "$variant: --threads 1 and 2 differ"
 done
 err=$("$PARAC" birch "$work/p.npy" --variant fastest 2>&1 >/dev/null) && fail "--variant fastest accepted"
 echo "$err" | grep -q -- "--variant must be" || fail "--variant fastest: unclear error: $err"
+# hybrid moved to dev/birch/: refused as a bad value (exit 2), saying where it went
+err=$("$PARAC" birch "$work/p.npy" --variant hybrid 2>&1 >/dev/null); code=$?
+[[ $code == 2 ]] || fail "--variant hybrid: exit $code, expected 2"
+echo "$err" | grep -q "dev/birch/01_hybrid.cu" || fail "--variant hybrid: message does not say where it went: $err"
 
 # text input from stdin, streamed
 python3 -c "import numpy as np; np.savetxt('$work/p.csv', np.load('$work/p.npy')[:3000], delimiter=',')"

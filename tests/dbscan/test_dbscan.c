@@ -178,6 +178,14 @@ static void test_bad_arguments(void)
     options.eps = 1;
     options.min_samples = 0;
     CHECK_EQ_INT(parac_dbscan_run(&options, xs, 3, 1, labels, NULL, NULL, &error), PARAC_ERR_INVALID_ARGUMENT);
+    /* coarse-listed moved to dev/dbscan/: its number and name are refused, saying where it went */
+    options.min_samples = 2;
+    options.gpu_variant = PARAC_DBSCAN_GPU_REMOVED_COARSE_LISTED;
+    CHECK_EQ_INT(parac_dbscan_run(&options, xs, 3, 1, labels, NULL, NULL, &error), PARAC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "dev/dbscan/01_coarse_listed.c") != NULL, "removed variant: %s", error.message);
+    CHECK_EQ_INT(parac_dbscan_gpu_variant_parse("coarse-listed", &options.gpu_variant, &error),
+                 PARAC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "dev/dbscan/") != NULL, "removed variant name: %s", error.message);
 }
 
 static void test_float32_matches_widened(void)

@@ -6,7 +6,7 @@
  * (brute force), n = 0 and 1, float32 input, slabs (2, 3, 7 forced, and a
  * small max_device_bytes). Labels, core mask and counts
  * must be identical, and the run must really have used the GPU. Every GPU
- * variant (auto, classic, table, coarse, table-fused, coarse-fused, coarse-listed, sparse) is
+ * variant (auto, classic, table, coarse, table-fused, coarse-fused, sparse) is
  * checked against the one CPU run; sparse also on every slab shape and min_samples 1, 3, 5, 4, 10.
  */
 #include <math.h>
@@ -94,7 +94,8 @@ static void compare(const char *name, const double *xs, const float *narrow, siz
 {
     outcome cpu = run(xs, narrow, n, d, eps, min_samples, method, PARAC_DEVICE_CPU, PARAC_DBSCAN_GPU_AUTO);
     for (int v = PARAC_DBSCAN_GPU_AUTO; v <= PARAC_DBSCAN_GPU_VARIANT_LAST; v++)
-        compare_variant(name, &cpu, xs, narrow, n, d, eps, min_samples, method, (parac_dbscan_gpu_variant)v);
+        if (v != PARAC_DBSCAN_GPU_REMOVED_COARSE_LISTED) /* moved to dev/dbscan/ */
+            compare_variant(name, &cpu, xs, narrow, n, d, eps, min_samples, method, (parac_dbscan_gpu_variant)v);
     release(&cpu);
 }
 
@@ -256,9 +257,9 @@ static void test_slabs(void)
             compare_slabs("slab-uniform", uniform, NULL, n, d, eps, 5, forced[f], 0, PARAC_DBSCAN_GPU_AUTO);
             compare_slabs("slab-blobs", blobs, NULL, n, d, 0.1, 10, forced[f], 0,
                           (parac_dbscan_gpu_variant)(PARAC_DBSCAN_GPU_CLASSIC + f));
-            compare_slabs("slab-f32", NULL, narrow, n, d, 0.1, 4, forced[f], 0, PARAC_DBSCAN_GPU_COARSE_LISTED);
+            compare_slabs("slab-f32", NULL, narrow, n, d, 0.1, 4, forced[f], 0, PARAC_DBSCAN_GPU_COARSE_FUSED);
             compare_slabs("slab-fused", uniform, NULL, n, d, eps, 3, forced[f], 0,
-                          (parac_dbscan_gpu_variant)(PARAC_DBSCAN_GPU_TABLE_FUSED + f));
+                          f == 1 ? PARAC_DBSCAN_GPU_COARSE_FUSED : PARAC_DBSCAN_GPU_TABLE_FUSED);
         compare_slabs("slab-sparse", uniform, NULL, n, d, eps, 1 + 2 * (size_t)f, forced[f], 0,
                       PARAC_DBSCAN_GPU_SPARSE);
         compare_slabs("slab-sparse", blobs, NULL, n, d, 0.1, 10, forced[f], 0, PARAC_DBSCAN_GPU_SPARSE);

@@ -44,11 +44,13 @@ expect_exit "bad stages" 2 "$PARAC" gemm --m 4 --n 4 --k 4 --stages 5 --device c
 check "stages message" "grep -q 'pipeline_stages' '$tmp/err'"
 expect_exit "bad variant" 1 "$PARAC" gemm --m 4 --n 4 --k 4 --variant tma --device cpu
 check "variant message lists wgmma_tma" "grep -q 'wgmma_tma' '$tmp/err'"
-check "variant message lists persistent" "grep -q 'persistent' '$tmp/err'"
+check "variant message leaves out the removed persistent" "! grep -q 'persistent' '$tmp/err'"
 expect_exit "wgmma_tma on the CPU runs base" 0 "$PARAC" gemm --m 70 --n 50 --k 90 --dtype tf32 --variant wgmma_tma --device cpu --json
 check "json variant base" "tail -1 '$tmp/out' | grep -q '\"variant\":\"base\"'"
-expect_exit "persistent on the CPU runs base" 0 "$PARAC" gemm --m 70 --n 50 --k 90 --variant persistent --device cpu --json
-check "json variant base (persistent)" "tail -1 '$tmp/out' | grep -q '\"variant\":\"base\"'"
+for v in wide persistent; do # moved to dev/gemm/: refused as a bad value, saying where they went
+  expect_exit "$v was removed" 2 "$PARAC" gemm --m 70 --n 50 --k 90 --variant $v --device cpu
+  check "$v message names dev/gemm/" "grep -q 'dev/gemm/' '$tmp/err'"
+done
 check "variant message lists bk32 and wgmma_ws_a" "$PARAC gemm --m 4 --n 4 --k 4 --variant nope --device cpu 2>&1 | grep -q 'wgmma_ws, bk32 or wgmma_ws_a'"
 for v in wgmma_ws bk32 n256 wgmma_ws_a; do
   expect_exit "$v parses (CPU runs base)" 0 "$PARAC" gemm --m 70 --n 50 --k 90 --variant $v --device cpu --json

@@ -23,8 +23,8 @@ run_case "tf32 wgmma_tma 6 stages odd" 1e-2 --m 1001 --n 777 --k 1500 --dtype tf
 run_case "tf32 wgmma_tma sparse dynamic" 1e-2 --m 2048 --n 1024 --k 2048 --dtype tf32 --variant wgmma_tma --block-density 0.2 --power-law --schedule dynamic
 run_case "block-sparse" 1e-5 --m 2048 --n 2048 --k 2048 --block-density 0.125 --block 64
 run_case "power-law dynamic" 1e-5 --m 2048 --n 1024 --k 2048 --block-density 0.2 --power-law --schedule dynamic
-run_case "fp32 persistent odd" 1e-5 --m 1001 --n 777 --k 1500 --variant persistent --beta 0.5
-run_case "fp32 persistent sparse dynamic" 1e-5 --m 2048 --n 1024 --k 2048 --variant persistent --block-density 0.2 --power-law --schedule dynamic
+run_case "fp32 base odd" 1e-5 --m 1001 --n 777 --k 1500 --variant base --beta 0.5
+run_case "fp32 base sparse dynamic" 1e-5 --m 2048 --n 1024 --k 2048 --variant base --block-density 0.2 --power-law --schedule dynamic
 run_case "fp32 bk32 2048" 1e-5 --m 2048 --n 2048 --k 2048 --variant bk32
 run_case "fp32 bk32 odd beta" 1e-5 --m 1001 --n 777 --k 1500 --variant bk32 --beta 0.5
 run_case "fp32 bk32 sparse dynamic" 1e-5 --m 2048 --n 1024 --k 2048 --variant bk32 --block-density 0.2 --power-law --schedule dynamic

@@ -185,6 +185,14 @@ static void check_bad_options(void)
     CHECK_EQ_INT(parac_gemm_plan_create(&o, &plan, &error), PARAC_ERR_INVALID_ARGUMENT);
     o.pipeline_stages = 0, o.variant = (parac_gemm_variant)(PARAC_GEMM_VARIANT_WGMMA_WS_A + 1);
     CHECK_EQ_INT(parac_gemm_plan_create(&o, &plan, &error), PARAC_ERR_INVALID_ARGUMENT);
+    /* the variants moved to dev/ keep their numbers and are refused, saying where they went */
+    o.variant = PARAC_GEMM_VARIANT_REMOVED_WIDE;
+    CHECK_EQ_INT(parac_gemm_plan_create(&o, &plan, &error), PARAC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "wide") && strstr(error.message, "dev/gemm/"), "removed variant: %s", error.message);
+    o.variant = PARAC_GEMM_VARIANT_REMOVED_PERSISTENT;
+    CHECK_EQ_INT(parac_gemm_plan_create(&o, &plan, &error), PARAC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "persistent") && strstr(error.message, "dev/gemm/"), "removed variant: %s",
+          error.message);
     o.variant = PARAC_GEMM_VARIANT_AUTO, o.pack_operands = 2; /* a flag: 0 or 1 */
     CHECK_EQ_INT(parac_gemm_plan_create(&o, &plan, &error), PARAC_ERR_INVALID_ARGUMENT);
     o.pack_operands = 0;
@@ -200,7 +208,7 @@ static void check_bad_options(void)
         parac_gemm_plan_destroy(plan);
     }
     CHECK(strcmp(parac_gemm_variant_name(PARAC_GEMM_VARIANT_WGMMA_TMA), "wgmma_tma") == 0, "variant name");
-    CHECK(strcmp(parac_gemm_variant_name(PARAC_GEMM_VARIANT_PERSISTENT), "persistent") == 0, "variant name");
+    CHECK(strcmp(parac_gemm_variant_name(PARAC_GEMM_VARIANT_REMOVED_PERSISTENT), "persistent") == 0, "variant name");
 }
 
 /* beta == 0: C is not read, so NaN in C does not leak into the result. */

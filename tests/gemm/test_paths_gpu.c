@@ -1,6 +1,6 @@
 /* tests/gemm/test_paths_gpu.c — the GPU path against the CPU path and the double
  * reference on fresh random inputs: every tile shape, both schedules, split-k,
- * layouts, alpha/beta, sparsity, fp32 (base, wide, persistent, n256, bk32: bit-identical to the CPU) and tf32.
+ * layouts, alpha/beta, sparsity, fp32 (base, n256, bk32: bit-identical to the CPU) and tf32.
  * bk32 (BK 32 x 3 stages, B in place when aligned, float4 epilogue) is also checked against base's
  * bits on the same plan, on every shape below including n256's in-place-B shapes.
  * n256 (64x256 C tiles, B read in place when row-major with n, ldb % 4 == 0) is also checked
@@ -344,8 +344,8 @@ int main(void)
 {
     if (test_require_gpu()) return 77;
     /* fp32: every variant must give the CPU's exact bits */
-    static const parac_gemm_variant FP32_VARIANTS[] = {PARAC_GEMM_VARIANT_BASE, PARAC_GEMM_VARIANT_WIDE, PARAC_GEMM_VARIANT_PERSISTENT,
-                                                       PARAC_GEMM_VARIANT_N256, PARAC_GEMM_VARIANT_BK32};
+    static const parac_gemm_variant FP32_VARIANTS[] = {PARAC_GEMM_VARIANT_BASE, PARAC_GEMM_VARIANT_N256,
+                                                       PARAC_GEMM_VARIANT_BK32};
     for (size_t v = 0; v < sizeof FP32_VARIANTS / sizeof FP32_VARIANTS[0]; v++)
         for (int i = 0; i < CASE_COUNT; i++)
             check_fp32_case(&CASES[i], FP32_VARIANTS[v], 1000 + 10 * (uint64_t)i + 500 * (uint64_t)FP32_VARIANTS[v]);
