@@ -1,7 +1,7 @@
 /* ac/ac3.c — the AC3 family's variable-queue engine, and AC3's revision.
  *
  * The queue holds variables, not arcs (as ACE and Choco do): when D(y)
- * shrinks, every arc (x, y) and every table over y is revised once. A FIFO
+ * shrinks, every arc (x, y) and every n-ary constraint (table or global) over y is revised once. A FIFO
  * ring with an in-queue flag keeps each variable at most once in the queue.
  */
 #include "ac/ac_algorithms.h"
@@ -32,14 +32,14 @@ static uint32_t queue_pop(variable_queue *queue)
     return var;
 }
 
-/* Revises every table over y; pushes the variables that shrank. Returns 1 on wipe-out. */
-static int revise_tables_on(const ac_model *model, ac_domains *domains, uint32_t y, uint8_t *changed,
-                            variable_queue *queue, parac_ac_stats *stats)
+/* Revises every n-ary constraint (table or global) over y; pushes the variables that shrank.
+ * Returns 1 on wipe-out. */
+static int revise_nary_on(const ac_model *model, ac_domains *domains, uint32_t y, uint8_t *changed,
+                          variable_queue *queue, parac_ac_stats *stats)
 {
-    const parac_csp_network *net = model->network;
-    for (size_t i = model->tables_on_offset[y]; i < model->tables_on_offset[y + 1]; i++) {
-        const parac_csp_constraint *con = &net->constraints[model->tables_on[i]];
-        int wipeout = ac_revise_table(model, domains, model->tables_on[i], changed, stats);
+    for (size_t i = model->nary_on_offset[y]; i < model->nary_on_offset[y + 1]; i++) {
+        const ac_nary *con = &model->nary[model->nary_on[i]];
+        int wipeout = ac_revise_nary(model, domains, model->nary_on[i], changed, stats);
         for (uint32_t k = 0; k < con->arity; k++) {
             uint32_t var = con->scope[k];
             if (changed[var]) queue_push(queue, var);
@@ -70,7 +70,7 @@ static int propagate_queue(const ac_model *model, ac_domains *domains, const ac_
             if (domains->size[x] == 0) return 1;
             queue_push(queue, x);
         }
-        if (model->table_count && revise_tables_on(model, domains, y, changed, queue, stats)) return 1;
+        if (model->nary_count && revise_nary_on(model, domains, y, changed, queue, stats)) return 1;
     }
     return 0;
 }
