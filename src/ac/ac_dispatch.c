@@ -198,6 +198,16 @@ static parac_status run_cuda(const ac_model *model, ac_domains *domains, const p
 }
 #endif
 
+/* A global constraint over constants only (no variable: no engine ever revises it) that fails. */
+static int constant_global_fails(const ac_model *model, ac_domains *domains)
+{
+    for (size_t k = 0; k < model->nary_count; k++)
+        if (model->nary[k].arity == 0 && model->nary[k].global &&
+            ac_revise_global(model, domains, model->nary[k].global, NULL, NULL))
+            return 1;
+    return 0;
+}
+
 static parac_status run_on_device(const ac_model *model, ac_domains *domains, const parac_ac_options *options,
                                   parac_ac_algorithm algorithm, parac_device device, uint64_t edge_limit,
                                   uint64_t *value_bits, parac_ac_stats *stats, parac_error *error)
@@ -205,6 +215,7 @@ static parac_status run_on_device(const ac_model *model, ac_domains *domains, co
     parac_status status;
     for (size_t v = 0; v < model->network->variable_count; v++)
         if (domains->size[v] == 0) stats->wipeout = 1; /* empty from the start: nothing to run */
+    if (constant_global_fails(model, domains)) stats->wipeout = 1;
     if (stats->wipeout) return PARAC_OK;
     if (device == PARAC_DEVICE_CPU) {
         status = run_cpu(model, domains, options, algorithm, stats, error);
