@@ -142,106 +142,38 @@ static long maximum_matching(value_graph *g)
     return (long)matched;
 }
 
-/* Directed residual graph: node p < n is a position, n + v a value node. Position p's only arc
- * goes to its matched value; value v's arcs go to the positions adjacent to v through an unmatched
- * edge (CSR in value_offset / value_position). */
-typedef struct residual {
-    size_t nodes;
-    size_t *value_offset;
-    uint32_t *value_position;
-} residual;
-
-static size_t out_degree(const value_graph *g, const residual *r, size_t node)
-{
-    if (node < g->positions) return g->match_of_position[node] != FREE;
-    node -= g->positions;
-    return r->value_offset[node + 1] - r->value_offset[node];
-}
-
-static uint32_t out_arc(const value_graph *g, const residual *r, size_t node, size_t k)
-{
-    if (node < g->positions) return (uint32_t)(g->positions + g->match_of_position[node]);
-    node -= g->positions;
-    return r->value_position[r->value_offset[node] + k];
-}
-
-/* Tarjan's strongly connected components, iterative. component[node] set; returns 0 or -1. */
-static int strong_components(const value_graph *g, const residual *r, uint32_t *component)
-{
-    size_t nodes = r->nodes, counter = 0, stack_count = 0, call_count = 0;
-    uint32_t components = 0;
-    uint32_t *index = malloc((nodes + 1) * sizeof *index), *low = malloc((nodes + 1) * sizeof *low);
-    uint32_t *stack = malloc((nodes + 1) * sizeof *stack), *call_node = malloc((nodes + 1) * sizeof *call_node);
-    size_t *call_arc = malloc((nodes + 1) * sizeof *call_arc);
-    uint8_t *on_stack = calloc(nodes + 1, 1);
-    if (!index || !low || !stack || !call_node || !call_arc || !on_stack) {
-        free(index), free(low), free(stack), free(call_node), free(call_arc), free(on_stack);
-        return -1;
-    }
-    for (size_t v = 0; v < nodes; v++) index[v] = UINT32_MAX;
-    for (size_t root = 0; root < nodes; root++) {
-        if (index[root] != UINT32_MAX) continue;
-        call_node[0] = (uint32_t)root, call_arc[0] = 0, call_count = 1;
-        index[root] = low[root] = (uint32_t)counter++;
-        stack[stack_count++] = (uint32_t)root, on_stack[root] = 1;
-        while (call_count) {
-            uint32_t v = call_node[call_count - 1];
-            if (call_arc[call_count - 1] < out_degree(g, r, v)) {
-                uint32_t w = out_arc(g, r, v, call_arc[call_count - 1]++);
-                if (index[w] == UINT32_MAX) {
-                    index[w] = low[w] = (uint32_t)counter++;
-                    stack[stack_count++] = w, on_stack[w] = 1;
-                    call_node[call_count] = w, call_arc[call_count] = 0, call_count++;
-                } else if (on_stack[w] && index[w] < low[v]) {
-                    low[v] = index[w];
-                }
-                continue;
-            }
-            if (low[v] == index[v]) {
-                uint32_t w;
-                do {
-                    w = stack[--stack_count];
-                    on_stack[w] = 0;
-                    component[w] = components;
-                } while (w != v);
-                components++;
-            }
-            call_count--;
-            if (call_count && low[v] < low[call_node[call_count - 1]]) low[call_node[call_count - 1]] = low[v];
-        }
-    }
-    free(index), free(low), free(stack), free(call_node), free(call_arc), free(on_stack);
-    return 0;
-}
-
-/* Marks supported[e] for each edge in some maximum matching. Returns 0 or -1 (memory). */
+/* Marks supported[e] for each edge in some maximum matching, on the residual graph: node p < n is
+ * a position, n + v a value node; position p's one arc goes to its matched value, value v's arcs
+ * to the positions adjacent through an unmatched edge. Returns 0 or -1 (memory). */
 static int find_supported_edges(const value_graph *g, uint8_t *supported)
 {
-    size_t n = g->positions, m = g->value_nodes, head = 0, tail = 0;
-    residual r = {n + m, calloc(m + 2, sizeof(size_t)), malloc((g->edges + 1) * sizeof(uint32_t))};
-    uint32_t *component = malloc((n + m + 1) * sizeof *component), *queue = malloc((n + m + 1) * sizeof *queue);
-    uint8_t *reached = calloc(n + m + 1, 1);
-    size_t *fill = calloc(m + 1, sizeof *fill);
+    size_t n = g->positions, m = g->value_nodes, nodes = n + m, head = 0, tail = 0;
+    size_t *offset = calloc(nodes + 2, sizeof *offset), *fill = calloc(nodes + 1, sizeof *fill);
+    uint32_t *target = malloc((g->edges + n + 1) * sizeof *target);
+    uint32_t *component = malloc((nodes + 1) * sizeof *component), *queue = malloc((nodes + 1) * sizeof *queue);
+    uint8_t *reached = calloc(nodes + 1, 1);
     int status = -1;
-    if (!r.value_offset || !r.value_position || !component || !queue || !reached || !fill) goto done;
-    for (size_t p = 0; p < n; p++)
+    if (!offset || !fill || !target || !component || !queue || !reached) goto done;
+    for (size_t p = 0; p < n; p++) {
+        offset[p + 1] += g->match_of_position[p] != FREE;
         for (size_t e = g->edge_offset[p]; e < g->edge_offset[p + 1]; e++)
-            if (g->match_of_position[p] != g->edge_value[e]) r.value_offset[g->edge_value[e] + 1]++;
-    for (size_t v = 0; v < m; v++) r.value_offset[v + 1] += r.value_offset[v];
-    for (size_t p = 0; p < n; p++)
+            if (g->match_of_position[p] != g->edge_value[e]) offset[n + g->edge_value[e] + 1]++;
+    }
+    for (size_t v = 0; v < nodes; v++) offset[v + 1] += offset[v];
+    for (size_t p = 0; p < n; p++) {
+        if (g->match_of_position[p] != FREE) target[offset[p] + fill[p]++] = (uint32_t)(n + g->match_of_position[p]);
         for (size_t e = g->edge_offset[p]; e < g->edge_offset[p + 1]; e++) {
-            uint32_t v = g->edge_value[e];
-            if (g->match_of_position[p] != v) r.value_position[r.value_offset[v] + fill[v]++] = (uint32_t)p;
+            size_t v = n + g->edge_value[e];
+            if (g->match_of_position[p] != g->edge_value[e]) target[offset[v] + fill[v]++] = (uint32_t)p;
         }
-    if (strong_components(g, &r, component) != 0) goto done;
+    }
+    if (ac_strong_components(nodes, offset, target, component) != 0) goto done;
     for (size_t v = 0; v < m; v++) /* even alternating paths start at the free values */
         if (g->match_of_value[v] == FREE) reached[n + v] = 1, queue[tail++] = (uint32_t)(n + v);
     while (head < tail) {
         uint32_t node = queue[head++];
-        for (size_t k = 0; k < out_degree(g, &r, node); k++) {
-            uint32_t next = out_arc(g, &r, node, k);
-            if (!reached[next]) reached[next] = 1, queue[tail++] = next;
-        }
+        for (size_t k = offset[node]; k < offset[node + 1]; k++)
+            if (!reached[target[k]]) reached[target[k]] = 1, queue[tail++] = target[k];
     }
     for (size_t p = 0; p < n; p++)
         for (size_t e = g->edge_offset[p]; e < g->edge_offset[p + 1]; e++) {
@@ -250,7 +182,7 @@ static int find_supported_edges(const value_graph *g, uint8_t *supported)
         }
     status = 0;
 done:
-    free(r.value_offset), free(r.value_position), free(component), free(queue), free(reached), free(fill);
+    free(offset), free(fill), free(target), free(component), free(queue), free(reached);
     return status;
 }
 
