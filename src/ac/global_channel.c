@@ -1,10 +1,13 @@
-/* ac/global_channel.c — channel, by its binary decomposition plus allDifferent (strength
- * "partial"; the support search gives GAC on small scopes):
+/* ac/global_channel.c — channel.
  *  - list + value v: x[i] in {0, 1}; x[i] = 1 needs v = i, x[i] = 0 needs v != i; v = i needs x[i]
- *    able to be 1 and every other x[j] able to be 0 (this part is GAC: exactly one x[i] is 1);
- *  - one list: x[i] = j needs j an index and x[j] able to be i; allDifferent (Régin) on x;
- *  - two lists: x[i] = j needs y[j] able to be i (and the converse when the lengths are equal,
- *    then both lists are permutations: allDifferent on each).
+ *    able to be 1 and every other x[j] able to be 0; repeated to a fixpoint this is GAC (the
+ *    solutions are the indexes k of v with x[k] able to be 1 and the others able to be 0).
+ *  - two lists of equal length: y is the inverse permutation of x. After the channeling (x[i]
+ *    keeps j iff y[j] can be i, and the converse), x[i] = j is supported iff the edge (i, j) is in
+ *    a perfect matching of that graph: Régin's allDifferent on x, then y reflects x. GAC.
+ *  - one list (x[i] = j <=> x[j] = i: an involution, a matching in a general graph) and lists of
+ *    different lengths: channeling plus allDifferent, strength "partial" (the support search gives
+ *    GAC on small scopes).
  */
 #include "ac/global_propagate.h"
 
@@ -25,8 +28,8 @@ static int channel_side(const ac_model *model, ac_domains *domains, const ac_ter
     return 0;
 }
 
-static int channel_value(const ac_model *model, ac_domains *domains, const parac_csp_global *global, int64_t *values,
-                         uint8_t *changed)
+static int channel_value_once(const ac_model *model, ac_domains *domains, const parac_csp_global *global,
+                              int64_t *values, uint8_t *changed)
 {
     const ac_term *x = global->lists[0], *v = &global->condition.operand;
     size_t n = global->list_length[0], count;
@@ -46,6 +49,24 @@ static int channel_value(const ac_model *model, ac_domains *domains, const parac
         for (size_t j = 0; j < n && ok; j++) ok = (int64_t)j == i || ac_term_has(model, domains, &x[j], 0);
         if (!ok && ac_term_remove(model, domains, v, values[k], changed)) return 1;
     }
+    return 0;
+}
+
+static uint64_t values_left(const ac_model *model, const ac_domains *domains, const parac_csp_global *global)
+{
+    uint64_t total = ac_term_size(model, domains, &global->condition.operand);
+    for (size_t i = 0; i < global->list_length[0]; i++) total += ac_term_size(model, domains, &global->lists[0][i]);
+    return total;
+}
+
+static int channel_value(const ac_model *model, ac_domains *domains, const parac_csp_global *global, int64_t *values,
+                         uint8_t *changed)
+{
+    uint64_t before;
+    do {
+        before = values_left(model, domains, global);
+        if (channel_value_once(model, domains, global, values, changed)) return 1;
+    } while (values_left(model, domains, global) < before);
     return 0;
 }
 
@@ -70,7 +91,8 @@ AC_PROPAGATOR(channel)
             wipeout = channel_side(model, domains, global->lists[1], m, global->start_index2, global->lists[0], n,
                                    global->start_index, values, changed) ||
                       ac_all_different_terms(model, domains, global->lists[0], n, NULL, 0, changed) ||
-                      ac_all_different_terms(model, domains, global->lists[1], m, NULL, 0, changed);
+                      channel_side(model, domains, global->lists[1], m, global->start_index2, global->lists[0], n,
+                                   global->start_index, values, changed);
         else if (!wipeout)
             wipeout = ac_all_different_terms(model, domains, global->lists[0], n, NULL, 0, changed);
     }

@@ -49,6 +49,11 @@ ac_strength ac_global_dedicated_strength(const parac_csp_network *network, const
     case AC_GLOBAL_MINIMUM:
     case AC_GLOBAL_MAXIMUM: return distinct ? AC_STRENGTH_GAC : AC_STRENGTH_PARTIAL;
     case AC_GLOBAL_ALL_EQUAL: return distinct && global->value_count == 0 ? AC_STRENGTH_GAC : AC_STRENGTH_PARTIAL;
+    case AC_GLOBAL_CHANNEL:
+        return distinct && ((global->list_count == 1 && global->condition.op == AC_OP_EQ) ||
+                            (global->list_count == 2 && global->list_length[0] == global->list_length[1]))
+                   ? AC_STRENGTH_GAC
+                   : AC_STRENGTH_PARTIAL;
     case AC_GLOBAL_LEX: return distinct && global->list_count == 2 ? AC_STRENGTH_GAC : AC_STRENGTH_PARTIAL;
     case AC_GLOBAL_COUNT:
         return distinct && all_constant(global->lists[1], global->list_length[1]) ? AC_STRENGTH_GAC
