@@ -54,6 +54,7 @@ ac_strength ac_global_dedicated_strength(const parac_csp_network *network, const
                             (global->list_count == 2 && global->list_length[0] == global->list_length[1]))
                    ? AC_STRENGTH_GAC
                    : AC_STRENGTH_PARTIAL;
+    case AC_GLOBAL_CARDINALITY: return distinct && ac_cardinality_flow_exact(global) ? AC_STRENGTH_GAC : AC_STRENGTH_PARTIAL;
     case AC_GLOBAL_LEX: return distinct && global->list_count == 2 ? AC_STRENGTH_GAC : AC_STRENGTH_PARTIAL;
     case AC_GLOBAL_COUNT:
         return distinct && all_constant(global->lists[1], global->list_length[1]) ? AC_STRENGTH_GAC

@@ -101,6 +101,10 @@ AC_PROPAGATOR(no_overlap);
 AC_PROPAGATOR(cumulative);
 AC_PROPAGATOR(circuit);
 
+/* 1 when cardinality's flow is GAC for the constraint (distinct constant values, constant or range
+ * occurrences). */
+int ac_cardinality_flow_exact(const parac_csp_global *global);
+
 /* Tarjan's strongly connected components of the graph with arcs target[offset[v]..offset[v+1])
  * out of node v: component[v] numbers them. Returns 0, or -1 when out of memory. */
 int ac_strong_components(size_t nodes, const size_t *offset, const uint32_t *target, uint32_t *component);

@@ -6,7 +6,8 @@
  *  - sum over 100 variables of 0..9 = 900 forces every variable to 9; = 450 removes nothing;
  *  - regular over 120 variables ("no two 1s in a row" with x[60] = 1): x[59], x[61] lose 1;
  *  - element over 1000 cells, count over 300 variables, cumulative over 60 tasks, minimum over
- *    300 variables: expected domains stated per case;
+ *    300 variables, cardinality over 100 (a Hall set only the flow sees): expected domains stated
+ *    per case;
  * each through ac_enforce_network with ac3bit and ac4 (same domains).
  */
 #include <stdlib.h>
@@ -244,8 +245,39 @@ static void cumulative_case(void)
     free(origins);
 }
 
+/* cardinality over 100 variables, values 0..99 each at most once (ranges [0, 1]), x0..x49 in 0..49:
+ * the flow takes 0..49 from x50..x99 (counting alone sees nothing: no value is sure anywhere) */
+static void cardinality_case(void)
+{
+    scale_case c;
+    parac_csp_global g;
+    parac_error error = {0};
+    ac_term *terms = variable_terms(0, 100), values[100], occurs[100];
+    ac_range ranges[100];
+    init_case(&c);
+    for (int v = 0; v < 100; v++) add_range_variable(&c, 0, v < 50 ? 49 : 99);
+    CHECK_OK(parac_csp_finish_variables(&c.net, &error), &error);
+    for (int k = 0; k < 100; k++) {
+        values[k] = (ac_term){AC_TERM_CONSTANT, k};
+        occurs[k] = (ac_term){AC_TERM_CONSTANT, 0};
+        ranges[k] = (ac_range){0, 1};
+    }
+    ac_global_init(&g, AC_GLOBAL_CARDINALITY);
+    g.lists[0] = terms, g.lists[1] = values, g.lists[2] = occurs, g.list_count = 3;
+    g.list_length[0] = g.list_length[1] = g.list_length[2] = 100;
+    g.ranges = ranges, g.has_ranges = 1;
+    add_global(&c, &g);
+    CHECK(ac_global_strength(&c.net, &c.net.globals[0]) == AC_STRENGTH_GAC, "cardinality: flow is GAC");
+    run_case(&c, "cardinality 100 vars, Hall set 0..49");
+    for (uint32_t v = 50; v < 100 && !c.wipeout; v++) CHECK(size_of(&c, v) == 50 && !has(&c, v, 49), "cardinality: x%u", v);
+    CHECK(!c.wipeout, "cardinality: no wipe-out");
+    free_case(&c);
+    free(terms);
+}
+
 int main(void)
 {
+    cardinality_case();
     all_different_cases();
     sum_cases();
     regular_case();
