@@ -36,6 +36,7 @@ typedef struct ac_nary {
     uint32_t arity;
     uint32_t table;                 /* index in network->constraints when global is NULL */
     const parac_csp_global *global;
+    int exact;                      /* global: its dedicated propagator is GAC (computed once) */
 } ac_nary;
 
 typedef struct ac_model {

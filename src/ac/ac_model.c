@@ -56,12 +56,13 @@ static parac_status list_nary(ac_model *model, parac_error *error)
         return parac_fail_no_memory(error, "n-ary constraint list", (unsigned long long)global_entries * 4);
     for (size_t c = 0; c < net->constraint_count; c++)
         if (net->constraints[c].arity >= 3)
-            model->nary[k++] = (ac_nary){net->constraints[c].scope, net->constraints[c].arity, (uint32_t)c, NULL};
+            model->nary[k++] = (ac_nary){net->constraints[c].scope, net->constraints[c].arity, (uint32_t)c, NULL, 1};
     for (size_t g = 0; g < net->global_count; g++) {
         uint32_t *scope = model->nary_scope_storage + used;
         size_t arity = ac_global_scope(&net->globals[g], scope, global_entries - used);
         used += arity;
-        model->nary[k++] = (ac_nary){scope, (uint32_t)arity, 0, &net->globals[g]};
+        model->nary[k++] = (ac_nary){scope, (uint32_t)arity, 0, &net->globals[g],
+                                     ac_global_dedicated_strength(net, &net->globals[g]) == AC_STRENGTH_GAC};
     }
     return PARAC_OK;
 }
@@ -304,6 +305,7 @@ int ac_revise_table(const ac_model *model, ac_domains *domains, size_t table, ui
 int ac_revise_nary(const ac_model *model, ac_domains *domains, size_t nary, uint8_t *changed, parac_ac_stats *stats)
 {
     const ac_nary *constraint = &model->nary[nary];
-    if (constraint->global) return ac_revise_global(model, domains, constraint->global, changed, stats);
+    if (constraint->global)
+        return ac_revise_global_as(model, domains, constraint->global, constraint->exact, changed, stats);
     return ac_revise_table(model, domains, constraint->table, changed, stats);
 }

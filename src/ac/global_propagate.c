@@ -142,13 +142,12 @@ static int wiped_out(const ac_model *model, ac_domains *domains, const parac_csp
     return 1;
 }
 
-static int revise(const ac_model *model, ac_domains *domains, const parac_csp_global *global, uint8_t *changed,
-                  parac_ac_stats *stats)
+static int revise(const ac_model *model, ac_domains *domains, const parac_csp_global *global, int exact,
+                  uint8_t *changed, parac_ac_stats *stats)
 {
-    ac_strength dedicated = ac_global_dedicated_strength(model->network, global);
     uint64_t before;
     int applied = 0, wipeout;
-    if (dedicated == AC_STRENGTH_GAC) return run_dedicated(model, domains, global, changed, stats);
+    if (exact) return run_dedicated(model, domains, global, changed, stats);
     wipeout = ac_global_support_search(model, domains, global, AC_SUPPORT_SEARCH_BUDGET, changed, &applied);
     if (applied) return wipeout;
     do {
@@ -158,9 +157,16 @@ static int revise(const ac_model *model, ac_domains *domains, const parac_csp_gl
     return 0;
 }
 
+int ac_revise_global_as(const ac_model *model, ac_domains *domains, const parac_csp_global *global, int exact,
+                        uint8_t *changed, parac_ac_stats *stats)
+{
+    if (stats) stats->revisions++;
+    return revise(model, domains, global, exact, changed, stats) ? wiped_out(model, domains, global, changed) : 0;
+}
+
 int ac_revise_global(const ac_model *model, ac_domains *domains, const parac_csp_global *global, uint8_t *changed,
                      parac_ac_stats *stats)
 {
-    if (stats) stats->revisions++;
-    return revise(model, domains, global, changed, stats) ? wiped_out(model, domains, global, changed) : 0;
+    int exact = ac_global_dedicated_strength(model->network, global) == AC_STRENGTH_GAC;
+    return ac_revise_global_as(model, domains, global, exact, changed, stats);
 }

@@ -41,9 +41,12 @@ ac_strength ac_global_dedicated_strength(const parac_csp_network *network, const
 /* 1 when no variable occurs in two places of the constraint (lists, operand, index, size). */
 int ac_global_variables_distinct(const parac_csp_global *global);
 
-/* The revision the engines call (through ac_revise_nary). */
+/* One revision (the engines call it through ac_revise_nary, with `exact` = the dedicated
+ * propagator's strength is GAC, computed once per model; ac_revise_global computes it). */
 int ac_revise_global(const ac_model *model, ac_domains *domains, const parac_csp_global *global, uint8_t *changed,
                      parac_ac_stats *stats);
+int ac_revise_global_as(const ac_model *model, ac_domains *domains, const parac_csp_global *global, int exact,
+                        uint8_t *changed, parac_ac_stats *stats);
 
 /* 1 when the assignment satisfies the constraint: values[i] is the value of variable scope[i]
  * (scope ascending, as ac_global_scope gives it). The definition of every kind's semantics. */

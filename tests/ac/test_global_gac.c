@@ -658,6 +658,21 @@ static void check_kind_instance(ac_global_kind kind, uint64_t seed)
     } else {
         wipeouts++;
     }
+    { /* the library's semantics (the support search's check) agree with this file's on random tuples */
+        uint32_t scope[64];
+        size_t count = ac_global_scope(&in.net.globals[0], scope, 64);
+        int64_t tuple[64], *x = calloc(in.net.variable_count + 1, sizeof *x);
+        for (int trial = 0; trial < 20; trial++) {
+            for (size_t i = 0; i < count; i++) {
+                uint32_t var = scope[i];
+                tuple[i] = x[var] = in.net.values[in.net.value_offset[var] + (uint64_t)rnd(0, in.net.domain_size[var] - 1)];
+            }
+            CHECK(ac_global_satisfied(&in.net.globals[0], scope, tuple, count) == test_satisfied(&in.net.globals[0], x),
+                  "%s seed %llu: ac_global_satisfied disagrees with the test's semantics", ac_global_kind_name(kind),
+                  (unsigned long long)seed);
+        }
+        free(x);
+    }
     gac_instances++;
     ac_domains_free(&d), ac_domains_free(&again);
     ac_model_free(&model);
