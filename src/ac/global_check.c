@@ -308,9 +308,39 @@ static int check_circuit(const assignment *a, const parac_csp_global *g)
     return 1;
 }
 
+int ac_global_well_formed(const parac_csp_global *g)
+{
+    size_t n = g->list_length[0];
+    if (g->list_count < 1 || g->list_count > AC_GLOBAL_MAX_LISTS) return 0;
+    for (size_t l = 0; l < g->list_count; l++)
+        if (g->list_length[l] && !g->lists[l]) return 0;
+    if (g->value_count && !g->values) return 0;
+    if (g->coeff_count && !g->coeffs) return 0;
+    if (g->transition_count && !g->transitions) return 0;
+    if (g->final_count && !g->finals) return 0;
+    if ((g->condition.op == AC_OP_IN || g->condition.op == AC_OP_NOT_IN) && !g->condition.is_range &&
+        g->condition.set_count && !g->condition.set)
+        return 0;
+    switch (g->kind) {
+    case AC_GLOBAL_COUNT: return g->list_count >= 2;
+    case AC_GLOBAL_CARDINALITY:
+        return g->list_count >= 3 && g->list_length[2] == g->list_length[1] && (!g->has_ranges || g->ranges);
+    case AC_GLOBAL_NO_OVERLAP:
+        return g->list_count >= 2 && g->list_length[1] == n && (g->dims[0] <= 1 || n % (size_t)g->dims[0] == 0);
+    case AC_GLOBAL_CUMULATIVE:
+        return g->list_count >= 3 && g->list_length[1] == n && g->list_length[2] == n &&
+               (g->list_count < 4 || g->list_length[3] == n);
+    case AC_GLOBAL_ELEMENT: return g->dims[1] <= 0 || g->dims[0] >= 0;
+    case AC_GLOBAL_MINIMUM:
+    case AC_GLOBAL_MAXIMUM: return n >= 1;
+    default: return 1;
+    }
+}
+
 int ac_global_satisfied(const parac_csp_global *global, const uint32_t *scope, const int64_t *values, size_t count)
 {
     assignment a = {scope, values, count};
+    if (!ac_global_well_formed(global)) return 1; /* the reader refuses such constraints; prune nothing */
     switch (global->kind) {
     case AC_GLOBAL_ALL_DIFFERENT: return check_all_different(&a, global);
     case AC_GLOBAL_ALL_EQUAL: return check_all_equal(&a, global);

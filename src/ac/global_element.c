@@ -74,6 +74,7 @@ AC_PROPAGATOR(element)
     const ac_term zero = {AC_TERM_CONSTANT, 0};
     const ac_term *row_term = &global->index, *column_term = matrix ? &global->index2 : &zero;
     int64_t row_start = global->start_index, column_start = matrix ? global->start_index2 : 0;
+    if (matrix && rows > (int64_t)(length / (size_t)columns) + 1) rows = (int64_t)(length / (size_t)columns) + 1; /* rows past the list are empty */
     uint8_t *row_ok = calloc((size_t)(rows > 0 ? rows : 0) + 1, 1), *column_ok = calloc((size_t)columns + 1, 1);
     int64_t *values = malloc((largest + 1) * sizeof *values), *feasible = malloc((largest + 2) * sizeof *feasible);
     feasible_summary summary = {0};

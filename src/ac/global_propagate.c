@@ -147,6 +147,7 @@ static int revise(const ac_model *model, ac_domains *domains, const parac_csp_gl
 {
     uint64_t before;
     int applied = 0, wipeout;
+    if (!ac_global_well_formed(global)) return 0;
     if (exact) return run_dedicated(model, domains, global, changed, stats);
     wipeout = ac_global_support_search(model, domains, global, AC_SUPPORT_SEARCH_BUDGET, changed, &applied);
     if (applied) return wipeout;

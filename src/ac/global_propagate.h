@@ -52,6 +52,10 @@ int ac_revise_global_as(const ac_model *model, ac_domains *domains, const parac_
  * (scope ascending, as ac_global_scope gives it). The definition of every kind's semantics. */
 int ac_global_satisfied(const parac_csp_global *global, const uint32_t *scope, const int64_t *values, size_t count);
 
+/* 0 when the constraint's fields do not fit its kind (lists missing, lengths that differ): the
+ * reader refuses such constraints; the revision leaves them alone (never a crash). */
+int ac_global_well_formed(const parac_csp_global *global);
+
 /* Exact GAC by enumerating the tuples of the scope's current domains; *applied = 0 (and nothing
  * done) when there are more than budget of them. */
 int ac_global_support_search(const ac_model *model, ac_domains *domains, const parac_csp_global *global,
