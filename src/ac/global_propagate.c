@@ -39,7 +39,9 @@ static int all_constant(const ac_term *terms, size_t count)
 
 ac_strength ac_global_dedicated_strength(const parac_csp_network *network, const parac_csp_global *global)
 {
-    int distinct = ac_global_variables_distinct(global);
+    int distinct;
+    if (!ac_global_well_formed(global)) return AC_STRENGTH_PARTIAL; /* left alone: nothing is removed */
+    distinct = ac_global_variables_distinct(global);
     switch (global->kind) {
     case AC_GLOBAL_ALL_DIFFERENT:
     case AC_GLOBAL_ELEMENT:
@@ -84,6 +86,7 @@ static int fits_support_search(const parac_csp_network *network, const parac_csp
 ac_strength ac_global_strength(const parac_csp_network *network, const parac_csp_global *global)
 {
     ac_strength dedicated = ac_global_dedicated_strength(network, global);
+    if (!ac_global_well_formed(global)) return AC_STRENGTH_PARTIAL;
     if (dedicated == AC_STRENGTH_GAC || fits_support_search(network, global)) return AC_STRENGTH_GAC;
     return dedicated;
 }
