@@ -44,13 +44,13 @@ ac_strength ac_global_dedicated_strength(const parac_csp_network *network, const
     distinct = ac_global_variables_distinct(global);
     switch (global->kind) {
     case AC_GLOBAL_ALL_DIFFERENT:
+    case AC_GLOBAL_ALL_EQUAL:
     case AC_GLOBAL_ELEMENT:
     case AC_GLOBAL_ORDERED:
     case AC_GLOBAL_REGULAR:
     case AC_GLOBAL_MDD:
     case AC_GLOBAL_MINIMUM:
     case AC_GLOBAL_MAXIMUM: return distinct ? AC_STRENGTH_GAC : AC_STRENGTH_PARTIAL;
-    case AC_GLOBAL_ALL_EQUAL: return distinct && global->value_count == 0 ? AC_STRENGTH_GAC : AC_STRENGTH_PARTIAL;
     case AC_GLOBAL_CHANNEL:
         return distinct && ((global->list_count == 1 && global->condition.op == AC_OP_EQ) ||
                             (global->list_count == 2 && global->list_length[0] == global->list_length[1]))
