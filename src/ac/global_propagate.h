@@ -21,9 +21,9 @@
 
 /* The generic support search enumerates at most this many tuples per revision. */
 #define AC_SUPPORT_SEARCH_BUDGET ((uint64_t)200000)
-/* sum: dynamic programming over partial sums when their ranges hold at most this many states in
- * all (sum over positions of max - min + 1); bounds consistency above. */
-#define AC_SUM_DP_STATE_LIMIT ((uint64_t)4000000)
+/* sum: dynamic programming over partial sums when its work (sum over terms of the partial sums'
+ * range before the term times the term's domain size) is at most this; bounds consistency above. */
+#define AC_SUM_DP_STATE_LIMIT ((uint64_t)20000000)
 
 typedef enum ac_strength {
     AC_STRENGTH_GAC = 0,     /* every value without a support is removed */
@@ -116,7 +116,7 @@ int ac_cardinality_flow_exact(const parac_csp_global *global);
  * out of node v: component[v] numbers them. Returns 0, or -1 when out of memory. */
 int ac_strong_components(size_t nodes, const size_t *offset, const uint32_t *target, uint32_t *component);
 
-/* 1 when sum's dynamic programming over the initial domains stays within AC_SUM_DP_STATE_LIMIT. */
+/* 1 when sum's dynamic programming over the initial domains stays within AC_SUM_DP_STATE_LIMIT work. */
 int ac_sum_dp_fits(const parac_csp_network *network, const parac_csp_global *global);
 
 /* Régin's matching-based GAC on allDifferent over `count` terms, values in `except` (ascending)

@@ -1,8 +1,8 @@
 /* ac/global_sum.c — sum(c_i * x_i) op k, with k a constant, a variable, a range or a set.
  *
  * A variable limit y becomes one more term (coefficient -1) compared with 0. Then:
- *  - GAC by dynamic programming over partial sums when every prefix's range of sums is small (all
- *    the ranges together at most AC_SUM_DP_STATE_LIMIT states): F_i = sums reachable by the first i
+ *  - GAC by dynamic programming over partial sums when it is cheap: the work, sum over terms of
+ *    (range of the partial sums before it) x (its values), at most AC_SUM_DP_STATE_LIMIT: F_i = sums reachable by the first i
  *    terms, G_i = sums from which the remaining terms can reach a sum satisfying the condition;
  *    value a of term i is supported iff some s in F_i has s + c_i a in G_{i+1}. O(states * d).
  *  - bounds consistency otherwise (and for ne / not in, which bounds cannot use: nothing then):
@@ -57,39 +57,44 @@ static void weight_range(int64_t coeff, int64_t low_value, int64_t high_value, w
     *low = a < b ? a : b, *high = a < b ? b : a;
 }
 
-/* Total DP states over the given min/max per term; saturates above the limit. */
-static uint64_t dp_states(const sum_terms *s, const int64_t *lows, const int64_t *highs)
+/* The DP's work: sum over terms of (states before the term) x (its values); saturates above the
+ * limit (AC_SUM_DP_STATE_LIMIT bounds it, so a revision costs at most that many steps). */
+static uint64_t dp_states(const sum_terms *s, const int64_t *lows, const int64_t *highs, const size_t *sizes)
 {
     wide low = 0, high = 0;
-    uint64_t states = 1;
+    uint64_t work = 1;
     for (size_t i = 0; i < s->count; i++) {
         wide a, b;
+        if (high - low >= (wide)AC_SUM_DP_STATE_LIMIT) return UINT64_MAX;
+        work += ((uint64_t)(high - low) + 1) * (sizes[i] ? sizes[i] : 1);
+        if (work > AC_SUM_DP_STATE_LIMIT) return UINT64_MAX;
         weight_range(s->coeffs[i], lows[i], highs[i], &a, &b);
         low += a, high += b;
-        if (high - low >= (wide)AC_SUM_DP_STATE_LIMIT) return UINT64_MAX;
-        states += (uint64_t)(high - low) + 1;
-        if (states > AC_SUM_DP_STATE_LIMIT) return UINT64_MAX;
     }
-    return states;
+    if (high - low >= (wide)AC_SUM_DP_STATE_LIMIT) return UINT64_MAX;
+    return work + (uint64_t)(high - low) + 1;
 }
 
 int ac_sum_dp_fits(const parac_csp_network *network, const parac_csp_global *global)
 {
     sum_terms s = {0};
     int64_t *lows = NULL, *highs = NULL;
+    size_t *sizes = NULL;
     int fits = 0;
     if (sum_terms_build(global, &s) != 0) goto done;
     lows = malloc((s.count + 1) * sizeof *lows), highs = malloc((s.count + 1) * sizeof *highs);
-    if (!lows || !highs) goto done;
+    sizes = malloc((s.count + 1) * sizeof *sizes);
+    if (!lows || !highs || !sizes) goto done;
     for (size_t i = 0; i < s.count; i++) {
         const ac_term *t = &s.terms[i];
         if (t->var >= 0 && network->domain_size[t->var] == 0) goto done;
         lows[i] = t->var < 0 ? t->value : network->values[network->value_offset[t->var]];
         highs[i] = t->var < 0 ? t->value : network->values[network->value_offset[t->var] + network->domain_size[t->var] - 1];
+        sizes[i] = t->var < 0 ? 1 : network->domain_size[t->var];
     }
-    fits = dp_states(&s, lows, highs) <= AC_SUM_DP_STATE_LIMIT;
+    fits = dp_states(&s, lows, highs, sizes) <= AC_SUM_DP_STATE_LIMIT;
 done:
-    free(lows), free(highs);
+    free(lows), free(highs), free(sizes);
     sum_terms_free(&s);
     return fits;
 }
@@ -251,7 +256,7 @@ AC_PROPAGATOR(sum)
         lows[i] = ac_term_min(model, domains, &s.terms[i]), highs[i] = ac_term_max(model, domains, &s.terms[i]);
         total += sizes[i];
     }
-    if (dp_states(&s, lows, highs) > AC_SUM_DP_STATE_LIMIT) {
+    if (dp_states(&s, lows, highs, sizes) > AC_SUM_DP_STATE_LIMIT) {
         wipeout = run_bounds(model, domains, global, &s, changed);
         goto done;
     }

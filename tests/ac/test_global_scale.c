@@ -154,6 +154,30 @@ static void sum_cases(void)
     }
 }
 
+/* sum over 100 variables of 0..999 (DP work ~ 5 * 10^9: bounds reasoning): sum >= 99,000 leaves
+ * each variable 99..999 (the 99 others reach at most 98,901); the level reported is "bounds" */
+static void sum_bounds_case(void)
+{
+    scale_case c;
+    parac_csp_global g;
+    parac_error error = {0};
+    ac_term *terms = variable_terms(0, 100);
+    init_case(&c);
+    for (int v = 0; v < 100; v++) add_range_variable(&c, 0, 999);
+    CHECK_OK(parac_csp_finish_variables(&c.net, &error), &error);
+    ac_global_init(&g, AC_GLOBAL_SUM);
+    g.lists[0] = terms, g.list_length[0] = 100, g.list_count = 1;
+    g.condition.op = AC_OP_GE, g.condition.operand = (ac_term){AC_TERM_CONSTANT, 99000};
+    add_global(&c, &g);
+    CHECK(ac_global_strength(&c.net, &c.net.globals[0]) == AC_STRENGTH_BOUNDS, "large sum: bounds");
+    run_case(&c, "sum 100 vars of 0..999 >= 99000");
+    for (uint32_t v = 0; v < 100 && !c.wipeout; v++)
+        CHECK(size_of(&c, v) == 901 && has(&c, v, 99) && !has(&c, v, 98), "sum bounds: x%u", v);
+    CHECK(!c.wipeout, "sum bounds: no wipe-out");
+    free_case(&c);
+    free(terms);
+}
+
 static void regular_case(void)
 {
     scale_case c;
@@ -280,6 +304,7 @@ int main(void)
     cardinality_case();
     all_different_cases();
     sum_cases();
+    sum_bounds_case();
     regular_case();
     element_count_min_cases();
     cumulative_case();
