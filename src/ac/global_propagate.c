@@ -62,7 +62,7 @@ ac_strength ac_global_dedicated_strength(const parac_csp_network *network, const
         return distinct && all_constant(global->lists[1], global->list_length[1]) ? AC_STRENGTH_GAC
                                                                                   : AC_STRENGTH_PARTIAL;
     case AC_GLOBAL_SUM:
-        return distinct && ac_sum_dp_fits(network, global) ? AC_STRENGTH_GAC : AC_STRENGTH_BOUNDS;
+        return ac_sum_dp_fits(network, global) ? AC_STRENGTH_GAC : AC_STRENGTH_BOUNDS; /* repeats merged */
     default: return AC_STRENGTH_PARTIAL;
     }
 }

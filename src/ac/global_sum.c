@@ -8,7 +8,8 @@
  *  - bounds consistency otherwise (and for ne / not in, which bounds cannot use: nothing then):
  *    each term's weight must fit between the limit and the other terms' extreme sums, repeated
  *    until nothing changes.
- * Exact for distinct variables (a repeated variable counts as independent terms: weaker).
+ * Repeated variables are merged first (x + x = 2x; the limit variable too), so the DP is exact
+ * whatever the repetitions.
  */
 #include "ac/global_propagate.h"
 
@@ -20,6 +21,48 @@ typedef struct sum_terms {
     int64_t *coeffs;
     int64_t limit;          /* the constant compared with (0 when the limit variable became a term) */
 } sum_terms;
+
+typedef struct weighted_term {
+    ac_term term;
+    int64_t coeff;
+} weighted_term;
+
+static int compare_by_variable(const void *a, const void *b)
+{
+    int64_t x = ((const weighted_term *)a)->term.var, y = ((const weighted_term *)b)->term.var;
+    return (x > y) - (x < y);
+}
+
+/* Terms over one variable become one term (coefficients added), constants one constant, so the DP
+ * is exact whatever the repetitions (x + x = 2x). Left as is when a sum overflows. */
+static void merge_terms(sum_terms *s)
+{
+    weighted_term *all = malloc((s->count + 1) * sizeof *all);
+    size_t out = 0;
+    int64_t constant = 0;
+    int has_constant = 0;
+    if (!all) return;
+    for (size_t i = 0; i < s->count; i++) all[i] = (weighted_term){s->terms[i], s->coeffs[i]};
+    qsort(all, s->count, sizeof *all, compare_by_variable);
+    for (size_t i = 0; i < s->count; i++) {
+        int64_t weight;
+        if (all[i].term.var < 0) {
+            if (__builtin_mul_overflow(all[i].coeff, all[i].term.value, &weight) ||
+                __builtin_add_overflow(constant, weight, &constant))
+                goto done;
+            has_constant = 1;
+        } else if (out > 0 && all[out - 1].term.var == all[i].term.var) {
+            if (__builtin_add_overflow(all[out - 1].coeff, all[i].coeff, &all[out - 1].coeff)) goto done;
+        } else {
+            all[out++] = all[i];
+        }
+    }
+    if (has_constant) all[out++] = (weighted_term){{AC_TERM_CONSTANT, constant}, 1};
+    for (size_t i = 0; i < out; i++) s->terms[i] = all[i].term, s->coeffs[i] = all[i].coeff;
+    s->count = out;
+done:
+    free(all);
+}
 
 static int sum_terms_build(const parac_csp_global *global, sum_terms *s)
 {
@@ -40,6 +83,7 @@ static int sum_terms_build(const parac_csp_global *global, sum_terms *s)
         s->coeffs[n] = -1;
         s->limit = 0;
     }
+    merge_terms(s);
     return 0;
 }
 

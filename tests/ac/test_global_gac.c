@@ -414,6 +414,8 @@ static void random_global(instance *in, ac_global_kind kind, uint32_t variables)
             g->coeffs = in->coeffs, g->coeff_count = n;
         }
         random_condition(in, variables, -8, 12, 1);
+        if (chance(0.3) && n > 1) in->lists[0][n - 1] = in->lists[0][0]; /* x + ... + x: merged, still GAC */
+        if (chance(0.2) && g->condition.operand.var >= 0) g->condition.operand = in->lists[0][0];
         break;
     case AC_GLOBAL_COUNT:
         set_list(in, 0, n, variables, 0.1);
