@@ -75,7 +75,8 @@ AC_PROPAGATOR(element)
     const ac_term *row_term = &global->index, *column_term = matrix ? &global->index2 : &zero;
     int64_t row_start = global->start_index, column_start = matrix ? global->start_index2 : 0;
     if (matrix && rows > (int64_t)(length / (size_t)columns) + 1) rows = (int64_t)(length / (size_t)columns) + 1; /* rows past the list are empty */
-    uint8_t *row_ok = calloc((size_t)(rows > 0 ? rows : 0) + 1, 1), *column_ok = calloc((size_t)columns + 1, 1);
+    int64_t column_span = columns < (int64_t)length ? columns : (int64_t)length; /* columns that can hold a cell */
+    uint8_t *row_ok = calloc((size_t)(rows > 0 ? rows : 0) + 1, 1), *column_ok = calloc((size_t)column_span + 1, 1);
     int64_t *values = malloc((largest + 1) * sizeof *values), *feasible = malloc((largest + 2) * sizeof *feasible);
     feasible_summary summary = {0};
     size_t cells = 0, only = 0;
@@ -85,7 +86,7 @@ AC_PROPAGATOR(element)
     if (!summary_init(&summary, model, &global->condition)) goto done;
     for (int64_t r = 0; r < rows; r++) {
         if (!ac_term_has(model, domains, row_term, r + row_start)) continue;
-        for (int64_t c = 0; c < columns; c++) {
+        for (int64_t c = 0; c < column_span; c++) {
             size_t cell = (size_t)(r * columns + c), count, before = summary.count;
             if (cell >= length || !ac_term_has(model, domains, column_term, c + column_start)) continue;
             count = ac_term_values(model, domains, &global->lists[0][cell], values);
@@ -111,7 +112,7 @@ AC_PROPAGATOR(element)
             count = ac_term_values(model, domains, column_term, values);
             for (size_t k = 0; k < count && !wipeout; k++) {
                 int64_t c = values[k] - column_start;
-                if (c < 0 || c >= columns || !column_ok[c])
+                if (c < 0 || c >= column_span || !column_ok[c])
                     wipeout = ac_term_remove(model, domains, column_term, values[k], changed);
             }
         }
