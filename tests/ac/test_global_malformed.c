@@ -53,5 +53,28 @@ int main(void)
               (unsigned long long)stats.values_after);
     }
     parac_csp_network_free(&net);
+
+    { /* the dedicated element propagator on a 2 x 10^12 matrix of 4 constant cells (distinct
+         variables: no support search): row x0 = 0, column x1 in 0..3, value x2 in 0..3 */
+        ac_term cells[4] = {{AC_TERM_CONSTANT, 0}, {AC_TERM_CONSTANT, 1}, {AC_TERM_CONSTANT, 2}, {AC_TERM_CONSTANT, 3}};
+        ac_model model;
+        ac_domains domains = {0};
+        CHECK_OK(parac_csp_network_init(&net, &error), &error);
+        for (int v = 0; v < 3; v++) CHECK_OK(parac_csp_add_variable(&net, "x", values, 4, &index, &error), &error);
+        CHECK_OK(parac_csp_finish_variables(&net, &error), &error);
+        ac_global_init(&g, AC_GLOBAL_ELEMENT);
+        g.lists[0] = cells, g.list_length[0] = 4, g.list_count = 1, g.dims[0] = 2, g.dims[1] = 1000000000000;
+        g.index = terms[0], g.index2 = terms[1], g.condition.op = AC_OP_EQ, g.condition.operand = terms[2];
+        CHECK_OK(parac_csp_add_global(&net, &g, &error), &error);
+        CHECK(ac_global_dedicated_strength(&net, &net.globals[0]) == AC_STRENGTH_GAC, "element: dedicated, exact");
+        CHECK_OK(ac_model_build(&net, 1, &model, &error), &error);
+        CHECK_OK(ac_domains_init(&model, &domains, &error), &error);
+        CHECK(ac_propagate_element(&model, &domains, &net.globals[0], NULL, NULL) == 0, "wide element: no wipe-out");
+        CHECK(domains.size[0] == 1 && domains.size[1] == 4 && domains.size[2] == 4, "wide element: sizes %u %u %u",
+              domains.size[0], domains.size[1], domains.size[2]);
+        ac_domains_free(&domains);
+        ac_model_free(&model);
+        parac_csp_network_free(&net);
+    }
     return test_finish("ac.global_malformed");
 }
