@@ -59,8 +59,9 @@ ac_strength ac_global_dedicated_strength(const parac_csp_network *network, const
     case AC_GLOBAL_CARDINALITY: return distinct && ac_cardinality_flow_exact(global) ? AC_STRENGTH_GAC : AC_STRENGTH_PARTIAL;
     case AC_GLOBAL_LEX: return distinct && global->list_count == 2 ? AC_STRENGTH_GAC : AC_STRENGTH_PARTIAL;
     case AC_GLOBAL_COUNT:
-        return distinct && all_constant(global->lists[1], global->list_length[1]) ? AC_STRENGTH_GAC
-                                                                                  : AC_STRENGTH_PARTIAL;
+        return distinct && (all_constant(global->lists[1], global->list_length[1]) || ac_count_variable_value(global))
+                   ? AC_STRENGTH_GAC
+                   : AC_STRENGTH_PARTIAL;
     case AC_GLOBAL_SUM:
         return ac_sum_dp_fits(network, global) ? AC_STRENGTH_GAC : AC_STRENGTH_BOUNDS; /* repeats merged */
     default: return AC_STRENGTH_PARTIAL;

@@ -108,6 +108,9 @@ AC_PROPAGATOR(no_overlap);
 AC_PROPAGATOR(cumulative);
 AC_PROPAGATOR(circuit);
 
+/* 1 when count's values are one variable (its own exact propagation). */
+int ac_count_variable_value(const parac_csp_global *global);
+
 /* 1 when cardinality's flow is GAC for the constraint (distinct constant values, constant or range
  * occurrences). */
 int ac_cardinality_flow_exact(const parac_csp_global *global);

@@ -421,6 +421,7 @@ static void random_global(instance *in, ac_global_kind kind, uint32_t variables)
         set_list(in, 0, n, variables, 0.1);
         set_list(in, 1, (size_t)rnd(1, 3), 0, 1.0); /* constant values */
         if (chance(0.1)) in->lists[1][0] = fresh(in, variables, 0.0);
+        if (chance(0.35)) in->lists[1][0] = fresh(in, variables, 0.0), g->list_length[1] = 1; /* count(x, [y]) */
         random_condition(in, variables, 0, (int64_t)n, 0);
         break;
     case AC_GLOBAL_CARDINALITY: {
