@@ -539,7 +539,8 @@ static void random_global(instance *in, ac_global_kind kind, uint32_t variables)
 static void domain_range(ac_global_kind kind)
 {
     value_low = -3, value_high = 6;
-    if (kind == AC_GLOBAL_CHANNEL || kind == AC_GLOBAL_CIRCUIT || kind == AC_GLOBAL_ELEMENT) value_low = -1, value_high = 5;
+    if (kind == AC_GLOBAL_CIRCUIT || kind == AC_GLOBAL_ELEMENT) value_low = -1, value_high = 5;
+    if (kind == AC_GLOBAL_CHANNEL) value_low = 0, value_high = 3; /* mostly indexes: Hall sets happen */
     if (kind == AC_GLOBAL_CARDINALITY || kind == AC_GLOBAL_COUNT || kind == AC_GLOBAL_NVALUES) value_low = -1, value_high = 3;
     if (kind == AC_GLOBAL_NO_OVERLAP || kind == AC_GLOBAL_CUMULATIVE) value_low = -1, value_high = 5;
 }
