@@ -6,8 +6,10 @@
  * algorithm and every device gives the same remaining domains, or the same
  * wipe-out (some domain became empty). Binary constraints are revised as bit
  * matrices; table constraints (arity >= 3) get generalized AC (GAC) on the CPU
- * algorithms. The GPU algorithms handle binary networks only and report
- * PARAC_ERR_UNSUPPORTED when a table constraint is present.
+ * algorithms, and so do global constraints (XCSP3 allDifferent, sum, element, ...) wherever GAC is
+ * polynomial (parac_ac_global_consistency says which level each kind reaches). The GPU algorithms
+ * handle binary networks only and report PARAC_ERR_UNSUPPORTED when a table or global constraint
+ * is present.
  *
  * Domains are reported as one bitset over value ids (the N-E model's node
  * numbering: variable 0's values first, each variable's in increasing order;
@@ -108,6 +110,14 @@ parac_status parac_ac_variant_parse(const char *name, parac_ac_variant *variant,
  * smallest chunking does not fit, PARAC_ERR_DEVICE when a CUDA call fails. */
 parac_status parac_ac_enforce(const parac_csp *csp, const parac_ac_options *options, uint64_t *domains,
                               parac_ac_stats *stats, parac_error *error);
+
+/* The consistency the CPU algorithms reach on the global constraints of csp (XCSP3 allDifferent,
+ * sum, ...; docs/ac.md lists the propagators): one entry per kind present, in a fixed kind order,
+ * kinds[i] its XCSP3 name and levels[i] "gac" (every unsupported value is removed), "bounds"
+ * (bounds consistency) or "partial" (a weaker documented filtering), the weakest over the
+ * constraints of that kind. Writes at most capacity entries (the strings are static); returns how
+ * many kinds there are (0 for a network without global constraints). */
+size_t parac_ac_global_consistency(const parac_csp *csp, const char **kinds, const char **levels, size_t capacity);
 
 /* Reading a result: the initial domain size of `variable` (slots), and the
  * integer values of `variable` still set in `domains`, written to `values`

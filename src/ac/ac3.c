@@ -1,7 +1,7 @@
 /* ac/ac3.c — the AC3 family's variable-queue engine, and AC3's revision.
  *
  * The queue holds variables, not arcs (as ACE and Choco do): when D(y)
- * shrinks, every arc (x, y) and every table over y is revised once. A FIFO
+ * shrinks, every arc (x, y) and every n-ary constraint (table or global) over y is revised once. A FIFO
  * ring with an in-queue flag keeps each variable at most once in the queue.
  */
 #include "ac/ac_algorithms.h"
@@ -32,19 +32,36 @@ static uint32_t queue_pop(variable_queue *queue)
     return var;
 }
 
-/* Revises every table over y; pushes the variables that shrank. Returns 1 on wipe-out. */
-static int revise_tables_on(const ac_model *model, ac_domains *domains, uint32_t y, uint8_t *changed,
-                            variable_queue *queue, parac_ac_stats *stats)
+/* When each variable last changed and each n-ary constraint was last revised, on one clock: popping
+ * y revises an n-ary constraint only when y changed after that constraint's last revision (tables
+ * and global propagators are idempotent, so a constraint's own removals never call it again; a
+ * global constraint over 200 variables is revised a few times, not once per variable). */
+typedef struct revision_clock {
+    uint64_t now;
+    uint64_t *changed_at;   /* per variable */
+    uint64_t *revised_at;   /* per n-ary constraint */
+} revision_clock;
+
+/* Revises every n-ary constraint (table or global) over y that y's last change concerns; pushes
+ * the variables that shrank. Returns 1 on wipe-out. */
+static int revise_nary_on(const ac_model *model, ac_domains *domains, uint32_t y, uint8_t *changed,
+                          variable_queue *queue, revision_clock *clock, parac_ac_stats *stats)
 {
-    const parac_csp_network *net = model->network;
-    for (size_t i = model->tables_on_offset[y]; i < model->tables_on_offset[y + 1]; i++) {
-        const parac_csp_constraint *con = &net->constraints[model->tables_on[i]];
-        int wipeout = ac_revise_table(model, domains, model->tables_on[i], changed, stats);
+    for (size_t i = model->nary_on_offset[y]; i < model->nary_on_offset[y + 1]; i++) {
+        size_t c = model->nary_on[i];
+        const ac_nary *con = &model->nary[c];
+        int wipeout;
+        if (clock->revised_at[c] > clock->changed_at[y]) continue;
+        wipeout = ac_revise_nary(model, domains, c, changed, stats);
         for (uint32_t k = 0; k < con->arity; k++) {
             uint32_t var = con->scope[k];
-            if (changed[var]) queue_push(queue, var);
+            if (changed[var]) {
+                queue_push(queue, var);
+                clock->changed_at[var] = ++clock->now;
+            }
             changed[var] = 0;
         }
+        clock->revised_at[c] = ++clock->now;
         if (wipeout) return 1;
     }
     return 0;
@@ -53,8 +70,8 @@ static int revise_tables_on(const ac_model *model, ac_domains *domains, uint32_t
 #define CHECKPOINT_EVERY 64 /* popped variables between cancel checks (each revises every arc on y) */
 
 static int propagate_queue(const ac_model *model, ac_domains *domains, const ac_reviser *reviser,
-                           variable_queue *queue, uint8_t *changed, parac_ac_stats *stats, parac_error *error,
-                           parac_status *status)
+                           variable_queue *queue, uint8_t *changed, revision_clock *clock, parac_ac_stats *stats,
+                           parac_error *error, parac_status *status)
 {
     while (queue->count) {
         uint32_t y = queue_pop(queue);
@@ -69,8 +86,9 @@ static int propagate_queue(const ac_model *model, ac_domains *domains, const ac_
             domains->size[x] -= (uint32_t)removed;
             if (domains->size[x] == 0) return 1;
             queue_push(queue, x);
+            clock->changed_at[x] = ++clock->now;
         }
-        if (model->table_count && revise_tables_on(model, domains, y, changed, queue, stats)) return 1;
+        if (model->nary_count && revise_nary_on(model, domains, y, changed, queue, clock, stats)) return 1;
     }
     return 0;
 }
@@ -82,9 +100,10 @@ int ac_propagate_variables(const ac_model *model, ac_domains *domains, const ac_
     size_t n = model->network->variable_count;
     variable_queue queue = {malloc((n + 1) * sizeof(uint32_t)), calloc(n + 1, 1), n ? n : 1, 0, 0};
     uint8_t *changed = calloc(n + 1, 1);
+    revision_clock clock = {1, calloc(n + 1, sizeof(uint64_t)), calloc(model->nary_count + 1, sizeof(uint64_t))};
     int wipeout = 0;
     *status = PARAC_OK;
-    if (!queue.items || !queue.queued || !changed) {
+    if (!queue.items || !queue.queued || !changed || !clock.changed_at || !clock.revised_at) {
         *status = parac_fail_no_memory(error, "propagation queue", (unsigned long long)n * 6);
         goto done;
     }
@@ -95,11 +114,14 @@ int ac_propagate_variables(const ac_model *model, ac_domains *domains, const ac_
         for (size_t i = 0; i < start_count; i++) queue_push(&queue, start[i]);
     else
         for (size_t v = 0; v < n; v++) queue_push(&queue, (uint32_t)v);
-    wipeout = propagate_queue(model, domains, reviser, &queue, changed, stats, error, status);
+    for (size_t v = 0; v < n; v++) clock.changed_at[v] = 1; /* every constraint is due once */
+    wipeout = propagate_queue(model, domains, reviser, &queue, changed, &clock, stats, error, status);
 done:
     free(queue.items);
     free(queue.queued);
     free(changed);
+    free(clock.changed_at);
+    free(clock.revised_at);
     return wipeout;
 }
 

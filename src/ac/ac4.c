@@ -1,9 +1,9 @@
 /* ac/ac4.c — AC4: a support counter per (arc, a) in one array, and the support
  * lists of every (arc, b) as CSR (offsets + slot list), built from the
  * transposed matrices. Deleting (y, b) walks its lists and decrements
- * counters; a counter reaching 0 deletes its value. Table constraints, when
- * present, are revised (GAC) whenever the value queue drains and one of their
- * variables lost a value. */
+ * counters; a counter reaching 0 deletes its value. N-ary constraints (tables
+ * and globals), when present, are revised (GAC) whenever the value queue drains
+ * and one of their variables lost a value. */
 #include "ac/ac_algorithms.h"
 
 #include <stdlib.h>
@@ -23,7 +23,7 @@ typedef struct ac4_state {
     uint32_t *support;          /* slots a of x supported by (y, b) */
     ac4_value *stack;
     size_t stack_count;
-    uint8_t *table_dirty;       /* per constraint */
+    uint8_t *table_dirty;       /* per n-ary constraint */
     parac_ac_stats *stats;
     parac_error *error;
     parac_status status;        /* PARAC_ERR_CANCELLED after a checkpoint saw a cancel */
@@ -119,18 +119,18 @@ static int propagate_deletion(ac4_state *s, ac4_value deleted)
             if (parac_bitset_test(dom_x, a) && --counter[a] == 0 && delete_value(s, x, a)) return 1;
         }
     }
-    for (size_t i = model->tables_on_offset[deleted.var]; i < model->tables_on_offset[deleted.var + 1]; i++)
-        s->table_dirty[model->tables_on[i]] = 1;
+    for (size_t i = model->nary_on_offset[deleted.var]; i < model->nary_on_offset[deleted.var + 1]; i++)
+        s->table_dirty[model->nary_on[i]] = 1;
     return 0;
 }
 
-/* GAC on each dirty table; its deletions go on the stack like AC4's own. */
+/* GAC on each dirty n-ary constraint (table or global); its deletions go on the stack like AC4's own. */
 static int revise_dirty_tables(ac4_state *s, parac_word *before)
 {
     const ac_model *model = s->model;
     const parac_csp_network *net = model->network;
-    for (size_t c = 0; c < net->constraint_count; c++) {
-        const parac_csp_constraint *con = &net->constraints[c];
+    for (size_t c = 0; c < model->nary_count; c++) {
+        const ac_nary *con = &model->nary[c];
         if (!s->table_dirty[c]) continue;
         s->table_dirty[c] = 0;
         for (uint32_t i = 0; i < con->arity; i++) { /* snapshot the scope only, to diff after the revision */
@@ -138,7 +138,7 @@ static int revise_dirty_tables(ac4_state *s, parac_word *before)
             size_t at = model->domain_word_offset[var];
             memcpy(before + at, s->domains->words + at, (model->domain_word_offset[var + 1] - at) * sizeof *before);
         }
-        ac_revise_table(model, s->domains, c, NULL, s->stats);
+        if (ac_revise_nary(model, s->domains, c, NULL, s->stats)) return 1;
         for (uint32_t i = 0; i < con->arity; i++) {
             uint32_t var = con->scope[i];
             const parac_word *now = ac_domain_of(model, s->domains, var);
@@ -159,7 +159,7 @@ static int ac4_propagate(ac4_state *s, parac_word *before)
             if (cancelled(s, ++s->stats->iterations)) return 0;
             if (propagate_deletion(s, s->stack[--s->stack_count])) return 1;
         }
-        if (!s->model->table_count) return 0;
+        if (!s->model->nary_count) return 0;
         if (revise_dirty_tables(s, before)) return 1;
         if (!s->stack_count) return 0;
     }
@@ -171,7 +171,7 @@ parac_status ac_run_ac4(const ac_model *model, ac_domains *domains, parac_ac_sta
     uint64_t slots = model->arc_value_offset[model->arc_count];
     size_t words = model->domain_word_offset[net->variable_count];
     ac4_state s = {model, domains, calloc(slots + 1, sizeof(uint32_t)), NULL, NULL,
-                   malloc((net->value_count + 1) * sizeof(ac4_value)), 0, calloc(net->constraint_count + 1, 1), stats,
+                   malloc((net->value_count + 1) * sizeof(ac4_value)), 0, calloc(model->nary_count + 1, 1), stats,
                    error, PARAC_OK};
     parac_word *before = malloc((words + 1) * sizeof *before);
     parac_status status = PARAC_OK;
@@ -184,7 +184,7 @@ parac_status ac_run_ac4(const ac_model *model, ac_domains *domains, parac_ac_sta
         if (domains->size[v] == 0) stats->wipeout = 1;
     if (stats->wipeout) goto done;
     if ((status = build_support_lists(&s, error)) != PARAC_OK) goto done;
-    for (size_t c = 0; c < net->constraint_count; c++) s.table_dirty[c] = net->constraints[c].arity >= 3;
+    for (size_t c = 0; c < model->nary_count; c++) s.table_dirty[c] = 1;
     if (ac_cancelled(model, error, &status)) goto done; /* the support lists may have taken a while */
     stats->wipeout = init_counters(&s);
     if (s.status == PARAC_OK && !stats->wipeout) stats->wipeout = ac4_propagate(&s, before);

@@ -29,6 +29,16 @@ typedef struct ac_arc {
     size_t row_words;
 } ac_arc;
 
+/* One n-ary constraint as the engines see it: its scope (distinct variables, ascending) and what to
+ * revise, a table (constraint index) or a global constraint (global != NULL). */
+typedef struct ac_nary {
+    const uint32_t *scope;
+    uint32_t arity;
+    uint32_t table;                 /* index in network->constraints when global is NULL */
+    const parac_csp_global *global;
+    int exact;                      /* global: its dedicated propagator is GAC (computed once) */
+} ac_nary;
+
 typedef struct ac_model {
     const parac_csp_network *network;
     size_t arc_count;
@@ -39,11 +49,15 @@ typedef struct ac_model {
     uint32_t *arcs_on;
     size_t *arcs_of_offset;         /* variable_count + 1: arcs whose x is the variable */
     uint32_t *arcs_of;
-    size_t *tables_on_offset;       /* variable_count + 1: table constraints over the variable */
-    uint32_t *tables_on;
-    size_t table_count;
+    /* n-ary constraints (tables, arity >= 3, and global constraints): one numbering, 0..nary_count-1,
+     * tables first (in constraint order), then the globals; revised by ac_revise_nary (GAC). */
+    size_t nary_count;
+    struct ac_nary *nary;
+    uint32_t *nary_scope_storage;   /* the globals' scopes (the tables' are their own) */
+    size_t *nary_on_offset;         /* variable_count + 1: n-ary constraints over the variable */
+    uint32_t *nary_on;
     parac_word *table_scratch;      /* GAC revision's supported-value bits, sized for the largest table */
-    size_t *table_base;             /* and its per-position word offsets (tables are revised serially) */
+    size_t *table_base;             /* and its per-position word offsets (n-ary ones are revised serially) */
     size_t *domain_word_offset;     /* variable_count + 1 */
     struct parac_progress_gate *progress; /* NULL without a progress callback; set by ac_enforce_network */
 } ac_model;
@@ -90,6 +104,9 @@ static inline size_t ac_next_support(const parac_word *dom_y, const parac_word *
 /* GAC revision of table constraint `table`: removes values without a valid tuple.
  * Sets changed[var] = 1 for each reduced variable (changed may be NULL). Returns 1 on wipe-out. */
 int ac_revise_table(const ac_model *model, ac_domains *domains, size_t table, uint8_t *changed, parac_ac_stats *stats);
+/* The one revision of n-ary constraint `nary` (model->nary[nary]): GAC on a table, or the global
+ * constraint's propagator (global_propagate.c). Same contract as ac_revise_table. */
+int ac_revise_nary(const ac_model *model, ac_domains *domains, size_t nary, uint8_t *changed, parac_ac_stats *stats);
 
 /* Revises arc `arc` (x against y): removes x's unsupported values; returns how many. */
 typedef struct ac_reviser {

@@ -5,7 +5,8 @@
  * as they were at the start of the round and writing x's new domain only.
  * Reads and writes never overlap, so the result and the number of rounds do
  * not depend on the thread count, and they equal gpu-bitset's (same rounds).
- * Table constraints are revised after the binary part of a round, serially.
+ * N-ary constraints (tables, globals) are revised after the binary part of a round, serially, in
+ * their fixed order, so the rounds stay independent of the thread count.
  */
 #include "ac/ac_algorithms.h"
 
@@ -43,13 +44,11 @@ static uint64_t revise_variable(const ac_model *model, const ac_domains *old, ac
 static int revise_tables_after_round(const ac_model *model, ac_domains *next, const uint8_t *changed_before,
                                      uint8_t *changed_now, parac_ac_stats *stats)
 {
-    const parac_csp_network *net = model->network;
-    for (size_t c = 0; c < net->constraint_count; c++) {
-        const parac_csp_constraint *con = &net->constraints[c];
+    for (size_t c = 0; c < model->nary_count; c++) {
+        const ac_nary *con = &model->nary[c];
         int touched = 0;
-        if (con->arity < 3) continue;
         for (uint32_t i = 0; i < con->arity; i++) touched |= changed_before[con->scope[i]] | changed_now[con->scope[i]];
-        if (touched && ac_revise_table(model, next, c, changed_now, stats)) return 1;
+        if (touched && ac_revise_nary(model, next, c, changed_now, stats)) return 1;
     }
     return 0;
 }
@@ -67,7 +66,7 @@ static int bitset_round(const ac_model *model, ac_domains *old, ac_domains *next
         changed_now[x] = next->size[x] != old->size[x];
     }
     stats->revisions += revisions;
-    if (model->table_count && revise_tables_after_round(model, next, changed_before, changed_now, stats)) empty = 1;
+    if (model->nary_count && revise_tables_after_round(model, next, changed_before, changed_now, stats)) empty = 1;
     for (long x = 0; x < n; x++) {
         any_change |= changed_now[x];
         empty |= next->size[x] == 0;

@@ -1,6 +1,7 @@
 /* ac/ac_dispatch.c — parac_ac_enforce: picks the algorithm and the device,
  * builds the arc model, runs, and reports the closure and figures. */
 #include "ac/ac_algorithms.h"
+#include "ac/global_propagate.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -58,11 +59,12 @@ parac_status parac_ac_variant_parse(const char *name, parac_ac_variant *variant,
                       name ? name : "");
 }
 
+/* Tables (arity >= 3) or global constraints: the GPU paths handle binary constraints only. */
 static int network_has_tables(const parac_csp_network *network)
 {
     for (size_t c = 0; c < network->constraint_count; c++)
         if (network->constraints[c].arity >= 3) return 1;
-    return 0;
+    return network->global_count > 0;
 }
 
 static int runs_on_gpu_only(parac_ac_algorithm algorithm)
@@ -110,12 +112,13 @@ static parac_status choose(const parac_csp_network *network, const parac_ac_opti
         *device = PARAC_DEVICE_CPU;
     }
     if (options->exec.chosen && options->exec.chosen->device != *device)
-        parac_device_record(&options->exec, *device, tables ? "auto: table constraints run on the cpu"
+        parac_device_record(&options->exec, *device, tables ? "auto: table and global constraints run on the cpu"
                                                             : "auto: the chosen algorithm runs on the cpu");
     if (*device == PARAC_DEVICE_CUDA && tables)
         return parac_fail(error, PARAC_ERR_UNSUPPORTED,
                           "%s handles binary constraints only and this network has table constraints "
-                          "(arity >= 3); use a CPU algorithm (ac3bit, ac4, ...) for GAC on tables",
+                          "(arity >= 3) or global constraints; use a CPU algorithm (ac3bit, ac4, ...) for GAC "
+                          "on them",
                           parac_ac_algorithm_name(*algorithm));
     return PARAC_OK;
 }
@@ -195,6 +198,16 @@ static parac_status run_cuda(const ac_model *model, ac_domains *domains, const p
 }
 #endif
 
+/* A global constraint over constants only (no variable: no engine ever revises it) that fails. */
+static int constant_global_fails(const ac_model *model, ac_domains *domains)
+{
+    for (size_t k = 0; k < model->nary_count; k++)
+        if (model->nary[k].arity == 0 && model->nary[k].global &&
+            ac_revise_global(model, domains, model->nary[k].global, NULL, NULL))
+            return 1;
+    return 0;
+}
+
 static parac_status run_on_device(const ac_model *model, ac_domains *domains, const parac_ac_options *options,
                                   parac_ac_algorithm algorithm, parac_device device, uint64_t edge_limit,
                                   uint64_t *value_bits, parac_ac_stats *stats, parac_error *error)
@@ -202,6 +215,7 @@ static parac_status run_on_device(const ac_model *model, ac_domains *domains, co
     parac_status status;
     for (size_t v = 0; v < model->network->variable_count; v++)
         if (domains->size[v] == 0) stats->wipeout = 1; /* empty from the start: nothing to run */
+    if (constant_global_fails(model, domains)) stats->wipeout = 1;
     if (stats->wipeout) return PARAC_OK;
     if (device == PARAC_DEVICE_CPU) {
         status = run_cpu(model, domains, options, algorithm, stats, error);
@@ -292,5 +306,28 @@ size_t parac_ac_remaining_values(const parac_csp *csp, const uint64_t *domains, 
     if (variable >= network->variable_count) return 0;
     for (uint64_t id = network->value_offset[variable]; id < network->value_offset[variable + 1]; id++)
         if (parac_bitset_test(domains, id)) values[count++] = network->values[id];
+    return count;
+}
+
+size_t parac_ac_global_consistency(const parac_csp *csp, const char **kinds, const char **levels, size_t capacity)
+{
+    const parac_csp_network *network = csp ? parac_csp_network_of(csp) : NULL;
+    int weakest[AC_GLOBAL_KIND_COUNT];
+    size_t count = 0;
+    if (!network) return 0;
+    for (size_t k = 0; k < AC_GLOBAL_KIND_COUNT; k++) weakest[k] = -1;
+    for (size_t g = 0; g < network->global_count; g++) {
+        const parac_csp_global *global = &network->globals[g];
+        int level = (int)ac_global_strength(network, global);
+        if ((size_t)global->kind < AC_GLOBAL_KIND_COUNT && level > weakest[global->kind]) weakest[global->kind] = level;
+    }
+    for (size_t k = 0; k < AC_GLOBAL_KIND_COUNT; k++) {
+        if (weakest[k] < 0) continue;
+        if (count < capacity) {
+            if (kinds) kinds[count] = ac_global_kind_name((ac_global_kind)k);
+            if (levels) levels[count] = ac_strength_name((ac_strength)weakest[k]);
+        }
+        count++;
+    }
     return count;
 }

@@ -1,9 +1,11 @@
-/* ac/ac_model.c — the arc view of a network, domain bitsets, and GAC on tables. */
+/* ac/ac_model.c — the arc view of a network, the n-ary constraint index, domain bitsets, and GAC on
+ * tables. */
 #include "ac/ac_algorithms.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "ac/global_propagate.h"
 #include "core/error.h"
 
 static void transpose_matrix(const parac_word *matrix, size_t rows, size_t columns, parac_word *out)
@@ -40,26 +42,52 @@ static parac_status index_arcs(ac_model *model, int by_y, size_t **offset_out, u
     return PARAC_OK;
 }
 
-static parac_status index_tables(ac_model *model, parac_error *error)
+/* The n-ary constraints (tables, then globals) with their scopes. */
+static parac_status list_nary(ac_model *model, parac_error *error)
+{
+    const parac_csp_network *net = model->network;
+    size_t tables = 0, global_entries = 0, k = 0, used = 0;
+    for (size_t c = 0; c < net->constraint_count; c++) tables += net->constraints[c].arity >= 3;
+    for (size_t g = 0; g < net->global_count; g++) global_entries += ac_global_scope(&net->globals[g], NULL, 0);
+    model->nary_count = tables + net->global_count;
+    model->nary = calloc(model->nary_count + 1, sizeof *model->nary);
+    model->nary_scope_storage = malloc((global_entries + 1) * sizeof *model->nary_scope_storage);
+    if (!model->nary || !model->nary_scope_storage)
+        return parac_fail_no_memory(error, "n-ary constraint list", (unsigned long long)global_entries * 4);
+    for (size_t c = 0; c < net->constraint_count; c++)
+        if (net->constraints[c].arity >= 3)
+            model->nary[k++] = (ac_nary){net->constraints[c].scope, net->constraints[c].arity, (uint32_t)c, NULL, 1};
+    for (size_t g = 0; g < net->global_count; g++) {
+        uint32_t *scope = model->nary_scope_storage + used;
+        size_t arity = ac_global_scope(&net->globals[g], scope, global_entries - used);
+        used += arity;
+        model->nary[k++] = (ac_nary){scope, (uint32_t)arity, 0, &net->globals[g],
+                                     ac_global_dedicated_strength(net, &net->globals[g]) == AC_STRENGTH_GAC};
+    }
+    return PARAC_OK;
+}
+
+static parac_status index_nary(ac_model *model, parac_error *error)
 {
     const parac_csp_network *net = model->network;
     size_t n = net->variable_count, entries = 0, scratch_words = 0, largest_arity = 0;
-    size_t *fill = calloc(n + 1, sizeof *fill);
-    model->tables_on_offset = calloc(n + 1, sizeof *model->tables_on_offset);
-    for (size_t c = 0; c < net->constraint_count; c++)
-        if (net->constraints[c].arity >= 3) entries += net->constraints[c].arity;
-    model->tables_on = malloc((entries + 1) * sizeof *model->tables_on);
-    if (!fill || !model->tables_on_offset || !model->tables_on) {
+    size_t *fill;
+    parac_status status = list_nary(model, error);
+    if (status != PARAC_OK) return status;
+    for (size_t k = 0; k < model->nary_count; k++) entries += model->nary[k].arity;
+    fill = calloc(n + 1, sizeof *fill);
+    model->nary_on_offset = calloc(n + 1, sizeof *model->nary_on_offset);
+    model->nary_on = malloc((entries + 1) * sizeof *model->nary_on);
+    if (!fill || !model->nary_on_offset || !model->nary_on) {
         free(fill);
-        return parac_fail_no_memory(error, "table index", (unsigned long long)entries * 4);
+        return parac_fail_no_memory(error, "n-ary constraint index", (unsigned long long)entries * 4);
     }
-    for (size_t c = 0; c < net->constraint_count; c++) {
+    for (size_t k = 0; k < model->nary_count; k++) {
         size_t words = 0;
-        if (net->constraints[c].arity < 3) continue;
-        for (uint32_t i = 0; i < net->constraints[c].arity; i++)
-            words += parac_bitset_words(net->domain_size[net->constraints[c].scope[i]]);
+        if (model->nary[k].global) continue;
+        for (uint32_t i = 0; i < model->nary[k].arity; i++) words += parac_bitset_words(net->domain_size[model->nary[k].scope[i]]);
         if (words > scratch_words) scratch_words = words;
-        if (net->constraints[c].arity > largest_arity) largest_arity = net->constraints[c].arity;
+        if (model->nary[k].arity > largest_arity) largest_arity = model->nary[k].arity;
     }
     model->table_scratch = malloc((scratch_words + 1) * sizeof *model->table_scratch);
     model->table_base = malloc((largest_arity + 1) * sizeof *model->table_base);
@@ -67,19 +95,14 @@ static parac_status index_tables(ac_model *model, parac_error *error)
         free(fill);
         return parac_fail_no_memory(error, "table revision scratch", (unsigned long long)scratch_words * 8);
     }
-    for (size_t c = 0; c < net->constraint_count; c++) {
-        if (net->constraints[c].arity < 3) continue;
-        model->table_count++;
-        for (uint32_t i = 0; i < net->constraints[c].arity; i++) model->tables_on_offset[net->constraints[c].scope[i] + 1]++;
-    }
-    for (size_t v = 0; v < n; v++) model->tables_on_offset[v + 1] += model->tables_on_offset[v];
-    for (size_t c = 0; c < net->constraint_count; c++) {
-        if (net->constraints[c].arity < 3) continue;
-        for (uint32_t i = 0; i < net->constraints[c].arity; i++) {
-            uint32_t v = net->constraints[c].scope[i];
-            model->tables_on[model->tables_on_offset[v] + fill[v]++] = (uint32_t)c;
+    for (size_t k = 0; k < model->nary_count; k++)
+        for (uint32_t i = 0; i < model->nary[k].arity; i++) model->nary_on_offset[model->nary[k].scope[i] + 1]++;
+    for (size_t v = 0; v < n; v++) model->nary_on_offset[v + 1] += model->nary_on_offset[v];
+    for (size_t k = 0; k < model->nary_count; k++)
+        for (uint32_t i = 0; i < model->nary[k].arity; i++) {
+            uint32_t v = model->nary[k].scope[i];
+            model->nary_on[model->nary_on_offset[v] + fill[v]++] = (uint32_t)k;
         }
-    }
     free(fill);
     return PARAC_OK;
 }
@@ -129,7 +152,7 @@ parac_status ac_model_build(const parac_csp_network *network, int transposed, ac
     if ((status = build_arcs(model, transposed, error)) != PARAC_OK) goto fail;
     if ((status = index_arcs(model, 1, &model->arcs_on_offset, &model->arcs_on, error)) != PARAC_OK) goto fail;
     if ((status = index_arcs(model, 0, &model->arcs_of_offset, &model->arcs_of, error)) != PARAC_OK) goto fail;
-    if ((status = index_tables(model, error)) != PARAC_OK) goto fail;
+    if ((status = index_nary(model, error)) != PARAC_OK) goto fail;
     model->domain_word_offset = calloc(n + 1, sizeof *model->domain_word_offset);
     if (!model->domain_word_offset) {
         status = parac_fail_no_memory(error, "domain layout", (unsigned long long)n * 8);
@@ -152,8 +175,10 @@ void ac_model_free(ac_model *model)
     free(model->arcs_on);
     free(model->arcs_of_offset);
     free(model->arcs_of);
-    free(model->tables_on_offset);
-    free(model->tables_on);
+    free(model->nary);
+    free(model->nary_scope_storage);
+    free(model->nary_on_offset);
+    free(model->nary_on);
     free(model->table_scratch);
     free(model->table_base);
     free(model->domain_word_offset);
@@ -275,4 +300,12 @@ int ac_revise_table(const ac_model *model, ac_domains *domains, size_t table, ui
         }
     }
     return wipeout;
+}
+
+int ac_revise_nary(const ac_model *model, ac_domains *domains, size_t nary, uint8_t *changed, parac_ac_stats *stats)
+{
+    const ac_nary *constraint = &model->nary[nary];
+    if (constraint->global)
+        return ac_revise_global_as(model, domains, constraint->global, constraint->exact, changed, stats);
+    return ac_revise_table(model, domains, constraint->table, changed, stats);
 }

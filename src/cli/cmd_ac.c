@@ -71,6 +71,18 @@ static parac_status write_reduced(const parac_csp *csp, const char *input, const
     return cli_output_commit(&output, error);
 }
 
+/* "consistency": {"allDifferent": "gac", "cumulative": "partial", ...}: what each kind of global
+ * constraint gets (an empty object without globals). */
+static void print_consistency(parac_json_writer *json, const parac_csp *csp)
+{
+    const char *kinds[32], *levels[32];
+    size_t count = parac_ac_global_consistency(csp, kinds, levels, 32);
+    parac_json_key(json, "consistency");
+    parac_json_begin_object(json);
+    for (size_t i = 0; i < count && i < 32; i++) parac_json_field_string(json, kinds[i], levels[i]);
+    parac_json_end_object(json);
+}
+
 static void print_summary(const cli_common *common, const char *input, const parac_csp *csp,
                           const parac_ac_stats *stats, int singleton, double parse_seconds, double total_seconds)
 {
@@ -101,6 +113,7 @@ static void print_summary(const cli_common *common, const char *input, const par
     parac_json_field_uint(&json, "dropped", parac_csp_dropped_count(csp));
     parac_json_field_uint(&json, "globals", parac_csp_global_count(csp));
     parac_json_field_bool(&json, "objective", parac_csp_has_objective(csp));
+    print_consistency(&json, csp);
     parac_json_field_double(&json, "parse_seconds", parse_seconds);
     parac_json_field_double(&json, "build_seconds", stats->build_seconds);
     parac_json_field_double(&json, "propagate_seconds", stats->propagate_seconds);

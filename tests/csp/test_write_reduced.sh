@@ -71,6 +71,14 @@ cmp -s "$tmp/chain.xml" "$tmp/same.xml" || bad "the input was overwritten"
 # the committed pycsp3 instances: each reduced file loads and changes nothing more
 for f in "$PARAC_SOURCE"/tests/data/xcsp3/*.xml; do
   name=$(basename "$f" .xml)
+  if [[ $name == forms ]]; then
+    # forms.xml samples every syntactic form and has no solution (its closed cardinality keeps x[] in
+    # {0,1,2} while its circuit needs x[0..4] to be a permutation of 0..4): GAC wipes it out
+    "$PARAC" ac "$f" --device cpu --write-reduced "$tmp/$name.r.xml" > /dev/null 2> "$tmp/err"; code=$?
+    [[ $code == 2 && ! -e "$tmp/$name.r.xml" ]] || bad "forms: expected the wipe-out refusal, exit $code"
+    grep -q "wiped out" "$tmp/err" || bad "forms: $(cat "$tmp/err")"
+    continue
+  fi
   "$PARAC" ac "$f" --device cpu --domains "$tmp/$name.a.json" --write-reduced "$tmp/$name.r.xml" > /dev/null 2> "$tmp/err" \
     || { bad "$name: $(cat "$tmp/err")"; continue; }
   "$PARAC" ac "$tmp/$name.r.xml" --device cpu --domains "$tmp/$name.b.json" > /dev/null 2> "$tmp/err" \
