@@ -237,7 +237,7 @@ void parac_fca_lattice_edge(const parac_fca_lattice *lattice, size_t index, size
  * their number: more fail with PARAC_ERR_INVALID_ARGUMENT before they are
  * all stored.
  *
- * Order: implications by premise, rules by (premise, then B2), both in the
+ * Order: implications by premise, rules by premise then conclusion, both in the
  * concepts' canonical order (lexicographic by ascending attribute ids), the
  * same on every device and thread count. Progress and cancel through exec
  * (PARAC_ERR_CANCELLED).
