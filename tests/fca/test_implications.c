@@ -246,9 +246,53 @@ static void check_small_by_hand(void)
     parac_fca_context_destroy(context);
 }
 
+typedef struct progress_record {
+    int calls, cancel_after;
+    uint64_t last_done, last_total;
+} progress_record;
+
+static int record_progress(void *user_data, uint64_t done, uint64_t total)
+{
+    progress_record *record = user_data;
+    record->calls++;
+    record->last_done = done;
+    record->last_total = total;
+    return record->cancel_after && record->calls >= record->cancel_after;
+}
+
+/* Progress ends at total/total; a callback asking to stop cancels both computations. */
+static void check_progress_and_cancel(void)
+{
+    parac_fca_context *context = fca_test_random_context(80, 40, 0.35, 5);
+    parac_fca_rule_options options;
+    parac_fca_implications *implications = NULL;
+    parac_fca_rules *rules = NULL;
+    parac_error error = {0};
+    progress_record record = {0, 0, 0, 0};
+    parac_fca_rule_options_init(&options);
+    options.exec.progress = record_progress;
+    options.exec.progress_user_data = &record;
+    CHECK_OK(parac_fca_implications_compute(context, &options, &implications, &error), &error);
+    CHECK(record.calls > 0 && record.last_done == record.last_total, "progress: %d calls, last %llu/%llu", record.calls,
+          (unsigned long long)record.last_done, (unsigned long long)record.last_total);
+    parac_fca_implications_destroy(implications);
+    implications = NULL;
+    record.calls = 0;
+    record.cancel_after = 1;
+    CHECK(parac_fca_implications_compute(context, &options, &implications, &error) == PARAC_ERR_CANCELLED,
+          "implications not cancelled");
+    CHECK(implications == NULL, "a cancelled run handed out a result");
+    record.calls = 0;
+    options.exec.device = PARAC_DEVICE_CPU;
+    CHECK(parac_fca_rules_compute(context, &options, &rules, &error) == PARAC_ERR_CANCELLED, "rules not cancelled");
+    CHECK(rules == NULL, "a cancelled rules run handed out a result");
+    parac_fca_context_destroy(context);
+}
+
 int main(void)
 {
     check_small_by_hand();
+    check_progress_and_cancel();
     for (uint64_t seed = 1; seed <= 60; seed++)
         check_against_definition(2 + seed % 15, 1 + seed % 11, 0.2 + 0.06 * (double)(seed % 10), seed,
                                  seed % 5 == 0 ? 1 + seed % 3 : 0);
