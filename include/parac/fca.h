@@ -209,11 +209,11 @@ void parac_fca_lattice_edge(const parac_fca_lattice *lattice, size_t index, size
  * that holds in the context follows from the basis, no smaller set of
  * implications does that, and none of its implications follows from the others.
  * Computed by a CbO search over the sets closed under the implications found so
- * far, visited in lectic order (LinCbO, Janostik, Konecny & Krajca 2021: the
- * closure under the implications runs LinClosure-style from the parent's
- * closed set, through per-attribute lists of the premises that hold it), on one
- * CPU thread whatever exec.threads says (the basis is built in lectic order, each
- * implication from the ones before it). Attributes no object has are part of the
+ * far, visited in lectic order as in LinCbO (Janostik, Konecny & Krajca 2021),
+ * each closure continuing from its parent's over the implications that can still
+ * fire below that node (src/fca/implications.c), on one CPU thread whatever
+ * exec.threads says (the basis is built in lectic order, each implication from
+ * the ones before it). Attributes no object has are part of the
  * context: an unused FIMI id a gives an implication whose conclusion is every
  * attribute (nothing has a, so a implies everything).
  *
