@@ -371,11 +371,17 @@ static parac_status try_next_child(basis_search *search, int *entered, parac_err
     if (parac_bitset_test(parent->set, j)) return PARAC_OK;
     if ((status = level_at(search, depth + 1, &child, error)) != PARAC_OK) return status;
     parent = &search->levels[depth]; /* level_at may have moved the levels */
-    parac_bitset_and(child->extent, parent->extent, search->context->columns + j * search->object_words,
-                     search->object_words);
-    if (search->min_support && parac_bitset_popcount(child->extent, search->object_words) < search->min_support)
-        return PARAC_OK;
+    /* The extent first only when it can prune (min_support): most attempts fail the closure's
+     * canonicity test, and the extent costs object_words. */
+    if (search->min_support) {
+        parac_bitset_and(child->extent, parent->extent, search->context->columns + j * search->object_words,
+                         search->object_words);
+        if (parac_bitset_popcount(child->extent, search->object_words) < search->min_support) return PARAC_OK;
+    }
     if (implication_closure(search, parent, child, j)) return PARAC_OK;
+    if (!search->min_support)
+        parac_bitset_and(child->extent, parent->extent, search->context->columns + j * search->object_words,
+                         search->object_words);
     child->generator = j;
     if ((status = filter_relevant(search, parent, child, j, error)) != PARAC_OK) return status;
     search->depth = depth + 1;
