@@ -53,6 +53,7 @@ struct parac_fca_implications {
 typedef struct search_level {
     parac_word *set, *extent, *closure;
     size_t generator; /* the j this node was reached by; SIZE_MAX for the root ("none") */
+    uint64_t serial;  /* which node this is (levels are reused): names its bucket index */
     size_t next;      /* the next j to try is next - 1 */
     size_t limit;     /* try only j < limit: a pseudo-intent's first new attribute + 1 (a child by a
                          later j gains that attribute before j: it is not canonical) */
@@ -76,6 +77,10 @@ typedef struct basis_search {
     uint64_t *moved, *merged, *sorted; /* filter_relevant's (key << 32 | implication) entries */
     size_t moved_capacity;
     size_t *counts;               /* attributes + 1 zeros: sort_by_key's counting sort */
+    uint64_t serials;             /* nodes entered so far */
+    uint64_t *bucket_serial;      /* per key: the node whose bucket [begin, end) is recorded ... */
+    uint32_t *bucket_begin, *bucket_end; /* ... in its sorted list (other nodes: look again) */
+    uint64_t indexed;             /* the node the bucket index describes now */
     parac_progress_gate gate;
 } basis_search;
 
@@ -214,6 +219,20 @@ static size_t bucket_start(const search_level *level, size_t key)
     return low;
 }
 
+/* Records where each key's bucket of level's sorted list lies (once per node and return to it:
+ * the attempts then find a bucket without a binary search). */
+static void index_buckets(basis_search *search, const search_level *level)
+{
+    for (size_t i = 0; i < level->sorted_count; i++) {
+        size_t key = level->keys[i];
+        if (search->bucket_serial[key] != level->serial) {
+            search->bucket_serial[key] = level->serial;
+            search->bucket_begin[key] = (uint32_t)i;
+        }
+        search->bucket_end[key] = (uint32_t)i + 1;
+    }
+}
+
 /* child's list (child = the closure of parent ∪ {j}): the parent's implications whose premise child
  * lacks and whose first lacking attribute is after j, sorted by that key. Entries whose key child
  * does not hold keep it and their order; the others (keys child now holds, the parent's tail) get
@@ -300,12 +319,21 @@ static int implication_closure(basis_search *search, const search_level *parent,
     if (closure_add(search, set, parent->closure, j, &queued)) return -1; /* a pseudo-intent's conclusion */
     while (changed) { /* again while something fired: an implication read early may hold now */
         changed = 0;
-        for (size_t q = 0; q < queued; q++)
-            for (size_t i = bucket_start(parent, search->queue[q]);
-                 i < parent->sorted_count && parent->keys[i] == search->queue[q]; i++) {
+        for (size_t q = 0; q < queued; q++) {
+            size_t key = search->queue[q], begin, end;
+            if (search->indexed == parent->serial) {
+                if (search->bucket_serial[key] != parent->serial) continue; /* no premise starts there */
+                begin = search->bucket_begin[key];
+                end = search->bucket_end[key];
+            } else {
+                begin = end = bucket_start(parent, key);
+                while (end < parent->sorted_count && parent->keys[end] == key) end++;
+            }
+            for (size_t i = begin; i < end; i++) {
                 if ((fired = try_fire(search, set, parent->relevant[i], j, &queued)) < 0) return -1;
                 changed |= fired;
             }
+        }
         for (size_t i = parent->sorted_count; i < parent->relevant_count; i++) {
             if (parent->keys[i] < j) continue; /* misses an attribute before j: cannot fire unless aborted */
             if ((fired = try_fire(search, set, parent->relevant[i], j, &queued)) < 0) return -1;
@@ -346,12 +374,13 @@ static parac_status level_at(basis_search *search, size_t depth, search_level **
 static parac_status enter(basis_search *search, search_level *level, parac_error *error)
 {
     size_t words = search->words;
-    uint64_t support = parac_bitset_popcount(level->extent, search->object_words);
     parac_status status = PARAC_OK;
+    level->serial = ++search->serials;
     context_closure(search, level->extent, level->closure);
     level->next = search->attributes;
     level->limit = search->attributes;
     if (!parac_bitset_equal(level->closure, level->set, words)) {
+        uint64_t support = parac_bitset_popcount(level->extent, search->object_words);
         status = add_implication(search, level->set, level->closure, support, error);
         parac_bitset_andnot(search->scratch, level->closure, level->set, words);
         level->limit = parac_bitset_next(search->scratch, search->attributes, 0) + 1;
@@ -377,6 +406,14 @@ static parac_status try_next_child(basis_search *search, int *entered, parac_err
         parac_bitset_and(child->extent, parent->extent, search->context->columns + j * search->object_words,
                          search->object_words);
         if (parac_bitset_popcount(child->extent, search->object_words) < search->min_support) return PARAC_OK;
+    }
+    /* Back at this node after a child's subtree: index its buckets again when the attempts left
+     * here (about j of them, a binary search of ~8 steps per added attribute each) outweigh
+     * reading its list once (indexing always: mushroom 15 % faster, vote 15 % slower; this rule:
+     * mushroom 12 % faster, vote unchanged, dev machine). */
+    if (search->indexed != parent->serial && (j + 1) * 8 > parent->sorted_count) {
+        index_buckets(search, parent);
+        search->indexed = parent->serial;
     }
     if (implication_closure(search, parent, child, j)) return PARAC_OK;
     if (!search->min_support)
@@ -434,8 +471,12 @@ static parac_status search_init(basis_search *search, const parac_fca_context *c
     search->scratch = calloc(search->words + 1, sizeof *search->scratch);
     search->queue = malloc((attributes + 1) * sizeof *search->queue);
     search->counts = calloc(attributes + 1, sizeof *search->counts);
-    if (!search->scratch || !search->queue || !search->counts)
-        return parac_fail_no_memory(error, "implication search", (attributes + 1) * 12);
+    search->bucket_serial = calloc(attributes + 1, sizeof *search->bucket_serial);
+    search->bucket_begin = calloc(attributes + 1, sizeof *search->bucket_begin);
+    search->bucket_end = calloc(attributes + 1, sizeof *search->bucket_end);
+    if (!search->scratch || !search->queue || !search->counts || !search->bucket_serial || !search->bucket_begin ||
+        !search->bucket_end)
+        return parac_fail_no_memory(error, "implication search", (attributes + 1) * 36);
     parac_progress_gate_init(&search->gate, &options->exec, attributes ? attributes : 1);
     return PARAC_OK;
 }
@@ -456,6 +497,9 @@ static void search_release(basis_search *search)
     free(search->merged);
     free(search->sorted);
     free(search->counts);
+    free(search->bucket_serial);
+    free(search->bucket_begin);
+    free(search->bucket_end);
 }
 
 parac_status parac_fca_implications_compute(const parac_fca_context *context, const parac_fca_rule_options *options,
