@@ -253,7 +253,8 @@ static parac_status filter_relevant(basis_search *search, const search_level *pa
             merged[kept++] = (uint64_t)key << 32 | parent->relevant[i]; /* still sorted by key */
             continue;
         }
-        key = first_missing(search, premises + (size_t)parent->relevant[i] * search->words, child->set);
+        if (parac_bitset_test(child->set, key)) /* the key was added: the next missing attribute */
+            key = first_missing(search, premises + (size_t)parent->relevant[i] * search->words, child->set);
         if (key < search->attributes) moved_items[moved++] = (uint64_t)key << 32 | parent->relevant[i];
     }
     sort_by_key(search, moved, j + 1);
@@ -335,7 +336,9 @@ static int implication_closure(basis_search *search, const search_level *parent,
             }
         }
         for (size_t i = parent->sorted_count; i < parent->relevant_count; i++) {
-            if (parent->keys[i] < j) continue; /* misses an attribute before j: cannot fire unless aborted */
+            /* its first missing attribute not added yet: it cannot fire (one bit test instead of a
+             * premise of `words` words) */
+            if (!parac_bitset_test(set, parent->keys[i])) continue;
             if ((fired = try_fire(search, set, parent->relevant[i], j, &queued)) < 0) return -1;
             changed |= fired;
         }
