@@ -260,7 +260,8 @@ void parac_fca_rule_options_init(parac_fca_rule_options *options);
 typedef struct parac_fca_implications parac_fca_implications;
 
 /* The Duquenne-Guigues basis (options may be NULL: the defaults). PARAC_ERR_NO_MEMORY when it
- * does not fit; PARAC_ERR_CANCELLED when the progress callback asked to stop. */
+ * does not fit (each implication holds two bitsets: 2 * ceil(attributes/64) * 8 bytes);
+ * PARAC_ERR_CANCELLED when the progress callback asked to stop. */
 parac_status parac_fca_implications_compute(const parac_fca_context *context, const parac_fca_rule_options *options,
                                             parac_fca_implications **implications, parac_error *error);
 void parac_fca_implications_destroy(parac_fca_implications *implications); /* NULL is accepted */
