@@ -201,6 +201,97 @@ void parac_fca_lattice_destroy(parac_fca_lattice *lattice); /* NULL is accepted 
 size_t parac_fca_lattice_edge_count(const parac_fca_lattice *lattice);
 void parac_fca_lattice_edge(const parac_fca_lattice *lattice, size_t index, size_t *upper, size_t *lower);
 
+/* ---- implications and rules ------------------------------------------------------
+ *
+ * Implications: the Duquenne-Guigues (canonical, stem) basis of the context's
+ * attribute implications: one implication P -> P'' \ P for every pseudo-intent
+ * P (P != P'' and Q'' ⊆ P for every pseudo-intent Q ⊊ P). Every implication
+ * that holds in the context follows from the basis, no smaller set of
+ * implications does that, and none of its implications follows from the others.
+ * Computed by a CbO search over the sets closed under the implications found so
+ * far, visited in lectic order as in LinCbO (Janostik, Konecny & Krajca 2021),
+ * each closure continuing from its parent's over the implications that can still
+ * fire below that node (src/fca/implications.c), on one CPU thread whatever
+ * exec.threads says (the basis is built in lectic order, each implication from
+ * the ones before it). Attributes no object has are part of the
+ * context: an unused FIMI id a gives an implication whose conclusion is every
+ * attribute (nothing has a, so a implies everything).
+ *
+ * With min_support s > 0 the result is the basis of the frequent part: the
+ * implications P -> P'' \ P for the pseudo-intents P with |P'| >= s (frequent
+ * pseudo-closed itemsets; every exact rule between frequent itemsets follows
+ * from them). Infrequent sets are not visited, so a high s is also faster.
+ *
+ * Association rules come from the frequent closed itemsets: the intents B with
+ * |B'| >= min_support (parac_fca_compute with min_support; min_support 0 counts
+ * as 1 here, the bottom concept with an empty extent is no itemset). A rule
+ * X -> Y joins two frequent intents B1 ⊊ B2: X = B1, Y = B2 \ B1, support
+ * |B2'| (the objects having X ∪ Y), confidence |B2'| / |B1'| (always < 1: two
+ * intents have different extents), kept when confidence >= min_confidence.
+ * all_rules = 0 gives the Luxenburger basis of the approximate rules: only the
+ * pairs where B2 covers B1 in the lattice (no intent between them); every
+ * rule between frequent closed itemsets is a product of such rules along a
+ * path of the lattice. The exact rules (confidence 1) are the implications
+ * above. all_rules = 1 gives every pair B1 ⊊ B2 with confidence >=
+ * min_confidence (no pair has B1 with zero objects); max_rules > 0 bounds
+ * their number: more fail with PARAC_ERR_INVALID_ARGUMENT before they are
+ * all stored.
+ *
+ * Order: implications by premise, rules by premise then conclusion, both in the
+ * concepts' canonical order (lexicographic by ascending attribute ids), the
+ * same on every device and thread count. Progress and cancel through exec
+ * (PARAC_ERR_CANCELLED).
+ */
+
+typedef struct parac_fca_rule_options {
+    parac_exec exec;       /* rules: device and threads of the concept search (and threads of the lattice);
+                              implications: one CPU thread. progress/cancel for both */
+    uint64_t min_support;  /* implications: only pseudo-intents with >= min_support objects (0 = all);
+                              rules: only itemsets with >= min_support objects (0 and 1 alike) */
+    double min_confidence; /* rules: keep confidence >= min_confidence, in [0, 1] (0 = all) */
+    int all_rules;         /* rules: 0 = the Luxenburger basis (covering pairs), 1 = every pair B1 ⊊ B2 */
+    uint64_t max_rules;    /* rules with all_rules: fail beyond this many; 0 = no limit */
+} parac_fca_rule_options;
+
+/* The defaults: the whole basis, the Luxenburger basis of all frequent closed itemsets with
+ * confidence >= 0, no limit, parac_exec_init's device and threads. */
+void parac_fca_rule_options_init(parac_fca_rule_options *options);
+
+typedef struct parac_fca_implications parac_fca_implications;
+
+/* The Duquenne-Guigues basis (options may be NULL: the defaults). PARAC_ERR_NO_MEMORY when it
+ * does not fit (each implication holds two bitsets: 2 * ceil(attributes/64) * 8 bytes);
+ * PARAC_ERR_CANCELLED when the progress callback asked to stop. */
+parac_status parac_fca_implications_compute(const parac_fca_context *context, const parac_fca_rule_options *options,
+                                            parac_fca_implications **implications, parac_error *error);
+void parac_fca_implications_destroy(parac_fca_implications *implications); /* NULL is accepted */
+size_t parac_fca_implications_size(const parac_fca_implications *implications);
+/* Writes the ascending ids of implication `index`'s premise P (at most capacity) and returns |P|. */
+size_t parac_fca_implication_premise(const parac_fca_implications *implications, size_t index, uint32_t *ids,
+                                     size_t capacity);
+/* The same for its conclusion P'' \ P (never empty). */
+size_t parac_fca_implication_conclusion(const parac_fca_implications *implications, size_t index, uint32_t *ids,
+                                        size_t capacity);
+/* |P'|: the objects having the premise (and so the conclusion). */
+uint64_t parac_fca_implication_support(const parac_fca_implications *implications, size_t index);
+
+typedef struct parac_fca_rules parac_fca_rules;
+
+/* The association rules above (options may be NULL: the defaults). PARAC_ERR_INVALID_ARGUMENT for a
+ * min_confidence outside [0, 1] or more than max_rules rules; PARAC_ERR_NO_MEMORY, PARAC_ERR_CANCELLED,
+ * device errors as parac_fca_compute. */
+parac_status parac_fca_rules_compute(const parac_fca_context *context, const parac_fca_rule_options *options,
+                                     parac_fca_rules **rules, parac_error *error);
+void parac_fca_rules_destroy(parac_fca_rules *rules); /* NULL is accepted */
+size_t parac_fca_rules_size(const parac_fca_rules *rules);
+/* Ascending ids of rule `index`'s premise X (at most capacity); returns |X|. */
+size_t parac_fca_rule_premise(const parac_fca_rules *rules, size_t index, uint32_t *ids, size_t capacity);
+/* Ascending ids of its conclusion Y (disjoint from X, never empty); returns |Y|. */
+size_t parac_fca_rule_conclusion(const parac_fca_rules *rules, size_t index, uint32_t *ids, size_t capacity);
+uint64_t parac_fca_rule_support(const parac_fca_rules *rules, size_t index);         /* |(X ∪ Y)'| */
+uint64_t parac_fca_rule_premise_support(const parac_fca_rules *rules, size_t index); /* |X'| */
+double parac_fca_rule_confidence(const parac_fca_rules *rules, size_t index);        /* support / premise support */
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,7 +24,7 @@ from ._parac import (
 )
 from ._cluster import DBSCAN, Birch, dbscan
 from . import metrics
-from ._fca import Concepts, concepts, lattice
+from ._fca import Concepts, Rules, association_rules, concepts, implications, lattice
 from ._ac import arc_consistency
 from ._gemm import matmul
 from ._devices import built_with_cuda, cuda_available, cuda_devices
@@ -45,6 +45,9 @@ __all__ = [
     "concepts",
     "lattice",
     "Concepts",
+    "implications",
+    "association_rules",
+    "Rules",
     "arc_consistency",
     "metrics",
     "version",

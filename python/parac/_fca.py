@@ -97,3 +97,77 @@ def lattice(context, min_support=0, device="auto", threads=None, *, format="auto
     lattice as an (E, 2) int64 array of (upper, lower) concept indices, sorted; lower's intent
     strictly contains upper's with no concept between."""
     return _run(context, min_support, device, False, threads, True, format, progress)
+
+
+class Rules(NamedTuple):
+    """Implications (parac.implications) or association rules (parac.association_rules), CSR-style in
+    parac's order. Rule i is premise(i) -> conclusion(i) (ascending uint32 attribute ids); support[i]
+    objects have both sides, premise_support[i] the premise (equal for implications), so
+    confidence = support / premise_support."""
+
+    count: int
+    premise_offsets: np.ndarray
+    premise_indices: np.ndarray
+    conclusion_offsets: np.ndarray
+    conclusion_indices: np.ndarray
+    support: np.ndarray
+    premise_support: np.ndarray
+
+    def premise(self, i):
+        return self.premise_indices[self.premise_offsets[i]:self.premise_offsets[i + 1]]
+
+    def conclusion(self, i):
+        return self.conclusion_indices[self.conclusion_offsets[i]:self.conclusion_offsets[i + 1]]
+
+    @property
+    def confidence(self):
+        return self.support / np.maximum(self.premise_support, 1)
+
+
+def _rules(context, implications, min_support, min_confidence, all_rules, max_rules, device, threads, format,
+           progress):
+    if device not in DEVICES:
+        raise ValueError(f"device must be one of {DEVICES}, got {device!r}")
+    if format not in FORMATS:
+        raise ValueError(f"format must be one of {FORMATS}, got {format!r}")
+    if isinstance(min_support, bool) or not isinstance(min_support, (int, np.integer)) or min_support < 0:
+        raise ValueError(f"min_support must be an int >= 0, got {min_support!r}")
+    if isinstance(min_confidence, bool) or not isinstance(min_confidence, (int, float, np.number)) \
+            or not 0.0 <= float(min_confidence) <= 1.0:
+        raise ValueError(f"min_confidence must be a number in [0, 1], got {min_confidence!r}")
+    if max_rules is not None and (isinstance(max_rules, bool) or not isinstance(max_rules, (int, np.integer))
+                                  or max_rules < 1):
+        raise ValueError(f"max_rules must be None or an int >= 1, got {max_rules!r}")
+    options = dict(format=FORMATS.index(format), implications=implications, min_support=int(min_support),
+                   min_confidence=float(min_confidence), all_rules=bool(all_rules),
+                   max_rules=0 if max_rules is None else int(max_rules), device=device,
+                   threads=threads_for(threads), progress=progress)
+    if isinstance(context, (str, bytes, os.PathLike)):
+        answer = _parac.fca_rules(os.fsencode(context), path=True, **options)
+    else:
+        answer = _parac.fca_rules(_context_cells(context), **options)
+    premise_offsets, premises, conclusion_offsets, conclusions, support, premise_support = answer
+    premise_offsets = np.frombuffer(premise_offsets, dtype=np.int64)
+    return Rules(len(premise_offsets) - 1, premise_offsets, np.frombuffer(premises, dtype=np.uint32),
+                 np.frombuffer(conclusion_offsets, dtype=np.int64), np.frombuffer(conclusions, dtype=np.uint32),
+                 np.frombuffer(support, dtype=np.uint64), np.frombuffer(premise_support, dtype=np.uint64))
+
+
+def implications(context, min_support=0, *, format="auto", progress=None):
+    """The Duquenne-Guigues (canonical) basis of the context's attribute implications: one rule
+    P -> P'' minus P per pseudo-intent P, sorted by premise (lexicographic by ascending ids); with
+    min_support only the pseudo-intents with at least that many objects. context as for
+    parac.concepts. Runs on one CPU thread. Returns a Rules named tuple (support = premise_support)."""
+    return _rules(context, True, min_support, 0.0, False, None, "cpu", 1, format, progress)
+
+
+def association_rules(context, min_support=1, min_confidence=0.0, all_rules=False, max_rules=None, device="auto",
+                      threads=None, *, format="auto", progress=None):
+    """Association rules X -> Y between frequent closed itemsets B1 (= X) and B2 (= X u Y), B1 a
+    proper subset of B2, both with at least min_support objects, confidence |B2'| / |B1'| at least
+    min_confidence (always below 1: the exact rules are parac.implications). By default the
+    Luxenburger basis (B2 covers B1 in the concept lattice); all_rules=True gives every pair, and
+    max_rules then bounds their number (parac.InvalidArgumentError beyond it). Returns a Rules
+    named tuple sorted by premise, then conclusion."""
+    return _rules(context, False, min_support, min_confidence, all_rules, max_rules, device, threads, format,
+                  progress)

@@ -147,6 +147,10 @@ parac_device cli_resolved_device(const cli_common *common);
 int cli_devices(int argc, char **argv);
 int cli_gen(int argc, char **argv);
 int cli_fca(int argc, char **argv);
+/* `parac fca INPUT --implications|--rules` (fca_implications_output.c): cli_fca hands over when
+ * cli_fca_wants_rules finds either flag. */
+int cli_fca_wants_rules(int argc, char **argv);
+int cli_fca_implications(int argc, char **argv);
 int cli_lattice(int argc, char **argv);
 int cli_dbscan(int argc, char **argv);
 int cli_metrics(int argc, char **argv);

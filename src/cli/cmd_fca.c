@@ -66,7 +66,9 @@ static const char *FCA_DESCRIPTION =
     "Computes every formal concept of a binary context with FCbO (Outrata & Vychodil 2012) on the CPU\n"
     "(one thread or all cores) or the GPU. Input: FIMI .dat (ids as written), Burmeister .cxt, 0/1 CSV/TSV.\n"
     "Output: one concept per line, its intent as ascending attribute ids, in canonical (lexicographic)\n"
-    "order, byte-identical on every device and thread count.";
+    "order, byte-identical on every device and thread count.\n"
+    "--implications (the Duquenne-Guigues basis) and --rules (association rules): see\n"
+    "`parac fca --implications --help`.";
 
 static int report_and_free(parac_error *error, parac_fca_context *context, parac_fca_concepts *concepts)
 {
@@ -106,6 +108,7 @@ static int write_results(const fca_cli_options *options, const cli_common *commo
 
 int cli_fca(int argc, char **argv)
 {
+    if (cli_fca_wants_rules(argc, argv)) return cli_fca_implications(argc, argv); /* fca_implications_output.c */
     fca_cli_options options = {0};
     cli_option table[] = {
         {"--count", 0, CLI_FLAG, &options.count_only, NULL, "print only the number of concepts (stores none)"},
