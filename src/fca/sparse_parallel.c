@@ -99,14 +99,51 @@ static int load_node(sparse_worker *worker, sparse_bundle *bundle, sparse_node *
     return 1;
 }
 
+static void expand_bundle(sparse_worker *worker, sparse_bundle *bundle)
+{
+    sparse_node node;
+    worker->busy++;
+    if (load_node(worker, bundle, &node)) {
+        sparse_mark_intent(worker, &node, 1);
+        sparse_expand(worker, &node);
+        sparse_mark_intent(worker, &node, 0);
+        sparse_truncate_to(worker, &node);
+    }
+    worker->busy--;
+}
+
+/* A task nested at a scheduling point inside its thread's own expansion (the runtime may run one
+ * there) works on a worker of its own, whose results join the thread's worker afterwards. */
+static void expand_nested(sparse_team *team, sparse_worker *owner, sparse_bundle *bundle)
+{
+    sparse_worker nested;
+    parac_error error;
+    parac_status status = sparse_worker_init(&nested, team->search, owner->concepts != NULL, &error);
+    nested.spawn = owner->spawn;
+    nested.spawn_data = owner->spawn_data;
+    nested.stop = owner->stop;
+    if (status == PARAC_OK) expand_bundle(&nested, bundle);
+    else nested.status = status, nested.error = error;
+    owner->count += nested.count;
+    if (status == PARAC_OK && nested.status == PARAC_OK && owner->concepts)
+        status = fca_concepts_take(owner->concepts, nested.concepts, &nested.error);
+    if (status != PARAC_OK || nested.status != PARAC_OK) {
+        if (owner->status == PARAC_OK) {
+            owner->status = status != PARAC_OK ? status : nested.status;
+            owner->error = nested.error;
+        }
+        atomic_store_explicit(&team->stop, 1, memory_order_relaxed);
+    }
+    sparse_worker_destroy(&nested);
+}
+
 static void run_bundle(sparse_team *team, sparse_bundle *bundle)
 {
     sparse_worker *worker = &team->workers[omp_get_thread_num()];
-    sparse_node node;
     atomic_fetch_sub_explicit(&team->pending, 1, memory_order_relaxed);
-    if (!atomic_load_explicit(&team->stop, memory_order_relaxed) && load_node(worker, bundle, &node)) {
-        sparse_expand(worker, &node);
-        sparse_truncate_to(worker, &node);
+    if (!atomic_load_explicit(&team->stop, memory_order_relaxed)) {
+        if (worker->busy) expand_nested(team, worker, bundle);
+        else expand_bundle(worker, bundle);
     }
     free(bundle);
 }
@@ -149,7 +186,12 @@ parac_status sparse_search_parallel(const fca_search *search, const sparse_rows 
         {
             sparse_worker *worker = &team.workers[omp_get_thread_num()];
             sparse_node root;
-            if (sparse_make_root(worker, rows, &root)) sparse_expand(worker, &root);
+            worker->busy++;
+            if (sparse_make_root(worker, rows, &root)) {
+                sparse_mark_intent(worker, &root, 1);
+                sparse_expand(worker, &root);
+            }
+            worker->busy--;
         } /* the single's barrier runs every task */
     }
     *count = 0;

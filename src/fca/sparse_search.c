@@ -65,13 +65,17 @@ parac_status sparse_worker_init(sparse_worker *worker, const fca_search *search,
     worker->occurrences.element_bytes = sizeof(uint32_t);
     worker->candidates.element_bytes = sizeof(sparse_candidate);
     worker->intents.element_bytes = sizeof(uint32_t);
+    worker->undo.element_bytes = 2 * sizeof(uint32_t);
     worker->support_of = calloc(n, sizeof *worker->support_of);
     worker->cursor_of = calloc(n, sizeof *worker->cursor_of);
     worker->touched = malloc(n * sizeof *worker->touched);
     worker->closure = malloc(n * sizeof *worker->closure);
+    worker->witness_of = calloc(n, sizeof *worker->witness_of);
+    worker->in_intent = calloc(search->attribute_words, sizeof(parac_word));
     worker->search_intent = calloc(search->attribute_words, sizeof(parac_word));
     worker->original_intent = malloc(search->original_words * sizeof(parac_word));
-    if (!worker->support_of || !worker->cursor_of || !worker->touched || !worker->closure || !worker->search_intent ||
+    if (!worker->support_of || !worker->cursor_of || !worker->touched || !worker->closure || !worker->witness_of ||
+        !worker->in_intent || !worker->search_intent ||
         !worker->original_intent)
         return parac_fail_no_memory(error, "sparse FCbO worker", (unsigned long long)n * 24);
     if (store) {
@@ -93,6 +97,9 @@ void sparse_worker_destroy(sparse_worker *worker)
     free(worker->cursor_of);
     free(worker->touched);
     free(worker->closure);
+    free(worker->witness_of);
+    free(worker->in_intent);
+    free(worker->undo.data);
     free(worker->table);
     free(worker->search_intent);
     free(worker->original_intent);
@@ -268,7 +275,7 @@ static int ascending(const void *a, const void *b)
 }
 
 /* Occurrence delivery: one candidate per suffix attribute held by >= least_support objects of the
- * node, ascending, with the node's transactions holding it. Returns how many (0 when out of memory). */
+ * node, with the node's transactions holding it. Returns how many (0 when out of memory). */
 static size_t deliver_occurrences(sparse_worker *worker, const sparse_node *node)
 {
     size_t touched = 0, total = 0, first = worker->candidates.size, count = 0;
@@ -281,7 +288,7 @@ static size_t deliver_occurrences(sparse_worker *worker, const sparse_node *node
             worker->support_of[a] += transaction->weight;
         }
     }
-    qsort(worker->touched, touched, sizeof *worker->touched, ascending);
+    /* any order of the candidates gives the same concepts: canonicity is about ids, not about order */
     for (size_t i = 0; i < touched && sparse_array_reserve(worker, &worker->candidates, touched); i++) {
         uint32_t a = worker->touched[i];
         sparse_candidate *candidate = &CANDIDATE(worker, first + count);
@@ -361,12 +368,12 @@ static int push_child_intent(sparse_worker *worker, const sparse_node *node, uin
 }
 
 /* Writes the child's transactions: each of the candidate's transactions cut at j, without the
- * closure's and the infrequent attributes, dropped when its suffix is empty, merged by suffix. */
+ * closure's attributes (support_of == the candidate's support) and, when counted, the infrequent ones, dropped when its suffix is empty, merged by suffix. */
 static int build_child_transactions(sparse_worker *worker, const sparse_node *node, const sparse_candidate *candidate,
-                                    sparse_node *child)
+                                    int counted, sparse_node *child)
 {
     uint32_t j = candidate->attribute;
-    uint64_t full = candidate->support, least = worker->least_support;
+    uint64_t full = candidate->support, least = counted ? worker->least_support : 0;
     size_t mask;
     if (!prepare_table(worker, candidate->occurrence_count)) return 0;
     mask = worker->table_capacity - 1;
@@ -403,30 +410,94 @@ static int build_child_transactions(sparse_worker *worker, const sparse_node *no
     return 1;
 }
 
-/* Candidate j's child: 1 with the child's intent and database at the end of the worker's arrays
- * when it is canonical; 0 otherwise (nothing kept). */
+/* A canonical candidate's child: 1 with the child's intent and database at the end of the worker's
+ * arrays; 0 when out of memory. */
+/* 1 when x is in the sorted list. */
+static int holds(const uint32_t *list, uint32_t length, uint32_t x)
+{
+    uint32_t low = 0, high = length;
+    while (low < high) {
+        uint32_t middle = low + (high - low) / 2;
+        if (list[middle] < x) low = middle + 1;
+        else high = middle;
+    }
+    return low < length && list[low] == x;
+}
+
+/* The canonicity test before any counting: an attribute before j in the closure is in every one of
+ * the candidate's transactions, so in the first one's attributes before j; those few are checked
+ * against the other transactions until none is left (canonical: 0) or the transactions run out (not
+ * canonical: 1 + the first attribute left, a witness). */
+static uint32_t prefix_witness(sparse_worker *worker, const sparse_node *node, const sparse_candidate *candidate)
+{
+    const uint32_t *occurrences = OCCURRENCES(worker) + candidate->occurrence_first, *items = ITEMS(worker);
+    const sparse_transaction *first = &TRANSACTION(worker, node->transaction_first + occurrences[0]);
+    uint32_t *left = worker->touched, count = 0, j = candidate->attribute;
+    for (uint32_t i = 0; i < first->prefix_length; i++) left[count++] = items[first->prefix_start + i];
+    for (uint32_t i = 0; i < first->suffix_length && items[first->suffix_start + i] < j; i++)
+        left[count++] = items[first->suffix_start + i];
+    for (size_t k = 1; k < candidate->occurrence_count && count; k++) {
+        const sparse_transaction *other = &TRANSACTION(worker, node->transaction_first + occurrences[k]);
+        uint32_t kept = 0;
+        for (uint32_t i = 0; i < count; i++)
+            if (holds(items + other->prefix_start, other->prefix_length, left[i]) ||
+                holds(items + other->suffix_start, other->suffix_length, left[i]))
+                left[kept++] = left[i];
+        count = kept;
+    }
+    return count ? left[0] + 1 : 0;
+}
+
+/* The closure's attributes after j by intersecting the candidate's suffixes (min_support <= 1: no
+ * counts are needed), sorted into closure[]; marked in support_of with the candidate's support for
+ * build_child_transactions. Returns how many. */
+static size_t intersect_closure(sparse_worker *worker, const sparse_node *node, const sparse_candidate *candidate)
+{
+    const uint32_t *occurrences = OCCURRENCES(worker) + candidate->occurrence_first, *items = ITEMS(worker);
+    const sparse_transaction *first = &TRANSACTION(worker, node->transaction_first + occurrences[0]);
+    uint32_t *left = worker->closure, count = 0, j = candidate->attribute;
+    for (uint32_t i = 0; i < first->suffix_length; i++)
+        if (items[first->suffix_start + i] > j) left[count++] = items[first->suffix_start + i];
+    for (size_t k = 1; k < candidate->occurrence_count && count; k++) {
+        const sparse_transaction *other = &TRANSACTION(worker, node->transaction_first + occurrences[k]);
+        count = intersect_prefix(left, count, items + other->suffix_start, other->suffix_length);
+    }
+    for (uint32_t i = 0; i < count; i++) worker->support_of[left[i]] = candidate->support;
+    return count;
+}
+
+/* The closure's attributes after j by counting (min_support > 1: the counts also drop the
+ * attributes too rare in the child), sorted into closure[]; the counts stay in support_of and the
+ * attributes met in touched (*touched_count). Returns how many. */
+static size_t count_closure_after(sparse_worker *worker, const sparse_node *node, const sparse_candidate *candidate,
+                                  size_t *touched_count)
+{
+    size_t touched = count_closure(worker, node, candidate), extra = 0;
+    for (size_t i = 0; i < touched; i++) {
+        uint32_t a = worker->touched[i];
+        if (worker->support_of[a] == candidate->support && a > candidate->attribute) worker->closure[extra++] = a;
+    }
+    qsort(worker->closure, extra, sizeof *worker->closure, ascending);
+    *touched_count = touched;
+    return extra;
+}
+
+/* A canonical candidate's child: 1 with the child's intent and database at the end of the worker's
+ * arrays; 0 when out of memory. */
 static int make_child(sparse_worker *worker, const sparse_node *node, size_t candidate_index, sparse_node *child)
 {
     sparse_candidate candidate = CANDIDATE(worker, candidate_index);
-    size_t touched = count_closure(worker, node, &candidate), extra = 0;
-    int canonical = 1, made = 0;
-    for (size_t i = 0; i < touched; i++) {
-        uint32_t a = worker->touched[i];
-        if (worker->support_of[a] != candidate.support || a == candidate.attribute) continue;
-        if (a < candidate.attribute) {
-            canonical = 0;
-            break;
-        }
-        worker->closure[extra++] = a;
-    }
-    if (canonical) {
-        qsort(worker->closure, extra, sizeof *worker->closure, ascending);
-        memset(child, 0, sizeof *child);
-        child->items_first = worker->items.size;
-        made = push_child_intent(worker, node, candidate.attribute, extra, child) &&
-               build_child_transactions(worker, node, &candidate, child);
-    }
-    for (size_t i = 0; i < touched; i++) worker->support_of[worker->touched[i]] = 0;
+    int counted = worker->least_support > 1, made;
+    size_t touched = 0, extra;
+    extra = counted ? count_closure_after(worker, node, &candidate, &touched) : intersect_closure(worker, node, &candidate);
+    memset(child, 0, sizeof *child);
+    child->items_first = worker->items.size;
+    made = push_child_intent(worker, node, candidate.attribute, extra, child) &&
+           build_child_transactions(worker, node, &candidate, counted, child);
+    if (counted)
+        for (size_t i = 0; i < touched; i++) worker->support_of[worker->touched[i]] = 0;
+    else
+        for (size_t i = 0; i < extra; i++) worker->support_of[worker->closure[i]] = 0;
     return made;
 }
 
@@ -437,26 +508,84 @@ void sparse_truncate_to(sparse_worker *worker, const sparse_node *node)
     worker->items.size = node->items_first;
 }
 
+/* FCbO's pruning: a candidate whose attribute failed below an ancestor, with a witness still outside
+ * this node's intent, fails here too (its extent only shrank) and costs no test; the others are
+ * tested, and each new failure is recorded for the subtree (undone when the node is left). */
+static void test_candidates(sparse_worker *worker, const sparse_node *node, size_t first, size_t count)
+{
+    for (size_t c = first; c < first + count; c++) {
+        sparse_candidate *candidate = &CANDIDATE(worker, c);
+        uint32_t known = worker->witness_of[candidate->attribute], *entry;
+        if (known && !parac_bitset_test(worker->in_intent, known - 1)) {
+            candidate->witness = known;
+            continue;
+        }
+        candidate->witness = prefix_witness(worker, node, candidate);
+        if (!candidate->witness || !sparse_array_reserve(worker, &worker->undo, 1)) continue;
+        entry = (uint32_t *)worker->undo.data + 2 * worker->undo.size++;
+        entry[0] = candidate->attribute;
+        entry[1] = known;
+        worker->witness_of[candidate->attribute] = candidate->witness;
+    }
+}
+
+static void undo_witnesses(sparse_worker *worker, size_t mark)
+{
+    while (worker->undo.size > mark) {
+        const uint32_t *entry = (const uint32_t *)worker->undo.data + 2 * --worker->undo.size;
+        worker->witness_of[entry[0]] = entry[1];
+    }
+}
+
+/* Sets or clears in in_intent the child's attributes that its parent lacks (both intents ascending). */
+static void mark_new_attributes(sparse_worker *worker, const sparse_node *parent, const sparse_node *child, int set)
+{
+    const uint32_t *old = INTENTS(worker) + parent->intent_first, *new = INTENTS(worker) + child->intent_first;
+    size_t i = 0;
+    for (size_t k = 0; k < child->intent_length; k++) {
+        while (i < parent->intent_length && old[i] < new[k]) i++;
+        if (i < parent->intent_length && old[i] == new[k]) continue;
+        if (set) parac_bitset_set(worker->in_intent, new[k]);
+        else parac_bitset_clear_bit(worker->in_intent, new[k]);
+    }
+}
+
+void sparse_mark_intent(sparse_worker *worker, const sparse_node *node, int set)
+{
+    for (size_t k = 0; k < node->intent_length; k++) {
+        uint32_t a = INTENTS(worker)[node->intent_first + k];
+        if (set) parac_bitset_set(worker->in_intent, a);
+        else parac_bitset_clear_bit(worker->in_intent, a);
+    }
+}
+
 void sparse_expand(sparse_worker *worker, const sparse_node *node)
 {
     size_t candidates_mark = worker->candidates.size, occurrences_mark = worker->occurrences.size;
-    size_t first = worker->candidates.size, count;
+    size_t undo_mark = worker->undo.size, first = worker->candidates.size, count;
     uint64_t share;
     sparse_emit(worker, INTENTS(worker) + node->intent_first, node->intent_length);
     if (stopped(worker)) return;
     count = node->transaction_count ? deliver_occurrences(worker, node) : 0;
     share = node->weight / (count + 1);
     credit_progress(worker, node->weight - count * share);
+    /* every candidate is tested before any child is expanded, so each child inherits every failure */
+    test_candidates(worker, node, first, count);
     for (size_t c = 0; c < count && !stopped(worker); c++) {
         sparse_node child;
-        if (!make_child(worker, node, first + c, &child)) {
+        if (CANDIDATE(worker, first + c).witness || !make_child(worker, node, first + c, &child)) {
             credit_progress(worker, share);
             continue;
         }
         child.weight = share;
-        if (!worker->spawn || !worker->spawn(worker, &child)) sparse_expand(worker, &child);
+        if (!worker->spawn || !worker->spawn(worker, &child)) {
+            mark_new_attributes(worker, node, &child, 1);
+            sparse_expand(worker, &child);
+            mark_new_attributes(worker, node, &child, 0);
+        }
         sparse_truncate_to(worker, &child);
     }
+    undo_witnesses(worker, undo_mark);
     worker->candidates.size = candidates_mark;
     worker->occurrences.size = occurrences_mark;
 }
@@ -471,7 +600,10 @@ static parac_status search_serial(const fca_search *search, const sparse_rows *r
     sparse_worker worker;
     sparse_node root;
     parac_status status = sparse_worker_init(&worker, search, concepts != NULL, error);
-    if (status == PARAC_OK && sparse_make_root(&worker, rows, &root)) sparse_expand(&worker, &root);
+    if (status == PARAC_OK && sparse_make_root(&worker, rows, &root)) {
+        sparse_mark_intent(&worker, &root, 1);
+        sparse_expand(&worker, &root);
+    }
     if (status == PARAC_OK && worker.status != PARAC_OK) {
         status = worker.status;
         if (error) *error = worker.error;

@@ -40,6 +40,7 @@ typedef struct sparse_transaction {
 /* Attribute j's child of a node: its occurrences (transaction indices relative to the node's first). */
 typedef struct sparse_candidate {
     uint32_t attribute;
+    uint32_t witness; /* 0: canonical; else 1 + an attribute before j in the child's closure */
     size_t occurrence_first, occurrence_count;
     uint64_t support;
 } sparse_candidate;
@@ -70,6 +71,13 @@ struct sparse_worker {
     size_t *cursor_of;      /* per attribute, zero between uses */
     uint32_t *touched;      /* attributes met in the current pass */
     uint32_t *closure;      /* scratch: a child's new intent attributes */
+    uint32_t *witness_of;   /* FCbO's N_j, reduced to one witness: 1 + an attribute a before j that some
+                               ancestor's child j had in its closure (0: none); j stays non-canonical in
+                               every descendant whose intent lacks a */
+    parac_word *in_intent;  /* the current node's intent, as a bitset over search ids */
+    sparse_array undo;      /* (j, previous witness_of[j]) pairs, restored when a node is left */
+    int busy;               /* a node is being expanded (a task nested at a scheduling point gets a
+                               worker of its own: witness_of and in_intent describe one path) */
     size_t *table;          /* merge table: transaction index + 1, 0 = free */
     size_t table_capacity;
     parac_word *search_intent, *original_intent; /* emit scratch */
@@ -95,6 +103,8 @@ void sparse_emit(sparse_worker *worker, const uint32_t *intent, size_t length);
 int sparse_make_root(sparse_worker *worker, const sparse_rows *rows, sparse_node *root);
 /* Emits the node's concept and searches its subtree (children may be spawned). */
 void sparse_expand(sparse_worker *worker, const sparse_node *node);
+/* Sets (1) or clears (0) the node's intent in in_intent, for a node that starts a path (the root, a task). */
+void sparse_mark_intent(sparse_worker *worker, const sparse_node *node, int set);
 /* Gives the worker's arrays back to the sizes they had at the node's start. */
 void sparse_truncate_to(sparse_worker *worker, const sparse_node *node);
 
