@@ -154,6 +154,9 @@ static uint64_t hash_items(const uint32_t *items, size_t count)
     return hash ^ (hash >> 29);
 }
 
+/* Up to this many transactions are merged by comparing each with the ones kept, without the table. */
+#define SMALL_MERGE 8
+
 /* A merge table of at least 2 x expected slots, all free. */
 static int prepare_table(sparse_worker *worker, size_t expected)
 {
@@ -203,10 +206,12 @@ static void add_transaction(sparse_worker *worker, sparse_node *node, size_t sta
 {
     uint32_t *items = ITEMS(worker);
     const uint32_t *suffix = items + start + prefix_length;
-    size_t slot = hash_items(suffix, suffix_length) & mask;
+    size_t slot = mask ? hash_items(suffix, suffix_length) & mask : 0, probes = 0;
     sparse_transaction *fresh;
-    for (; worker->table[slot]; slot = (slot + 1) & mask) {
-        sparse_transaction *old = &TRANSACTION(worker, worker->table[slot] - 1);
+    /* mask 0: a few transactions, compared one by one without the table */
+    for (; mask ? worker->table[slot] != 0 : probes < node->transaction_count; slot = (slot + 1) & mask, probes++) {
+        sparse_transaction *old =
+            &TRANSACTION(worker, mask ? worker->table[slot] - 1 : node->transaction_first + probes);
         if (old->suffix_length != suffix_length ||
             memcmp(items + old->suffix_start, suffix, suffix_length * sizeof *suffix) != 0)
             continue;
@@ -221,7 +226,8 @@ static void add_transaction(sparse_worker *worker, sparse_node *node, size_t sta
     fresh->suffix_start = start + prefix_length;
     fresh->suffix_length = suffix_length;
     fresh->weight = weight;
-    worker->table[slot] = ++worker->transactions.size;
+    ++worker->transactions.size;
+    if (mask) worker->table[slot] = worker->transactions.size;
     node->transaction_count++;
 }
 
@@ -374,9 +380,11 @@ static int build_child_transactions(sparse_worker *worker, const sparse_node *no
 {
     uint32_t j = candidate->attribute;
     uint64_t full = candidate->support, least = counted ? worker->least_support : 0;
-    size_t mask;
-    if (!prepare_table(worker, candidate->occurrence_count)) return 0;
-    mask = worker->table_capacity - 1;
+    size_t mask = 0;
+    if (candidate->occurrence_count > SMALL_MERGE) {
+        if (!prepare_table(worker, candidate->occurrence_count)) return 0;
+        mask = worker->table_capacity - 1;
+    }
     child->transaction_first = worker->transactions.size;
     child->transaction_count = 0;
     child->items_first = worker->items.size;
@@ -406,7 +414,7 @@ static int build_child_transactions(sparse_worker *worker, const sparse_node *no
         worker->items.size = start + prefix + suffix;
         add_transaction(worker, child, start, prefix, suffix, source.weight, mask);
     }
-    clear_table(worker, child, mask);
+    if (mask) clear_table(worker, child, mask);
     return 1;
 }
 
@@ -426,26 +434,29 @@ static int holds(const uint32_t *list, uint32_t length, uint32_t x)
 
 /* The canonicity test before any counting: an attribute before j in the closure is in every one of
  * the candidate's transactions, so in the first one's attributes before j; those few are checked
- * against the other transactions until none is left (canonical: 0) or the transactions run out (not
- * canonical: 1 + the first attribute left, a witness). */
+ * in turn against the other transactions: 1 + the first one they all hold (a witness: the child
+ * is not canonical), or 0 (canonical). Most candidates fail at their first attribute. */
 static uint32_t prefix_witness(sparse_worker *worker, const sparse_node *node, const sparse_candidate *candidate)
 {
     const uint32_t *occurrences = OCCURRENCES(worker) + candidate->occurrence_first, *items = ITEMS(worker);
     const sparse_transaction *first = &TRANSACTION(worker, node->transaction_first + occurrences[0]);
-    uint32_t *left = worker->touched, count = 0, j = candidate->attribute;
-    for (uint32_t i = 0; i < first->prefix_length; i++) left[count++] = items[first->prefix_start + i];
-    for (uint32_t i = 0; i < first->suffix_length && items[first->suffix_start + i] < j; i++)
-        left[count++] = items[first->suffix_start + i];
-    for (size_t k = 1; k < candidate->occurrence_count && count; k++) {
-        const sparse_transaction *other = &TRANSACTION(worker, node->transaction_first + occurrences[k]);
-        uint32_t kept = 0;
-        for (uint32_t i = 0; i < count; i++)
-            if (holds(items + other->prefix_start, other->prefix_length, left[i]) ||
-                holds(items + other->suffix_start, other->suffix_length, left[i]))
-                left[kept++] = left[i];
-        count = kept;
+    uint32_t j = candidate->attribute, length = first->prefix_length;
+    while (length < first->prefix_length + first->suffix_length && items[first->suffix_start + length - first->prefix_length] < j)
+        length++;
+    for (uint32_t i = 0; i < length; i++) {
+        uint32_t x = i < first->prefix_length ? items[first->prefix_start + i]
+                                              : items[first->suffix_start + i - first->prefix_length];
+        size_t k = 1;
+        for (; k < candidate->occurrence_count; k++) {
+            const sparse_transaction *other = &TRANSACTION(worker, node->transaction_first + occurrences[k]);
+            int in_suffix = other->suffix_length && x >= items[other->suffix_start];
+            if (!(in_suffix ? holds(items + other->suffix_start, other->suffix_length, x)
+                            : holds(items + other->prefix_start, other->prefix_length, x)))
+                break;
+        }
+        if (k == candidate->occurrence_count) return x + 1;
     }
-    return count ? left[0] + 1 : 0;
+    return 0;
 }
 
 /* The closure's attributes after j by intersecting the candidate's suffixes (min_support <= 1: no
