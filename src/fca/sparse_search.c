@@ -187,7 +187,7 @@ static void clear_table(sparse_worker *worker, const sparse_node *node, size_t m
     }
 }
 
-/* Intersects the sorted prefix of `into` with the sorted list `other`, in place. */
+/* Intersects the sorted list `into` with the sorted list `other` in place; returns the new length. */
 static uint32_t intersect_prefix(uint32_t *into, uint32_t into_length, const uint32_t *other, uint32_t other_length)
 {
     uint32_t kept = 0, i = 0, k = 0;
