@@ -62,7 +62,7 @@ run() {
   local status=ok count wall user sys peak
   timeout "$TIMEOUT" /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$@" >"$work/stdout" 2>"$work/stderr"
   local code=$?
-  if (( code == 124 || code == 137 )); then status=timeout; elif (( code != 0 )); then status="exit $code"; fi
+  if (( code == 124 || code == 137 )); then status=timeout; echo "$TIMEOUT 0 0 0" >> "$work/time"; elif (( code != 0 )); then status="exit $code"; fi
   read -r wall user sys peak < <(tail -n 1 "$work/time")
   case $tool in
     lcm*) count=$(head -n 1 "$work/stdout") ;;

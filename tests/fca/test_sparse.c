@@ -1,6 +1,6 @@
 /* tests/fca/test_sparse.c — the sparse search (PARAC_FCA_CPU_SPARSE) against the dense serial
  * search: the same concepts in the same order (so byte-identical output) and the same counts, on
- * random contexts from 0.1 % to 30 % dense and up to a few thousand objects and attributes, with
+ * random contexts from 0.1 % to 30 % dense and up to 20,000 objects and 3,000 attributes, with
  * min_support 0 and above, on 1 and several threads; the edge contexts (no objects, no attributes,
  * empty and full rows and columns, min_support above the object count); and what AUTO picks. */
 #include <stdlib.h>
@@ -67,6 +67,9 @@ static void test_random_contexts(void)
         {3000, 2000, 0.001}, {2000, 3000, 0.002}, {4000, 1000, 0.005}, {3000, 1500, 0.01}, {1500, 800, 0.02},
         {800, 400, 0.05},    {300, 120, 0.1},     {200, 70, 0.2},      {90, 40, 0.3},      {1, 1, 0.3},
         {5, 3, 0.3},         {70, 65, 0.1},       {130, 129, 0.03},
+        /* root children with ~600 objects x ~6 attributes: databases over sparse_parallel.c's 2,048-cell
+         * spawn threshold, so 3 threads copy nodes into tasks */
+        {20000, 200, 0.03},
     };
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         for (uint64_t seed = 1; seed <= 2; seed++) {
