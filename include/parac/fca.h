@@ -109,15 +109,22 @@ typedef enum parac_fca_gpu_strategy {
 
 /* How the CPU threads share the tree (same concepts either way). */
 typedef enum parac_fca_cpu_strategy {
-    PARAC_FCA_CPU_AUTO = 0,      /* the measured best: PARAC_FCA_CPU_ON_DEMAND */
+    PARAC_FCA_CPU_AUTO = 0,      /* the measured best: PARAC_FCA_CPU_SPARSE on contexts under 5 % dense,
+                                    PARAC_FCA_CPU_ON_DEMAND on the others */
     PARAC_FCA_CPU_SHARED_POOL,   /* tasks borrow scratch from a locked pool of workers */
     PARAC_FCA_CPU_PER_THREAD,    /* one cache-line-aligned worker per thread, no lock on the task path */
     PARAC_FCA_CPU_WORK_STEALING, /* a locked deque per thread: the owner works newest-first, idle
                                     threads steal the oldest half; spawns only while a thread is idle
                                     or its deque is nearly empty */
-    PARAC_FCA_CPU_ON_DEMAND      /* the same deques, but a thread recurses in place and copies a node
+    PARAC_FCA_CPU_ON_DEMAND,     /* the same deques, but a thread recurses in place and copies a node
                                     (the pending one nearest the root) only while some thread is idle
                                     and its deque is empty: no copies while every thread is busy */
+    PARAC_FCA_CPU_SPARSE         /* the context by its occupied cells and each closure found as LCM
+                                    does (occurrence delivery over conditional databases of merged
+                                    transactions): time and memory follow the cells, not objects x
+                                    attributes; on one thread or OpenMP tasks. The other values
+                                    search dense bitsets. Same concepts; the CPU only (a GPU run
+                                    searches dense bitsets whatever this says) */
 } parac_fca_cpu_strategy;
 
 /* An execution handle: keeps a GPU context (stream, memory pool) alive

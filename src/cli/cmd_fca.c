@@ -13,9 +13,30 @@ typedef struct fca_cli_options {
     const char *output;
     const char *format;
     const char *max_device_memory;
+    const char *cpu_strategy;
     int64_t min_support;
     int count_only, extents, names, verify;
 } fca_cli_options;
+
+/* "auto" (NULL), "sparse", "dense" (= "on_demand"), "work_stealing", "shared_pool", "per_thread";
+ * -1 when unknown. */
+static int parse_cpu_strategy(const char *text, parac_fca_cpu_strategy *strategy)
+{
+    static const struct { const char *name; parac_fca_cpu_strategy strategy; } names[] = {
+        {"auto", PARAC_FCA_CPU_AUTO},           {"sparse", PARAC_FCA_CPU_SPARSE},
+        {"dense", PARAC_FCA_CPU_ON_DEMAND},     {"on_demand", PARAC_FCA_CPU_ON_DEMAND},
+        {"work_stealing", PARAC_FCA_CPU_WORK_STEALING}, {"shared_pool", PARAC_FCA_CPU_SHARED_POOL},
+        {"per_thread", PARAC_FCA_CPU_PER_THREAD},
+    };
+    *strategy = PARAC_FCA_CPU_AUTO;
+    if (!text) return 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(text, names[i].name) == 0) {
+            *strategy = names[i].strategy;
+            return 0;
+        }
+    return -1;
+}
 
 /* "auto" (NULL), "fimi", "cxt", "csv"; -1 when unknown. */
 static int parse_input_format(const char *text, parac_fca_format *format)
@@ -118,6 +139,8 @@ int cli_fca(int argc, char **argv)
         {"--names", 0, CLI_FLAG, &options.names, NULL, "print names (from .cxt/CSV headers) instead of ids"},
         {"--verify", 0, CLI_FLAG, &options.verify, NULL, "check every concept is closed and unique"},
         {"--format", 0, CLI_STRING, &options.format, "F", "input format: auto|fimi|cxt|csv"},
+        {"--cpu-strategy", 0, CLI_STRING, &options.cpu_strategy, "S",
+         "CPU search: auto|sparse|dense (sparse: by occupied cells, LCM-style closures; auto: sparse under 5 % dense)"},
         {"--max-device-memory", 0, CLI_STRING, &options.max_device_memory, "BYTES",
          "GPU: cap on all device memory the search uses (suffix K/M/G); the run degrades, spills to host"},
     };
@@ -127,6 +150,7 @@ int cli_fca(int argc, char **argv)
     const char *positionals[1];
     int positional_count, code = cli_parse(&command, argc, argv, &common, positionals, &positional_count);
     parac_fca_format format;
+    parac_fca_cpu_strategy cpu_strategy;
     parac_fca_context *context = NULL;
     parac_fca_concepts *concepts = NULL;
     parac_fca_options fca_options;
@@ -135,6 +159,9 @@ int cli_fca(int argc, char **argv)
     double started;
     if (code != CLI_CONTINUE) return code;
     if (parse_input_format(options.format, &format)) return cli_usage_error("fca", "unknown --format '%s'", options.format);
+    if (parse_cpu_strategy(options.cpu_strategy, &cpu_strategy))
+        return cli_usage_error("fca", "unknown --cpu-strategy '%s' (auto|sparse|dense|on_demand|work_stealing|shared_pool|per_thread)",
+                               options.cpu_strategy);
     if (options.min_support < 0) return cli_bad_value("fca", "--min-support must be >= 0");
     if (options.max_device_memory &&
         (code = cli_byte_size_option("fca", "--max-device-memory", options.max_device_memory, &max_device_bytes)) !=
@@ -147,6 +174,7 @@ int cli_fca(int argc, char **argv)
     fca_options.exec = common.exec;
     fca_options.min_support = (uint64_t)options.min_support;
     fca_options.max_device_bytes = max_device_bytes;
+    fca_options.cpu_strategy = cpu_strategy;
     started = parac_now_seconds();
     if (options.count_only && !options.verify) {
         if (parac_fca_count(context, &fca_options, &count, &error) != PARAC_OK) return report_and_free(&error, context, NULL);

@@ -19,19 +19,34 @@
  * dense T10I4D100K did not finish in 45 s on the H200, 0.78 s on its 16 cores). */
 #define FCA_GPU_MIN_DENSITY 0.05
 
-static double context_density(const fca_search *search)
+/* Occupied cells / (objects x attributes), from the context's columns (before any search copy). */
+static double context_density(const parac_fca_context *context)
 {
-    size_t cells = parac_bitset_popcount(search->columns, search->attributes * search->object_words);
-    return search->objects && search->attributes ? (double)cells / ((double)search->objects * (double)search->attributes)
-                                                 : 0.0;
+    size_t cells = parac_bitset_popcount(context->columns, context->attributes * context->object_words);
+    return context->objects && context->attributes
+               ? (double)cells / ((double)context->objects * (double)context->attributes)
+               : 0.0;
 }
 
-static parac_status choose_device(const fca_search *search, const parac_fca_options *options, parac_device *device,
-                                  parac_error *error)
+/* AUTO takes the sparse search below this density (docs/fca.md, "Sparse contexts": measured on the
+ * shared contexts, the crossover lies between 3 % and 19 % dense). */
+#define FCA_SPARSE_MAX_DENSITY 0.05
+
+static int wants_sparse(const parac_fca_context *context, const parac_fca_options *options, double density)
+{
+    if (!fca_sparse_suits(context)) return 0;
+    if (options->cpu_strategy == PARAC_FCA_CPU_SPARSE) return 1;
+    return options->cpu_strategy == PARAC_FCA_CPU_AUTO && density < FCA_SPARSE_MAX_DENSITY;
+}
+
+/* search: the dense search copy, or NULL while it is not built (then an estimate is not possible:
+ * *needs_search is set and nothing is chosen). */
+static parac_status choose_device(const fca_search *search, double density, const parac_fca_options *options,
+                                  parac_device *device, int *needs_search, parac_error *error)
 {
     parac_workload work = {PARAC_WORKLOAD_FCA, -1.0, 0.0};
     char reason[96];
-    double density;
+    *needs_search = 0;
     if (options->exec.device != PARAC_DEVICE_AUTO) return parac_choose_device(&options->exec, NULL, device, error);
     if (options->engine && options->engine->cuda_context) {
         *device = PARAC_DEVICE_CUDA;
@@ -39,7 +54,7 @@ static parac_status choose_device(const fca_search *search, const parac_fca_opti
         return PARAC_OK;
     }
     if (!parac_built_with_cuda()) return parac_choose_device(&options->exec, &work, device, error); /* no estimate needed */
-    if ((density = context_density(search)) < FCA_GPU_MIN_DENSITY) {
+    if (density < FCA_GPU_MIN_DENSITY) {
         *device = PARAC_DEVICE_CPU;
         snprintf(reason, sizeof reason, "auto: sparse context (%.2g %% dense < %.0f %%) stays on the cpu", density * 100.0,
                  FCA_GPU_MIN_DENSITY * 100.0);
@@ -49,6 +64,10 @@ static parac_status choose_device(const fca_search *search, const parac_fca_opti
     /* Work: concepts x attributes (each concept tries every later attribute; measured on the H200,
      * this fits dense contexts from 0.2 M to 70 M concepts within 1.5x, where x object words did not).
      * 256 walks: 64 overestimated mushroom's 0.24 M concepts 30x and sent it to the GPU (8x slower). */
+    if (!search) {
+        *needs_search = 1;
+        return PARAC_OK;
+    }
     work.units = fca_estimate_concepts(search, 256, 0.02, parac_threads_resolve(options->exec.threads));
     if (work.units > 0) work.units *= (double)(search->attributes ? search->attributes : 1);
     work.upload_bytes = (double)search->objects * (double)search->attribute_words * 8.0 * 2.0;
@@ -63,16 +82,24 @@ static parac_status run_search(const parac_fca_context *context, const parac_fca
     fca_search search;
     parac_progress_gate gate;
     parac_status status;
-    int threads;
+    double density;
+    int threads, needs_search = 0, sparse;
     if (!context || !count) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca: context and result are required");
     if (!options) options = &defaults;
-    status = fca_search_create(context, options->min_support, &search, error);
-    if (status != PARAC_OK) return status;
-    status = choose_device(&search, options, &device, error);
+    density = context_density(context);
+    /* the attribute order first; the dense rows and columns only when the path chosen needs them */
+    status = fca_search_create_order(context, options->min_support, &search, error);
+    if (status == PARAC_OK) status = choose_device(NULL, density, options, &device, &needs_search, error);
+    if (status == PARAC_OK && needs_search) {
+        status = fca_search_fill_dense(context, &search, error);
+        if (status == PARAC_OK) status = choose_device(&search, density, options, &device, &needs_search, error);
+    }
     if (status != PARAC_OK) {
-        fca_search_destroy(&search);
+        fca_search_destroy(&search); /* a second destroy (after a failed half) is harmless */
         return status;
     }
+    sparse = device == PARAC_DEVICE_CPU && wants_sparse(context, options, density);
+    if (!sparse && !search.rows && (status = fca_search_fill_dense(context, &search, error)) != PARAC_OK) return status;
     /* All cores even on a busy machine: the work-stealing search yields instead of spinning and
      * was faster with 2 threads than 1 with 1-2 cores taken (docs/PERFORMANCE.md, issue 16). */
     threads = parac_threads_resolve(options->exec.threads);
@@ -86,7 +113,9 @@ static parac_status run_search(const parac_fca_context *context, const parac_fca
                                options->max_device_bytes, concepts, count, error);
     } else
 #endif
-    if (threads <= 1)
+    if (sparse)
+        status = fca_sparse_search(context, &search, threads, concepts, count, error);
+    else if (threads <= 1)
         status = fca_fcbo_serial(&search, concepts, count, error);
     else if (options->cpu_strategy == PARAC_FCA_CPU_WORK_STEALING)
         status = fca_fcbo_steal(&search, threads, 0, concepts, count, error);

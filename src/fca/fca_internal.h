@@ -80,6 +80,12 @@ typedef struct fca_search {
 
 parac_status fca_search_create(const parac_fca_context *context, uint64_t min_support, fca_search *search,
                                parac_error *error);
+/* fca_search_create in two halves: the attribute order alone (rows and columns NULL; what the sparse
+ * search needs), then the dense permuted rows and columns (and full_intent_has_empty_extent). Both
+ * destroy the search when they fail. */
+parac_status fca_search_create_order(const parac_fca_context *context, uint64_t min_support, fca_search *search,
+                                     parac_error *error);
+parac_status fca_search_fill_dense(const parac_fca_context *context, fca_search *search, parac_error *error);
 void fca_search_destroy(fca_search *search);
 /* Maps a search-order intent to original ids (original_words words). */
 void fca_search_original_intent(const fca_search *search, const parac_word *intent, parac_word *original);
@@ -103,6 +109,16 @@ parac_status fca_fcbo_parallel(const fca_search *search, int threads, parac_fca_
  * PARAC_FCA_CPU_ON_DEMAND (recurse in place, copy a node only while some thread is idle). */
 parac_status fca_fcbo_steal(const fca_search *search, int threads, int on_demand, parac_fca_concepts *concepts,
                             uint64_t *count, parac_error *error);
+
+/* The sparse search (sparse_search.c, sparse_parallel.c): FCbO's canonicity test over a context held
+ * by its occupied cells, each node's closure found LCM's way (occurrence delivery over a conditional
+ * database of merged transactions). Needs only fca_search_create_order's fields; sets
+ * search->full_intent_has_empty_extent itself. Same concepts and count as fca_fcbo_serial. threads <= 1:
+ * one thread. Objects beyond UINT32_MAX are refused (fca_sparse_suits says no). */
+parac_status fca_sparse_search(const parac_fca_context *context, fca_search *search, int threads,
+                               parac_fca_concepts *concepts, uint64_t *count, parac_error *error);
+/* 1 when the sparse search can take the context (objects within 32-bit ids). */
+int fca_sparse_suits(const parac_fca_context *context);
 
 /* The engine: a GPU context kept between runs (cuda_context NULL when none). */
 struct parac_cuda_context;

@@ -48,6 +48,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/timer.h"
 #include "cuda/context.h"
 #include "cuda/device_guard.cuh"
 #include "cuda/cuda_check.h"
@@ -1300,6 +1301,63 @@ static parac_status push_children(gpu_search *g, unsigned int made, parac_error 
     return status;
 }
 
+/* The stall guard of the host loops (issue 18: on the 1 % dense T10I4D100K a forced GPU run had not
+ * finished after 90 s, where 16 CPU threads take 0.9 s). `--device auto` keeps contexts under 5 %
+ * dense on the CPU (fca.c); a run forced onto the GPU stops with PARAC_ERR_UNSUPPORTED instead of
+ * running for ever when, after its first STALL_GRACE_SECONDS,
+ *   - no round found a new concept for STALL_SECONDS (any context), or
+ *   - on a context under 5 % dense, it finds fewer than STALL_SPARSE_RATE concepts a second: a tenth of
+ *     what one CPU thread of the sparse search finds on such contexts (430,000/s on T10I4D100K on
+ *     a 2-core developer machine), so its remaining time is over 10x one CPU thread's whole run
+ *     (the projected time, elapsed x estimate / found, against estimate / CPU rate: the
+ *     estimate cancels out, leaving the rate).
+ * Checked between rounds, on the host, from the count the loop already has. */
+#define STALL_GRACE_SECONDS 10.0
+#define STALL_SECONDS 30.0
+#define STALL_SPARSE_RATE 40000.0
+#define STALL_SPARSE_DENSITY 0.05
+
+typedef struct stall_guard {
+    double started, last_progress;
+    uint64_t last_count;
+    double density;
+} stall_guard;
+
+static void stall_guard_init(stall_guard *guard, const fca_search *search, uint64_t count)
+{
+    size_t cells = parac_bitset_popcount(search->columns, search->attributes * search->object_words);
+    guard->started = guard->last_progress = parac_now_seconds();
+    guard->last_count = count;
+    guard->density = search->objects && search->attributes
+                         ? (double)cells / ((double)search->objects * (double)search->attributes)
+                         : 1.0;
+}
+
+/* 1 (error filled) when the search must stop: see above. */
+static int stall_guard_tripped(stall_guard *guard, uint64_t count, parac_error *error)
+{
+    double now = parac_now_seconds(), elapsed = now - guard->started;
+    if (count != guard->last_count) {
+        guard->last_count = count;
+        guard->last_progress = now;
+    }
+    if (elapsed < STALL_GRACE_SECONDS) return 0;
+    if (now - guard->last_progress >= STALL_SECONDS) {
+        parac_fail(error, PARAC_ERR_UNSUPPORTED,
+                   "fca cuda: the GPU search stalled (no new concept in %.0f s, %llu found); use --device cpu",
+                   now - guard->last_progress, (unsigned long long)count);
+        return 1;
+    }
+    if (guard->density < STALL_SPARSE_DENSITY && (double)count < STALL_SPARSE_RATE * elapsed) {
+        parac_fail(error, PARAC_ERR_UNSUPPORTED,
+                   "fca cuda: the GPU search stalled on a sparse context (%.2g %% dense: %llu concepts in %.0f s, "
+                   "over 10x slower than one CPU thread); use --device cpu",
+                   guard->density * 100.0, (unsigned long long)count, elapsed);
+        return 1;
+    }
+    return 0;
+}
+
 /* LOCAL*: rounds of depth-first subtrees until the pool and the host spill are empty. */
 static parac_status search_local(gpu_search *g, const fca_search *search, parac_fca_concepts *concepts,
                                  uint64_t *count, parac_error *error)
@@ -1307,12 +1365,18 @@ static parac_status search_local(gpu_search *g, const fca_search *search, parac_
     size_t buffer_words = 0, n = search->attributes;
     parac_word *buffer = NULL, *original = (parac_word *)malloc(search->original_words * 8);
     parac_status status = original ? PARAC_OK : parac_fail_no_memory(error, "intent", 64);
+    stall_guard guard;
+    stall_guard_init(&guard, search, *count);
     while (status == PARAC_OK && (g->pool_count || g->spill.count)) {
         size_t batch, batch_limit;
         unsigned long long found = 0;
         unsigned int pushed = 0, stored = 0;
         if (fca_search_cancelled(search, error)) {
             status = PARAC_ERR_CANCELLED;
+            break;
+        }
+        if (stall_guard_tripped(&guard, *count, error)) {
+            status = PARAC_ERR_UNSUPPORTED;
             break;
         }
         if (!g->pool_count && (status = reload_from_host(g, error)) != PARAC_OK) break;
@@ -1380,12 +1444,18 @@ static parac_status search_local_streamed(gpu_search *g, const fca_search *searc
     parac_word *original = (parac_word *)malloc(search->original_words * 8);
     parac_status status = original ? PARAC_OK : parac_fail_no_memory(error, "intent", 64);
     int k = 0;
+    stall_guard guard;
+    stall_guard_init(&guard, search, *count);
     while (status == PARAC_OK && (g->pool_count || g->spill.count)) {
         size_t batch, batch_limit;
         unsigned long long found = 0;
         unsigned int pushed = 0, stored = 0;
         if (fca_search_cancelled(search, error)) {
             status = PARAC_ERR_CANCELLED;
+            break;
+        }
+        if (stall_guard_tripped(&guard, *count, error)) {
+            status = PARAC_ERR_UNSUPPORTED;
             break;
         }
         if (!g->pool_count && (status = reload_from_host(g, error)) != PARAC_OK) break;
@@ -1414,11 +1484,17 @@ static parac_status search_rounds(gpu_search *g, const fca_search *search, parac
     size_t buffer_words = 0;
     parac_word *buffer = NULL, *original = (parac_word *)malloc(search->original_words * 8);
     parac_status status = original ? PARAC_OK : parac_fail_no_memory(error, "intent", 64);
+    stall_guard guard;
+    stall_guard_init(&guard, search, *count);
     while (status == PARAC_OK && (g->pool_count || g->spill.count)) {
         size_t batch, batch_limit;
         unsigned int made = 0;
         if (fca_search_cancelled(search, error)) {
             status = PARAC_ERR_CANCELLED;
+            break;
+        }
+        if (stall_guard_tripped(&guard, *count, error)) {
+            status = PARAC_ERR_UNSUPPORTED;
             break;
         }
         if (!g->pool_count && (status = reload_from_host(g, error)) != PARAC_OK) break;

@@ -51,8 +51,8 @@ static size_t order_attributes(const parac_fca_context *context, attribute_suppo
     return kept;
 }
 
-parac_status fca_search_create(const parac_fca_context *context, uint64_t min_support, fca_search *search,
-                               parac_error *error)
+parac_status fca_search_create_order(const parac_fca_context *context, uint64_t min_support, fca_search *search,
+                                     parac_error *error)
 {
     size_t n = context->attributes;
     attribute_support *order = malloc((n ? n : 1) * sizeof *order);
@@ -70,17 +70,28 @@ parac_status fca_search_create(const parac_fca_context *context, uint64_t min_su
     }
     search->attributes = order_attributes(context, order, search);
     search->attribute_words = parac_bitset_words(search->attributes) ? parac_bitset_words(search->attributes) : 1;
-    search->rows = calloc(search->objects * search->attribute_words + 1, sizeof(parac_word));
-    search->columns = calloc(search->attributes * search->object_words + 1, sizeof(parac_word));
     search->original_attribute = malloc((search->attributes + 1) * sizeof(uint32_t));
-    if (!search->rows || !search->columns || !search->original_attribute) {
+    if (!search->original_attribute) {
         free(order);
         fca_search_destroy(search);
-        return parac_fail_no_memory(error, "search context",
-                                    (unsigned long long)(search->objects * search->attribute_words + n * search->object_words) * 8);
+        return parac_fail_no_memory(error, "search context", (unsigned long long)(search->attributes + 1) * 4);
     }
     for (size_t s = 0; s < search->attributes; s++) search->original_attribute[s] = order[s].attribute;
     free(order);
+    search->full_intent_has_empty_extent = search->objects == 0;
+    return PARAC_OK;
+}
+
+parac_status fca_search_fill_dense(const parac_fca_context *context, fca_search *search, parac_error *error)
+{
+    search->rows = calloc(search->objects * search->attribute_words + 1, sizeof(parac_word));
+    search->columns = calloc(search->attributes * search->object_words + 1, sizeof(parac_word));
+    if (!search->rows || !search->columns) {
+        fca_search_destroy(search);
+        return parac_fail_no_memory(error, "search context",
+                                    (unsigned long long)(search->objects * search->attribute_words +
+                                                         search->attributes * search->object_words) * 8);
+    }
     fill_permuted(context, search);
     search->full_intent_has_empty_extent = 0;
     if (search->objects == 0) search->full_intent_has_empty_extent = 1;
@@ -95,6 +106,13 @@ parac_status fca_search_create(const parac_fca_context *context, uint64_t min_su
         free(all);
     }
     return PARAC_OK;
+}
+
+parac_status fca_search_create(const parac_fca_context *context, uint64_t min_support, fca_search *search,
+                               parac_error *error)
+{
+    parac_status status = fca_search_create_order(context, min_support, search, error);
+    return status == PARAC_OK ? fca_search_fill_dense(context, search, error) : status;
 }
 
 parac_status fca_search_finish(const fca_search *search, parac_fca_concepts *concepts, uint64_t *count,
