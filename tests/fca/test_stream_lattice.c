@@ -80,6 +80,7 @@ static void check_same(const parac_fca_context *context, const char *label, uint
           (unsigned long long)check.mismatches);
     if (parac_fca_lattice_edge_count(lattice) > 3) { /* an edge callback that stops */
         parac_status status;
+        free(check.ids);
         memset(&check, 0, sizeof check);
         check.concepts = concepts;
         check.lattice = lattice;
