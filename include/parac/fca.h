@@ -149,6 +149,13 @@ typedef struct parac_fca_options {
                                             failure; PARAC_ERR_NO_MEMORY only below the minimum the
                                             context needs (about 6·(M+1) pending tasks' bytes plus one
                                             block's scratch), named in the message. */
+    uint64_t max_host_bytes;             /* parac_fca_enumerate and parac_fca_lattice_enumerate: cap on the
+                                            host memory that holds concepts (and lattice edges); beyond
+                                            it they are sorted into runs in temporary files and merged.
+                                            0 = a quarter of physical memory. The context and the
+                                            search's own memory are not counted. */
+    const char *temp_directory;          /* where those runs go (files unlinked at once); NULL = $TMPDIR,
+                                            else /tmp. A full disk is PARAC_ERR_IO naming it. */
 } parac_fca_options;
 
 /* The defaults: all concepts (min_support 0), automatic GPU and CPU strategies, no engine, no
@@ -174,6 +181,23 @@ parac_status parac_fca_compute(const parac_fca_context *context, const parac_fca
                                parac_fca_concepts **concepts, parac_error *error);
 
 void parac_fca_concepts_destroy(parac_fca_concepts *concepts); /* NULL is accepted */
+
+/* Receives one concept's intent (ascending attribute ids, size of them; the buffer is the
+ * library's, valid during the call). Non-zero stops the enumeration. */
+typedef int (*parac_fca_concept_fn)(void *user, const uint32_t *intent, size_t size);
+
+/* Every concept, in the canonical order of parac_fca_compute, handed to fn one at a time, with
+ * the host memory for concepts capped by options->max_host_bytes whatever their number (the
+ * output may be larger than memory: the excess goes through sorted runs in temporary files).
+ * Same concepts, same order on every device and thread count. PARAC_ERR_CANCELLED when fn (or
+ * the progress callback) stops it, PARAC_ERR_IO when a temporary file cannot be written. */
+parac_status parac_fca_enumerate(const parac_fca_context *context, const parac_fca_options *options,
+                                 parac_fca_concept_fn fn, void *user, parac_error *error);
+
+/* Writes the ascending ids of the objects having every attribute of intent (size ids; an id
+ * outside the context has no object) into ids (at most capacity) and returns the extent's size. */
+size_t parac_fca_context_extent(const parac_fca_context *context, const uint32_t *intent, size_t size, uint32_t *ids,
+                                size_t capacity);
 
 size_t parac_fca_concepts_size(const parac_fca_concepts *concepts);
 
@@ -298,6 +322,19 @@ size_t parac_fca_rule_conclusion(const parac_fca_rules *rules, size_t index, uin
 uint64_t parac_fca_rule_support(const parac_fca_rules *rules, size_t index);         /* |(X ∪ Y)'| */
 uint64_t parac_fca_rule_premise_support(const parac_fca_rules *rules, size_t index); /* |X'| */
 double parac_fca_rule_confidence(const parac_fca_rules *rules, size_t index);        /* support / premise support */
+
+/* Receives one covering edge: concept indices (positions in the canonical order). Non-zero stops. */
+typedef int (*parac_fca_edge_fn)(void *user, uint64_t upper, uint64_t lower);
+
+/* The lattice of a context whose concepts need not fit in memory: computes the concepts
+ * (options->min_support: an iceberg lattice) and hands them to concept_fn in canonical order
+ * (the n-th call is concept n), then every covering edge to edge_fn, sorted by (upper, lower):
+ * the concepts and edges of parac_fca_compute + parac_fca_lattice_create. Host memory for
+ * concepts and edges stays within options->max_host_bytes (sorted runs in temporary files
+ * beyond it). Either callback may be NULL. Errors as parac_fca_enumerate. */
+parac_status parac_fca_lattice_enumerate(const parac_fca_context *context, const parac_fca_options *options,
+                                         parac_fca_concept_fn concept_fn, parac_fca_edge_fn edge_fn, void *user,
+                                         parac_error *error);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,7 @@ typedef struct fca_cli_options {
     const char *format;
     const char *max_device_memory;
     const char *cpu_strategy;
+    const char *max_memory;
     int64_t min_support;
     int count_only, extents, names, verify;
 } fca_cli_options;
@@ -83,11 +84,80 @@ static int print_concepts(FILE *out, const parac_fca_context *context, const par
     return 0;
 }
 
+/* The stream's printer: one concept per line as it arrives (extents from the context). */
+typedef struct concept_printer {
+    FILE *out;
+    const parac_fca_context *context;
+    const fca_cli_options *options;
+    uint32_t *ids; /* objects + 1 of them, for extents */
+    uint64_t count;
+} concept_printer;
+
+static int print_streamed(void *user, const uint32_t *intent, size_t size)
+{
+    concept_printer *printer = user;
+    printer->count++;
+    print_ids(printer->out, intent, size, printer->context, printer->options->names, 0);
+    if (printer->options->extents) {
+        size_t objects = parac_fca_context_objects(printer->context);
+        size_t extent = parac_fca_context_extent(printer->context, intent, size, printer->ids, objects);
+        fputs(" | ", printer->out);
+        print_ids(printer->out, printer->ids, extent, printer->context, printer->options->names, 1);
+    }
+    fputc('\n', printer->out);
+    return ferror(printer->out) || cli_interrupted(); /* a full disk or Ctrl-C: stop, the commit says why */
+}
+
+/* Streams the concepts into -o as the library finds them in canonical order; memory stays within
+ * fca_options->max_host_bytes whatever their number. Non-zero after filling *error. */
+static int stream_concepts(const fca_cli_options *options, const parac_fca_context *context,
+                           const parac_fca_options *fca_options, uint64_t *count, parac_error *error)
+{
+    cli_output output;
+    concept_printer printer = {NULL, context, options, NULL, 0};
+    parac_status status;
+    printer.ids = malloc((parac_fca_context_objects(context) + 1) * sizeof *printer.ids);
+    if (!printer.ids) {
+        parac_fail_no_memory(error, "extent ids", (parac_fca_context_objects(context) + 1) * sizeof *printer.ids);
+        return 1;
+    }
+    printer.out = cli_output_open(&output, options->output, error);
+    if (!printer.out) {
+        free(printer.ids);
+        return 1;
+    }
+    status = parac_fca_enumerate(context, fca_options, print_streamed, &printer, error);
+    free(printer.ids);
+    *count = printer.count;
+    if (status != PARAC_OK && !(status == PARAC_ERR_CANCELLED && (ferror(printer.out) || cli_interrupted()))) {
+        cli_output_abort(&output, NULL);
+        return 1;
+    }
+    return cli_output_commit(&output, error) != PARAC_OK;
+}
+
+static void write_summary(const fca_cli_options *options, const cli_common *common, const parac_fca_context *context,
+                          uint64_t count, uint64_t min_support, double seconds)
+{
+    parac_json_writer json;
+    if (!common->json) return;
+    cli_summary_begin(&json, "fca", common, cli_resolved_device(common), seconds);
+    parac_json_field_uint(&json, "concepts", count);
+    parac_json_field_uint(&json, "objects", parac_fca_context_objects(context));
+    parac_json_field_uint(&json, "attributes", parac_fca_context_attributes(context));
+    parac_json_field_uint(&json, "min_support", min_support);
+    parac_json_field_bool(&json, "verified", options->verify);
+    parac_json_field_double(&json, "concepts_per_second", seconds > 0 ? (double)count / seconds : 0.0);
+    cli_summary_end(&json);
+}
+
 static const char *FCA_DESCRIPTION =
     "Computes every formal concept of a binary context with FCbO (Outrata & Vychodil 2012) on the CPU\n"
     "(one thread or all cores) or the GPU. Input: FIMI .dat (ids as written), Burmeister .cxt, 0/1 CSV/TSV.\n"
     "Output: one concept per line, its intent as ascending attribute ids, in canonical (lexicographic)\n"
-    "order, byte-identical on every device and thread count.\n"
+    "order, byte-identical on every device and thread count. Concepts are written as they come: beyond\n"
+    "--max-memory (default a quarter of RAM) they go through sorted runs in $TMPDIR, so the output may\n"
+    "be larger than memory (--verify keeps them all in memory).\n"
     "--implications (the Duquenne-Guigues basis) and --rules (association rules): see\n"
     "`parac fca --implications --help`.";
 
@@ -105,7 +175,6 @@ static int write_results(const fca_cli_options *options, const cli_common *commo
 {
     cli_output output;
     FILE *out = cli_output_open(&output, options->output, error);
-    parac_json_writer json;
     if (!out) return 1;
     if (options->count_only) fprintf(out, "%llu\n", (unsigned long long)count);
     else if (print_concepts(out, context, concepts, options)) {
@@ -114,16 +183,7 @@ static int write_results(const fca_cli_options *options, const cli_common *commo
         return 1;
     }
     if (cli_output_commit(&output, error) != PARAC_OK) return 1;
-    if (common->json) {
-        cli_summary_begin(&json, "fca", common, cli_resolved_device(common), seconds);
-        parac_json_field_uint(&json, "concepts", count);
-        parac_json_field_uint(&json, "objects", parac_fca_context_objects(context));
-        parac_json_field_uint(&json, "attributes", parac_fca_context_attributes(context));
-        parac_json_field_uint(&json, "min_support", min_support);
-        parac_json_field_bool(&json, "verified", options->verify);
-        parac_json_field_double(&json, "concepts_per_second", seconds > 0 ? (double)count / seconds : 0.0);
-        cli_summary_end(&json);
-    }
+    write_summary(options, common, context, count, min_support, seconds);
     return 0;
 }
 
@@ -143,6 +203,8 @@ int cli_fca(int argc, char **argv)
          "CPU search: auto|sparse|dense (sparse: by occupied cells, LCM-style closures; auto: sparse under 5 % dense)"},
         {"--max-device-memory", 0, CLI_STRING, &options.max_device_memory, "BYTES",
          "GPU: cap on all device memory the search uses (suffix K/M/G); the run degrades, spills to host"},
+        {"--max-memory", 0, CLI_STRING, &options.max_memory, "BYTES",
+         "cap on host memory for concepts (suffix K/M/G; default a quarter of RAM); beyond it they spill to $TMPDIR"},
     };
     cli_command command = {"fca", "INPUT [--count] [-o FILE] [--min-support N] [--extents] [--names] [--verify]",
                            FCA_DESCRIPTION, table, sizeof table / sizeof table[0], 1, 1};
@@ -155,7 +217,7 @@ int cli_fca(int argc, char **argv)
     parac_fca_concepts *concepts = NULL;
     parac_fca_options fca_options;
     parac_error error = {0};
-    uint64_t count = 0, max_device_bytes = 0;
+    uint64_t count = 0, max_device_bytes = 0, max_host_bytes = 0;
     double started;
     if (code != CLI_CONTINUE) return code;
     if (parse_input_format(options.format, &format)) return cli_usage_error("fca", "unknown --format '%s'", options.format);
@@ -167,6 +229,9 @@ int cli_fca(int argc, char **argv)
         (code = cli_byte_size_option("fca", "--max-device-memory", options.max_device_memory, &max_device_bytes)) !=
             CLI_CONTINUE)
         return code;
+    if (options.max_memory &&
+        (code = cli_byte_size_option("fca", "--max-memory", options.max_memory, &max_host_bytes)) != CLI_CONTINUE)
+        return code;
     if (cli_check_outputs(&options.output, 1, positionals, 1, &error) != PARAC_OK) return cli_report(&error);
     if (parac_fca_context_read(positionals[0], format, &context, &error) != PARAC_OK)
         return report_and_free(&error, NULL, NULL);
@@ -175,9 +240,15 @@ int cli_fca(int argc, char **argv)
     fca_options.min_support = (uint64_t)options.min_support;
     fca_options.max_device_bytes = max_device_bytes;
     fca_options.cpu_strategy = cpu_strategy;
+    fca_options.max_host_bytes = max_host_bytes;
     started = parac_now_seconds();
     if (options.count_only && !options.verify) {
         if (parac_fca_count(context, &fca_options, &count, &error) != PARAC_OK) return report_and_free(&error, context, NULL);
+    } else if (!options.verify) {
+        if (stream_concepts(&options, context, &fca_options, &count, &error)) return report_and_free(&error, context, NULL);
+        write_summary(&options, &common, context, count, fca_options.min_support, parac_now_seconds() - started);
+        parac_fca_context_destroy(context);
+        return CLI_EXIT_OK;
     } else {
         if (parac_fca_compute(context, &fca_options, &concepts, &error) != PARAC_OK)
             return report_and_free(&error, context, NULL);

@@ -1,6 +1,8 @@
 /* fca/concept_set.c — the concept store (intents as bitsets over original
  * attribute ids), the comparison behind its canonical order (sorted in
- * concept_sort.c), and the public accessors. */
+ * concept_sort.c), and the public accessors. A store attached to a spill
+ * (a streamed run, concept_stream.c) never grows past the spill's
+ * store_limit: the intents it holds then are sorted and written out. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +24,8 @@ static parac_status reserve(parac_fca_concepts *concepts, size_t wanted, parac_e
     parac_word *grown;
     if (wanted <= concepts->capacity) return PARAC_OK;
     while (capacity < wanted) capacity *= 2;
+    if (concepts->spill && capacity > concepts->spill->store_limit && wanted <= concepts->spill->store_limit)
+        capacity = concepts->spill->store_limit; /* the budget's share, not the next power of two */
     grown = realloc(concepts->intents, capacity * concepts->attribute_words * sizeof(parac_word));
     if (!grown)
         return parac_fail_no_memory(error, "concept intents",
@@ -33,7 +37,11 @@ static parac_status reserve(parac_fca_concepts *concepts, size_t wanted, parac_e
 
 parac_status fca_concepts_append(parac_fca_concepts *concepts, const parac_word *intent, parac_error *error)
 {
-    parac_status status = reserve(concepts, concepts->count + 1, error);
+    parac_status status;
+    if (concepts->spill && concepts->count >= concepts->spill->store_limit &&
+        (status = fca_concept_spill_store(concepts->spill, concepts, 1, error)) != PARAC_OK)
+        return status;
+    status = reserve(concepts, concepts->count + 1, error);
     if (status != PARAC_OK) return status;
     memcpy(concepts->intents + concepts->count * concepts->attribute_words, intent,
            concepts->attribute_words * sizeof(parac_word));
@@ -41,9 +49,23 @@ parac_status fca_concepts_append(parac_fca_concepts *concepts, const parac_word 
     return PARAC_OK;
 }
 
+/* Spills what would not fit in target's share: target's intents, or source's own when they alone
+ * pass it (source is sorted in place: it is emptied anyway). */
+static parac_status spill_before_take(parac_fca_concepts *target, parac_fca_concepts *source, parac_error *error)
+{
+    fca_concept_spill *spill = target->spill;
+    parac_status status = PARAC_OK;
+    if (target->count + source->count <= spill->store_limit) return PARAC_OK;
+    if (target->count) status = fca_concept_spill_store(spill, target, 1, error);
+    if (status == PARAC_OK && source->count > spill->store_limit)
+        status = fca_concept_spill_store(spill, source, 1, error);
+    return status;
+}
+
 parac_status fca_concepts_take(parac_fca_concepts *target, parac_fca_concepts *source, parac_error *error)
 {
-    parac_status status = reserve(target, target->count + source->count, error);
+    parac_status status = target->spill ? spill_before_take(target, source, error) : PARAC_OK;
+    if (status == PARAC_OK) status = reserve(target, target->count + source->count, error);
     if (status != PARAC_OK) return status;
     if (source->count)
         memcpy(target->intents + target->count * target->attribute_words, source->intents,

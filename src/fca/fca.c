@@ -74,8 +74,8 @@ static parac_status choose_device(const fca_search *search, double density, cons
     return parac_choose_device(&options->exec, &work, device, error);
 }
 
-static parac_status run_search(const parac_fca_context *context, const parac_fca_options *options,
-                               parac_fca_concepts *concepts, uint64_t *count, parac_error *error)
+parac_status fca_run_search(const parac_fca_context *context, const parac_fca_options *options,
+                            parac_fca_concepts *concepts, uint64_t *count, parac_error *error)
 {
     parac_fca_options defaults = {0};
     parac_device device;
@@ -89,6 +89,7 @@ static parac_status run_search(const parac_fca_context *context, const parac_fca
     density = context_density(context);
     /* the attribute order first; the dense rows and columns only when the path chosen needs them */
     status = fca_search_create_order(context, options->min_support, &search, error);
+    if (status == PARAC_OK) search.concept_spill = concepts ? concepts->spill : NULL;
     if (status == PARAC_OK) status = choose_device(NULL, density, options, &device, &needs_search, error);
     if (status == PARAC_OK && needs_search) {
         status = fca_search_fill_dense(context, &search, error);
@@ -134,7 +135,7 @@ static parac_status run_search(const parac_fca_context *context, const parac_fca
 parac_status parac_fca_count(const parac_fca_context *context, const parac_fca_options *options, uint64_t *count,
                              parac_error *error)
 {
-    return run_search(context, options, NULL, count, error);
+    return fca_run_search(context, options, NULL, count, error);
 }
 
 parac_status parac_fca_compute(const parac_fca_context *context, const parac_fca_options *options,
@@ -147,7 +148,7 @@ parac_status parac_fca_compute(const parac_fca_context *context, const parac_fca
     made = malloc(sizeof *made);
     if (!made) return parac_fail_no_memory(error, "concepts", sizeof *made);
     status = fca_concepts_init(made, context->attributes, error);
-    if (status == PARAC_OK) status = run_search(context, options, made, &count, error);
+    if (status == PARAC_OK) status = fca_run_search(context, options, made, &count, error);
     if (status == PARAC_OK && count != made->count)
         status = parac_fail(error, PARAC_ERR_INTERNAL, "fca: counted %llu concepts but stored %zu",
                             (unsigned long long)count, made->count);

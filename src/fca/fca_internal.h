@@ -37,11 +37,16 @@ parac_status fca_read_fimi(const char *path, parac_fca_context **context, parac_
 parac_status fca_read_cxt(const char *path, parac_fca_context **context, parac_error *error);
 parac_status fca_read_csv01(const char *path, parac_fca_context **context, parac_error *error);
 
+/* Where stores of one streamed run spill their intents (concept_stream.c); NULL elsewhere. */
+typedef struct fca_concept_spill fca_concept_spill;
+
 /* Intents as bitsets over the original attribute ids, attribute_words each. */
 struct parac_fca_concepts {
     size_t attributes, attribute_words;
     size_t count, capacity;
     parac_word *intents;
+    fca_concept_spill *spill; /* set: the store holds at most the spill's store_limit intents; beyond it,
+                                 they are sorted and written out as a run (append and take do it) */
 };
 
 parac_status fca_concepts_init(parac_fca_concepts *concepts, size_t attributes, parac_error *error);
@@ -54,6 +59,19 @@ parac_status fca_concepts_sort(parac_fca_concepts *concepts, int threads, parac_
 void fca_concepts_release(parac_fca_concepts *concepts);
 /* <0, 0, >0 as intent a comes before, equals, follows b in canonical order. */
 int fca_intent_compare(const parac_word *a, const parac_word *b, size_t words);
+
+/* The spill of a streamed run (concept_stream.c): a store attached to it sorts and writes its
+ * intents out as a run when it reaches store_limit; thread-safe (stores of several workers). */
+struct fca_concept_spill {
+    struct parac_external_sort *sorter; /* the runs, merged by parac_fca_enumerate */
+    size_t store_limit;                 /* intents a store holds before it spills */
+    uint64_t spilled;                   /* intents written out so far */
+    size_t *words;                      /* words per intent: the sorter's comparison context */
+    void *lock;                         /* omp_lock_t, guarding sorter and spilled */
+};
+/* Sorts the store's intents (with `threads` threads), writes them as one run, empties the store. */
+parac_status fca_concept_spill_store(fca_concept_spill *spill, parac_fca_concepts *store, int threads,
+                                     parac_error *error);
 
 /* The search works on a copy of the context whose attributes are sorted by
  * ascending support (rarest first): the concept set is the same, the tree
@@ -73,6 +91,7 @@ typedef struct fca_search {
     int full_intent_has_empty_extent; /* no object has every search attribute */
     uint64_t min_support;
     struct parac_progress_gate *progress; /* NULL: no callback; else every worker reports and polls here */
+    fca_concept_spill *concept_spill;     /* NULL, or the spill every worker's store attaches to */
 } fca_search;
 
 /* Progress units of a whole search: the root node's weight (fcbo_tree.h). */
@@ -98,6 +117,11 @@ parac_status fca_search_finish(const fca_search *search, parac_fca_concepts *con
 /* 1 (error filled with PARAC_ERR_CANCELLED) when the run's progress callback asked to stop; the GPU
  * host loop asks between rounds (CPU workers poll the gate themselves, fcbo_serial.c). */
 int fca_search_cancelled(const fca_search *search, parac_error *error);
+
+/* Runs the search chosen by options into concepts (NULL: count only); concepts->spill, when set,
+ * is handed to every worker's store (fca.c). */
+parac_status fca_run_search(const parac_fca_context *context, const parac_fca_options *options,
+                            parac_fca_concepts *concepts, uint64_t *count, parac_error *error);
 
 /* FCbO on one thread / on OpenMP tasks / on the GPU. concepts NULL = count only.
  * Concepts come out in search order, mapped to original ids, unsorted. */

@@ -16,6 +16,7 @@
 
 #include "core/error.h"
 #include "core/hash_index.h"
+#include "fca/concept_stream.h"
 #include "fca/fca_internal.h"
 
 typedef struct lattice_edge {
@@ -76,10 +77,6 @@ static int by_edge(const void *a, const void *b)
     return x->lower < y->lower ? -1 : (x->lower > y->lower);
 }
 
-typedef struct cover_scratch {
-    parac_word *extent, *child_extent, *closure, *minimal;
-} cover_scratch;
-
 /* closure = C' for the extent C (all attributes when C is empty). */
 static void close_extent(const parac_fca_context *context, const parac_word *extent, parac_word *closure)
 {
@@ -91,13 +88,27 @@ static void close_extent(const parac_fca_context *context, const parac_word *ext
         parac_bitset_and(closure, closure, context->rows + o * context->attribute_words, context->attribute_words);
 }
 
-/* Appends the edges from concept c to its lower covers; -1 on a missing concept, -2 out of memory. */
-static int lower_covers(const parac_fca_context *context, const parac_fca_concepts *concepts,
-                        const intent_table *table, uint64_t min_support, size_t c, cover_scratch *s,
-                        parac_fca_lattice *edges)
+int fca_cover_scratch_init(fca_cover_scratch *s, const parac_fca_context *context)
 {
-    size_t n = context->attributes, object_words = context->object_words, words = concepts->attribute_words;
-    const parac_word *intent = concepts->intents + c * words;
+    size_t object_words = context->object_words + 1, words = context->attribute_words ? context->attribute_words : 1;
+    s->extent = calloc(object_words, sizeof(parac_word));
+    s->child_extent = calloc(object_words, sizeof(parac_word));
+    s->closure = calloc(words, sizeof(parac_word));
+    s->minimal = calloc(words, sizeof(parac_word));
+    return s->extent && s->child_extent && s->closure && s->minimal ? 0 : -1;
+}
+
+void fca_cover_scratch_free(fca_cover_scratch *s)
+{
+    free(s->extent), free(s->child_extent), free(s->closure), free(s->minimal);
+    memset(s, 0, sizeof *s);
+}
+
+int fca_lower_covers(const parac_fca_context *context, const parac_word *intent, uint64_t min_support,
+                     fca_cover_scratch *s, fca_cover_fn found, void *user)
+{
+    size_t n = context->attributes, object_words = context->object_words;
+    size_t words = context->attribute_words ? context->attribute_words : 1;
     memset(s->extent, 0, (object_words + 1) * sizeof(parac_word));
     parac_bitset_fill(s->extent, context->objects);
     for (size_t a = parac_bitset_next(intent, n, 0); a < n; a = parac_bitset_next(intent, n, a + 1))
@@ -106,7 +117,7 @@ static int lower_covers(const parac_fca_context *context, const parac_fca_concep
     parac_bitset_fill(s->minimal, n);
     parac_bitset_andnot(s->minimal, s->minimal, intent, words);
     for (size_t m = 0; m < n; m++) {
-        int is_cover = 1;
+        int is_cover = 1, stop;
         if (parac_bitset_test(intent, m)) continue;
         parac_bitset_and(s->child_extent, s->extent, context->columns + m * object_words, object_words);
         if (parac_bitset_popcount(s->child_extent, object_words) < min_support) {
@@ -123,13 +134,34 @@ static int lower_covers(const parac_fca_context *context, const parac_fca_concep
             parac_bitset_clear_bit(s->minimal, m);
             continue;
         }
-        {
-            size_t lower = table_find(table, s->closure, NULL);
-            if (lower == SIZE_MAX) return -1;
-            if (add_edge(edges, c, lower)) return -2;
-        }
+        if ((stop = found(user, s->closure)) != 0) return stop;
     }
     return 0;
+}
+
+/* One concept's edges into a thread's list, lower found by intent. */
+typedef struct indexed_covers {
+    const intent_table *table;
+    parac_fca_lattice *edges;
+    size_t upper;
+} indexed_covers;
+
+static int add_indexed_cover(void *user, const parac_word *closure)
+{
+    indexed_covers *covers = user;
+    size_t lower = table_find(covers->table, closure, NULL);
+    if (lower == SIZE_MAX) return -1;
+    return add_edge(covers->edges, covers->upper, lower) ? -2 : 0;
+}
+
+/* Appends the edges from concept c to its lower covers; -1 on a missing concept, -2 out of memory. */
+static int lower_covers(const parac_fca_context *context, const parac_fca_concepts *concepts,
+                        const intent_table *table, uint64_t min_support, size_t c, fca_cover_scratch *s,
+                        parac_fca_lattice *edges)
+{
+    indexed_covers covers = {table, edges, c};
+    return fca_lower_covers(context, concepts->intents + c * concepts->attribute_words, min_support, s,
+                            add_indexed_cover, &covers);
 }
 
 static int cover_all(const parac_fca_context *context, const parac_fca_concepts *concepts, const intent_table *table,
@@ -139,15 +171,9 @@ static int cover_all(const parac_fca_context *context, const parac_fca_concepts 
     size_t count = concepts->count;
 #pragma omp parallel default(none) shared(context, concepts, table, min_support, lattice, failure, count)
     {
-        size_t object_words = context->object_words + 1, words = concepts->attribute_words;
         parac_fca_lattice local = {0};
-        cover_scratch s;
-        int mine = 0;
-        s.extent = calloc(object_words, sizeof(parac_word));
-        s.child_extent = calloc(object_words, sizeof(parac_word));
-        s.closure = calloc(words, sizeof(parac_word));
-        s.minimal = calloc(words, sizeof(parac_word));
-        if (!s.extent || !s.child_extent || !s.closure || !s.minimal) mine = -2;
+        fca_cover_scratch s;
+        int mine = fca_cover_scratch_init(&s, context) ? -2 : 0;
 #pragma omp for schedule(dynamic, 64)
         for (size_t c = 0; c < count; c++)
             if (!mine) mine = lower_covers(context, concepts, table, min_support, c, &s, &local);
@@ -158,7 +184,7 @@ static int cover_all(const parac_fca_context *context, const parac_fca_concepts 
                 if (add_edge(lattice, local.edges[e].upper, local.edges[e].lower)) failure = -2;
         }
         free(local.edges);
-        free(s.extent), free(s.child_extent), free(s.closure), free(s.minimal);
+        fca_cover_scratch_free(&s);
     }
     return failure;
 }

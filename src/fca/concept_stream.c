@@ -1,0 +1,197 @@
+/* fca/concept_stream.c — every concept handed to a callback in canonical
+ * order, within a host memory budget whatever the concept count.
+ *
+ * The searches store intents as always (fca_concepts_append per worker,
+ * fca_concepts_take at the end), but every store of the run is attached to a
+ * spill: a store that reaches its share of the budget sorts its intents
+ * (each store on its own thread) and writes them as one run of an external
+ * sort (core/external_sort.h). At the end, when nothing was spilled, the one
+ * merged store is sorted in memory and delivered as parac_fca_compute would
+ * order it; otherwise it becomes the last run and the runs are merged k-way.
+ * Intents of distinct concepts differ, so the merge's order is the canonical
+ * order exactly, on every device and thread count.
+ *
+ * Budget: half for the stores (threads + 1 of them, the merged one included,
+ * each up to its share and as much again while its sort runs), half for the
+ * merge's read buffers. The context and the search's own memory are extra. */
+#define _POSIX_C_SOURCE 200809L
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "core/external_sort.h"
+#include "core/threads.h"
+#include "fca/concept_stream.h"
+#include "fca/fca_internal.h"
+
+uint64_t fca_default_host_budget(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page_bytes = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page_bytes <= 0) return (uint64_t)1 << 30; /* unknown: 1 GiB */
+    return (uint64_t)pages * (uint64_t)page_bytes / 4;
+}
+
+static int compare_intents(const void *a, const void *b, void *context)
+{
+    return fca_intent_compare(a, b, *(const size_t *)context);
+}
+
+parac_status fca_concept_spill_create(size_t attributes, uint64_t budget, int threads, const char *directory,
+                                      fca_concept_spill **spill, parac_error *error)
+{
+    fca_concept_spill *made = calloc(1, sizeof *made);
+    size_t *words = malloc(sizeof *words);
+    omp_lock_t *lock = malloc(sizeof *lock);
+    parac_external_sort_config config;
+    uint64_t limit;
+    parac_status status;
+    if (!made || !words || !lock) {
+        free(made), free(words), free(lock);
+        return parac_fail_no_memory(error, "concept spill", sizeof *made);
+    }
+    *words = parac_bitset_words(attributes) ? parac_bitset_words(attributes) : 1;
+    config.record_bytes = *words * sizeof(parac_word);
+    config.compare = compare_intents;
+    config.compare_context = words;
+    config.memory_bytes = budget / 2;
+    config.directory = directory;
+    status = parac_external_sort_create(&config, &made->sorter, error);
+    if (status != PARAC_OK) {
+        free(made), free(words), free(lock);
+        return status;
+    }
+    limit = budget / 2 / (2 * (uint64_t)(threads > 0 ? threads + 1 : 2)) / config.record_bytes;
+    made->store_limit = limit < 1 ? 1 : limit > SIZE_MAX / config.record_bytes ? SIZE_MAX / config.record_bytes
+                                                                                : (size_t)limit;
+    made->words = words;
+    omp_init_lock(lock);
+    made->lock = lock;
+    *spill = made;
+    return PARAC_OK;
+}
+
+void fca_concept_spill_destroy(fca_concept_spill *spill)
+{
+    if (!spill) return;
+    parac_external_sort_destroy(spill->sorter);
+    omp_destroy_lock(spill->lock);
+    free(spill->lock);
+    free(spill->words);
+    free(spill);
+}
+
+parac_status fca_concept_spill_store(fca_concept_spill *spill, parac_fca_concepts *store, int threads,
+                                     parac_error *error)
+{
+    parac_status status = fca_concepts_sort(store, threads, error);
+    if (status != PARAC_OK) return status;
+    omp_set_lock(spill->lock);
+    status = parac_external_sort_add_sorted_run(spill->sorter, store->intents, store->count, error);
+    if (status == PARAC_OK) spill->spilled += store->count;
+    omp_unset_lock(spill->lock);
+    if (status == PARAC_OK) store->count = 0;
+    return status;
+}
+
+/* ---- delivery ------------------------------------------------------------------ */
+
+typedef struct concept_delivery {
+    parac_fca_concept_fn fn;
+    void *user;
+    size_t attributes;
+    uint32_t *ids;
+} concept_delivery;
+
+static int deliver_intent(void *user, const void *record)
+{
+    concept_delivery *delivery = user;
+    const parac_word *intent = record;
+    size_t size = 0;
+    for (size_t a = parac_bitset_next(intent, delivery->attributes, 0); a < delivery->attributes;
+         a = parac_bitset_next(intent, delivery->attributes, a + 1))
+        delivery->ids[size++] = (uint32_t)a;
+    return delivery->fn(delivery->user, delivery->ids, size);
+}
+
+/* Sorts and hands out the merged store when nothing was spilled; else merges the runs and it. */
+static parac_status deliver_all(fca_concept_spill *spill, parac_fca_concepts *store, int threads,
+                                concept_delivery *delivery, parac_error *error)
+{
+    parac_status status;
+    if (parac_external_sort_runs(spill->sorter) == 0) {
+        size_t words = store->attribute_words;
+        if ((status = fca_concepts_sort(store, threads, error)) != PARAC_OK) return status;
+        for (size_t c = 0; c < store->count; c++)
+            if (deliver_intent(delivery, store->intents + c * words))
+                return parac_fail(error, PARAC_ERR_CANCELLED, "fca: stopped by the concept callback");
+        return PARAC_OK;
+    }
+    if ((status = fca_concept_spill_store(spill, store, threads, error)) != PARAC_OK) return status;
+    fca_concepts_release(store); /* its memory goes to the merge */
+    status = parac_external_sort_finish(spill->sorter, deliver_intent, delivery, error);
+    if (status == PARAC_ERR_CANCELLED) return parac_fail(error, status, "fca: stopped by the concept callback");
+    return status;
+}
+
+parac_status parac_fca_enumerate(const parac_fca_context *context, const parac_fca_options *options,
+                                 parac_fca_concept_fn fn, void *user, parac_error *error)
+{
+    parac_fca_options defaults;
+    fca_concept_spill *spill = NULL;
+    parac_fca_concepts store;
+    concept_delivery delivery = {fn, user, 0, NULL};
+    uint64_t count = 0, budget;
+    parac_status status;
+    int threads;
+    if (!context || !fn) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca: context and callback are required");
+    if (!options) {
+        parac_fca_options_init(&defaults);
+        options = &defaults;
+    }
+    threads = parac_threads_resolve(options->exec.threads);
+    budget = options->max_host_bytes ? options->max_host_bytes : fca_default_host_budget();
+    status = fca_concepts_init(&store, context->attributes, error);
+    if (status == PARAC_OK)
+        status = fca_concept_spill_create(context->attributes, budget, threads, options->temp_directory, &spill, error);
+    if (status == PARAC_OK) {
+        store.spill = spill;
+        delivery.attributes = context->attributes;
+        delivery.ids = malloc((context->attributes + 1) * sizeof *delivery.ids);
+        if (!delivery.ids) status = parac_fail_no_memory(error, "intent ids", (context->attributes + 1) * 4);
+    }
+    if (status == PARAC_OK) status = fca_run_search(context, options, &store, &count, error);
+    if (status == PARAC_OK && count != spill->spilled + store.count)
+        status = parac_fail(error, PARAC_ERR_INTERNAL, "fca: counted %llu concepts but stored %llu",
+                            (unsigned long long)count, (unsigned long long)(spill->spilled + store.count));
+    if (status == PARAC_OK) status = deliver_all(spill, &store, threads, &delivery, error);
+    free(delivery.ids);
+    fca_concepts_release(&store);
+    fca_concept_spill_destroy(spill);
+    return status;
+}
+
+/* ---- extents from intents ---------------------------------------------------------- */
+
+size_t parac_fca_context_extent(const parac_fca_context *context, const uint32_t *intent, size_t size, uint32_t *ids,
+                                size_t capacity)
+{
+    size_t words = context ? context->object_words : 0, count = 0;
+    parac_word *extent;
+    if (!context) return 0;
+    for (size_t i = 0; i < size; i++)
+        if (intent[i] >= context->attributes) return 0; /* no object has an attribute the context lacks */
+    extent = calloc(words ? words : 1, sizeof *extent);
+    if (!extent) return 0;
+    parac_bitset_fill(extent, context->objects);
+    for (size_t i = 0; i < size; i++)
+        parac_bitset_and(extent, extent, context->columns + (size_t)intent[i] * words, words);
+    for (size_t o = parac_bitset_next(extent, context->objects, 0); o < context->objects;
+         o = parac_bitset_next(extent, context->objects, o + 1)) {
+        if (count < capacity && ids) ids[count] = (uint32_t)o;
+        count++;
+    }
+    free(extent);
+    return count;
+}
