@@ -31,6 +31,31 @@ static void name_the_limit(char *message, size_t size)
     if (advice) snprintf(advice, size - (size_t)(advice - message), " (libxml2's default limit)");
 }
 
+/* libxml2's generic-error channel while an input is open: the messages (encoding conversion, I/O)
+ * also fail the reader, whose own handler names the line, so nothing is lost by dropping them. */
+static void discard_generic_error(void *context, const char *message, ...)
+{
+    (void)context;
+    (void)message;
+}
+
+/* Silences libxml2's generic errors on this thread until restore_libxml_errors (the library never prints). */
+static void quiet_libxml_errors(xcsp_input *in)
+{
+    if (in->quieted) return;
+    in->saved_generic_error = xmlGenericError;
+    in->saved_generic_context = xmlGenericErrorContext;
+    xmlSetGenericErrorFunc(NULL, discard_generic_error);
+    in->quieted = 1;
+}
+
+static void restore_libxml_errors(xcsp_input *in)
+{
+    if (!in->quieted) return;
+    xmlSetGenericErrorFunc(in->saved_generic_context, in->saved_generic_error);
+    in->quieted = 0;
+}
+
 static void keep_first_error(void *context, const char *message, xmlParserSeverities severity,
                              xmlTextReaderLocatorPtr locator)
 {
@@ -159,6 +184,7 @@ static parac_status open_compressed(xcsp_input *in, const char *path, parac_erro
     if (lzma_auto_decoder(&in->lzma, UINT64_MAX, 0) != LZMA_OK)
         return parac_fail_at(error, PARAC_ERR_NO_MEMORY, path, 0, "cannot start the lzma decoder");
     in->lzma_started = 1;
+    quiet_libxml_errors(in);
     in->reader = xmlReaderForIO(read_compressed, close_nothing, in, path, NULL, XCSP_XML_OPTIONS);
     return PARAC_OK;
 }
@@ -182,6 +208,7 @@ parac_status xcsp_input_open(xcsp_input *in, const char *path, const xcsp_limits
         in->file = NULL;
         if (!(in->gz = gzopen(path, "rb")))
             return parac_fail_at(error, PARAC_ERR_IO, path, 0, "cannot open: %s", strerror(errno));
+        quiet_libxml_errors(in);
         in->reader = xmlReaderForIO(read_plain, close_nothing, in, path, NULL, XCSP_XML_OPTIONS);
     }
     if (!in->reader) {
@@ -198,8 +225,12 @@ parac_status xcsp_input_open_memory(xcsp_input *in, const char *xml, size_t size
     start(in, name, limits);
     in->memory = xml;
     in->memory_size = size;
+    quiet_libxml_errors(in);
     in->reader = xmlReaderForIO(read_memory, close_nothing, in, name, NULL, XCSP_XML_OPTIONS);
-    if (!in->reader) return parac_fail_at(error, PARAC_ERR_NO_MEMORY, name, 0, "cannot create an XML reader");
+    if (!in->reader) {
+        restore_libxml_errors(in);
+        return parac_fail_at(error, PARAC_ERR_NO_MEMORY, name, 0, "cannot create an XML reader");
+    }
     xmlTextReaderSetErrorHandler(in->reader, keep_first_error, in);
     return PARAC_OK;
 }
@@ -298,4 +329,5 @@ void xcsp_input_close(xcsp_input *in)
     in->file = NULL;
     in->gz = NULL;
     in->lzma_started = 0;
+    restore_libxml_errors(in);
 }

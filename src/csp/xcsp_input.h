@@ -55,6 +55,12 @@ typedef struct xcsp_input {
     char budget_error[160];  /* set when a budget ran out (the read callback then fails) */
     uint8_t buffer[1 << 16]; /* compressed bytes */
     int xml_failed;          /* the error handler ran */
+    /* libxml2 reports encoding and I/O errors through its per-thread generic handler, which prints
+     * to stderr; while the input is open that handler is a silent one (the reader's own handler still
+     * fails the parse), and the caller's is put back at close. */
+    int quieted;
+    xmlGenericErrorFunc saved_generic_error;
+    void *saved_generic_context;
     long xml_error_line;
     char xml_error[256];
 } xcsp_input;

@@ -49,6 +49,11 @@ open(d + '/entity.xml', 'w').write('<?xml version="1.0"?>\n<!DOCTYPE instance [\
                                    '<extension><list> x[0] </list><supports> &v; </supports></extension>\n' + tail)
 PY
 expect_values "$tmp/deep_expr.xml" 7
+# UCS-4-looking bytes: libxml2's encoding layer reports through its generic handler, which prints to
+# stderr unless the reader silences it while the input is open (found by the XCSP3 reader's fuzzing)
+printf '\x3c\x00\x00\x00\x3c\x65\x78\x63\x3e\x69\x0a' > "$tmp/ucs4.xml"
+expect_error "$tmp/ucs4.xml" "malformed XML|encoding"
+
 expect_error "$tmp/deep_block.xml" "malformed XML: Excessive depth in document: 256"
 expect_error "$tmp/laughs.xml" "malformed XML|entity"
 expect_error "$tmp/entity.xml" "takes no entity declarations"
