@@ -15,9 +15,11 @@ static void read_in_chunks(const parac_input *input)
     uint64_t got;
     if (parac_npy_reader_open_input(&reader, input, &error) != PARAC_OK) return;
     {
-        /* a (0, 2^40) header is valid and holds nothing: size the chunk by rows that exist */
+        /* a (0, 2^40) header is valid and holds nothing: size the chunk by rows that exist; rows of
+         * no values ((2^32, 0) is valid too) hold no data and are taken in one call, as a caller
+         * sizing its chunks by bytes would (3 at a time they made 1.4e9 calls: a timeout) */
         size_t row_bytes = (size_t)reader.row_values * parac_dtype_size(reader.dtype);
-        size_t rows = reader.row_count < 3 ? (size_t)reader.row_count : 3;
+        size_t rows = row_bytes == 0 ? (size_t)reader.row_count : reader.row_count < 3 ? (size_t)reader.row_count : 3;
         void *chunk = malloc(row_bytes * rows + 1);
         while (chunk && parac_npy_reader_read_rows(&reader, chunk, rows, &got, &error) == PARAC_OK && got) {
         }
