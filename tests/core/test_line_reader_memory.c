@@ -36,7 +36,7 @@ static void append(transcript *t, const char *bytes, size_t length)
 static void read_transcript(parac_line_reader *reader, size_t max_line, transcript *t)
 {
     parac_error error = {0};
-    char head[512];
+    char head[sizeof ((parac_error *)0)->message + 64];
     int got;
     if (max_line) reader->max_line_length = max_line;
     while ((got = parac_line_reader_next(reader, &error)) == 1) {
