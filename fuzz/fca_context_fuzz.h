@@ -1,20 +1,21 @@
 /* fuzz/fca_context_fuzz.h — the body the three formal-context targets share (fuzz_fimi.c, fuzz_cxt.c,
- * fuzz_csv01.c): the input goes through parac_fca_context_read in one format, and an accepted context
- * is walked through every accessor, so a context that loads but is inconsistent is found too. */
+ * fuzz_csv01.c): the input goes through parac_fca_context_read_memory in one format (the parsing body
+ * parac_fca_context_read uses; gzip bytes are inflated in memory), and an accepted context is walked
+ * through every accessor, so a context that loads but is inconsistent is found too. */
 #ifndef PARAC_FUZZ_FCA_CONTEXT_FUZZ_H
 #define PARAC_FUZZ_FCA_CONTEXT_FUZZ_H
 
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include <parac/fca.h>
 
-#include "temp_input.h"
-
-static int fuzz_fca_context(const uint8_t *data, size_t size, const char *suffix, parac_fca_format format)
+static int fuzz_fca_context(const uint8_t *data, size_t size, const char *input_name, parac_fca_format format)
 {
-    char path[FUZZ_PATH_SIZE];
     parac_error error = {0};
     parac_fca_context *context = NULL;
-    if (fuzz_write_temp(data, size, suffix, path)) return 0;
-    if (parac_fca_context_read(path, format, &context, &error) == PARAC_OK) {
+    if (parac_fca_context_read_memory(data, size, input_name, format, &context, &error) == PARAC_OK) {
         size_t objects = parac_fca_context_objects(context), attributes = parac_fca_context_attributes(context);
         size_t set = 0;
         for (size_t o = 0; o < objects; o++) {
@@ -29,7 +30,6 @@ static int fuzz_fca_context(const uint8_t *data, size_t size, const char *suffix
         if (set == (size_t)-1) abort(); /* keeps the walk from being optimised away */
         parac_fca_context_destroy(context);
     }
-    fuzz_remove_temp(path);
     return 0;
 }
 

@@ -1,8 +1,8 @@
-/* fuzz/fuzz_csv01.c — formal contexts in the CSV format through parac_fca_context_read
+/* fuzz/fuzz_csv01.c — formal contexts in the CSV format through parac_fca_context_read_memory
  * (the shared body: fca_context_fuzz.h). */
 #include "fca_context_fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    return fuzz_fca_context(data, size, ".csv", PARAC_FCA_FORMAT_CSV);
+    return fuzz_fca_context(data, size, "fuzz.csv", PARAC_FCA_FORMAT_CSV);
 }

@@ -63,6 +63,12 @@ typedef struct parac_fca_context parac_fca_context;
  * cannot be read. CRLF line ends and a UTF-8 byte-order mark are accepted. */
 parac_status parac_fca_context_read(const char *path, parac_fca_format format, parac_fca_context **context,
                                     parac_error *error);
+/* The same from size bytes at data (plain text, or gzip-compressed: bytes starting with the gzip
+ * magic are inflated in memory), with the same rules and messages. name stands for the file name in
+ * messages ("name:line: problem"; NULL gives "<memory>") and, with PARAC_FCA_FORMAT_AUTO, chooses
+ * the format by its extension as a path would. The bytes are only read during the call. */
+parac_status parac_fca_context_read_memory(const void *data, size_t size, const char *name, parac_fca_format format,
+                                           parac_fca_context **context, parac_error *error);
 
 /* A context from a row-major objects x attributes matrix of 0/1 bytes
  * (nonzero = the object has the attribute). cells may be NULL when

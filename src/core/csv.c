@@ -131,12 +131,19 @@ static int row_is_header(char *line, char delimiter)
 parac_status parac_csv_open(parac_csv_reader *reader, const char *path, const parac_csv_options *options,
                             parac_error *error)
 {
+    parac_input input = parac_input_file(path);
+    return parac_csv_open_input(reader, &input, options, error);
+}
+
+parac_status parac_csv_open_input(parac_csv_reader *reader, const parac_input *input, const parac_csv_options *options,
+                                  parac_error *error)
+{
     parac_status status;
     row_parse scratch = {0};
     int got;
     memset(reader, 0, sizeof *reader);
     if (options) reader->options = *options;
-    status = parac_line_reader_open(&reader->lines, path, error);
+    status = parac_line_reader_open_input(&reader->lines, input, error);
     if (status != PARAC_OK) return status;
     got = next_content_line(reader, error);
     if (got < 0) return error ? error->status : PARAC_ERR_IO;

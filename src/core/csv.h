@@ -43,6 +43,9 @@ typedef struct parac_csv_reader {
 /* Opens the file and reads up to its first data row to learn the shape. */
 parac_status parac_csv_open(parac_csv_reader *reader, const char *path, const parac_csv_options *options,
                             parac_error *error);
+/* The same over a file or a buffer (core/input.h). */
+parac_status parac_csv_open_input(parac_csv_reader *reader, const parac_input *input, const parac_csv_options *options,
+                                  parac_error *error);
 /* Reads up to max_rows rows into dst (row-major, columns values each). */
 parac_status parac_csv_read_rows(parac_csv_reader *reader, double *dst, size_t max_rows, size_t *rows_got,
                                  parac_error *error);

@@ -1,6 +1,10 @@
 /* core/line_reader.h — buffered line-by-line reading with line numbers.
  *
- * Reads plain or gzip-compressed files transparently ("-" is standard input).
+ * Reads plain or gzip-compressed files transparently ("-" is standard input),
+ * or the same from a buffer in memory (parac_line_reader_open_memory: bytes
+ * that start with the gzip magic are inflated in memory by zlib, member after
+ * member as gzread does, trailing non-gzip bytes ignored as gzread does), with
+ * the same line numbers, limits and errors either way.
  * The trailing "\n" or "\r\n" is removed, and a UTF-8 byte-order mark at the
  * start of the file is skipped. Readers of text formats use line_number and
  * path to build "file:line: problem" errors.
@@ -17,11 +21,20 @@
 
 #include <parac/status.h>
 
+#include "core/input.h"
+
 #define PARAC_LINE_MAX ((size_t)64 << 20)
 
 typedef struct parac_line_reader {
-    void *gz;            /* gzFile */
-    const char *path;    /* as given, for messages */
+    void *gz;            /* gzFile, when reading a file */
+    void *inflater;      /* z_stream, when reading gzip bytes from memory */
+    int member_ended;    /* the inflater reached the end of a gzip member */
+    const unsigned char *memory; /* memory input not yet handed to the line splitter or the inflater */
+    size_t memory_left;
+    unsigned char *chunk_buffer; /* what gzread or inflate produced (NULL for plain memory) */
+    const unsigned char *chunk;  /* bytes not yet split into lines */
+    size_t chunk_left;
+    const char *path;    /* as given (or the memory input's name), for messages */
     long line_number;    /* of the line last returned; 0 before the first */
     char *buffer;        /* the current line, NUL-terminated */
     size_t length;       /* its length without the terminator */
@@ -31,6 +44,11 @@ typedef struct parac_line_reader {
 } parac_line_reader;
 
 parac_status parac_line_reader_open(parac_line_reader *reader, const char *path, parac_error *error);
+/* Lines of size bytes at data (kept alive by the caller until close); name is used in messages. */
+parac_status parac_line_reader_open_memory(parac_line_reader *reader, const void *data, size_t size, const char *name,
+                                           parac_error *error);
+/* A file or a buffer, as input says. */
+parac_status parac_line_reader_open_input(parac_line_reader *reader, const parac_input *input, parac_error *error);
 
 /* 1 and the next line in reader->buffer; 0 at end of file; -1 on error (filled). */
 int parac_line_reader_next(parac_line_reader *reader, parac_error *error);

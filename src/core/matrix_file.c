@@ -26,9 +26,10 @@ static parac_status npy_table_shape(const char *path, int ndim, const uint64_t *
     return PARAC_OK;
 }
 
-static parac_status open_npy(parac_matrix_stream *stream, const char *path, parac_error *error)
+static parac_status open_npy(parac_matrix_stream *stream, const parac_input *input, parac_error *error)
 {
-    parac_status status = parac_npy_reader_open(&stream->npy, path, error);
+    const char *path = input->name;
+    parac_status status = parac_npy_reader_open_input(&stream->npy, input, error);
     if (status != PARAC_OK) return status;
     status = npy_table_shape(path, stream->npy.ndim, stream->npy.shape, &stream->rows_total, &stream->cols, error);
     if (status != PARAC_OK) parac_npy_reader_close(&stream->npy);
@@ -38,14 +39,22 @@ static parac_status open_npy(parac_matrix_stream *stream, const char *path, para
 parac_status parac_matrix_stream_open(parac_matrix_stream *stream, const char *path, int force_npy,
                                       int allow_nonfinite, parac_error *error)
 {
+    parac_input input = parac_input_file(path);
+    return parac_matrix_stream_open_input(stream, &input, force_npy, allow_nonfinite, error);
+}
+
+parac_status parac_matrix_stream_open_input(parac_matrix_stream *stream, const parac_input *input, int force_npy,
+                                            int allow_nonfinite, parac_error *error)
+{
+    const char *path = input->name;
     memset(stream, 0, sizeof *stream);
     stream->path = path;
     stream->allow_nonfinite = allow_nonfinite;
     stream->is_npy = force_npy || parac_path_has_extension(path, ".npy");
-    if (stream->is_npy) return open_npy(stream, path, error);
+    if (stream->is_npy) return open_npy(stream, input, error);
     {
         parac_csv_options options = {PARAC_CSV_HEADER_AUTO, allow_nonfinite};
-        parac_status status = parac_csv_open(&stream->csv, path, &options, error);
+        parac_status status = parac_csv_open_input(&stream->csv, input, &options, error);
         if (status != PARAC_OK) {
             parac_csv_close(&stream->csv);
             return status;
@@ -158,11 +167,12 @@ static parac_status reserve_rows(parac_matrix *matrix, size_t capacity, const ch
 /* A whole .npy file through parac_npy_read, which maps a regular file: the
  * values are converted straight from the page cache into the table, with no
  * second copy of the file's data in memory (issue 16). */
-static parac_status load_npy(const char *path, int allow_nonfinite, parac_matrix *matrix, parac_error *error)
+static parac_status load_npy(const parac_input *input, int allow_nonfinite, parac_matrix *matrix, parac_error *error)
 {
+    const char *path = input->name;
     parac_npy_array array;
     size_t bytes;
-    parac_status status = parac_npy_read(path, &array, error);
+    parac_status status = parac_npy_read_input(input, &array, error);
     if (status != PARAC_OK) return status;
     status = npy_table_shape(path, array.ndim, array.shape, &matrix->rows, &matrix->cols, error);
     bytes = table_bytes(matrix->rows, matrix->cols); /* within the file's size: checked by the reader */
@@ -181,13 +191,21 @@ static parac_status load_npy(const char *path, int allow_nonfinite, parac_matrix
 
 parac_status parac_matrix_load(const char *path, int allow_nonfinite, parac_matrix *matrix, parac_error *error)
 {
+    parac_input input = parac_input_file(path);
+    return parac_matrix_load_input(&input, allow_nonfinite, matrix, error);
+}
+
+parac_status parac_matrix_load_input(const parac_input *input, int allow_nonfinite, parac_matrix *matrix,
+                                     parac_error *error)
+{
+    const char *path = input->name;
     parac_matrix_stream stream;
     parac_status status;
     size_t capacity, got;
     memset(matrix, 0, sizeof *matrix);
-    if (parac_path_has_extension(path, ".npy")) return load_npy(path, allow_nonfinite, matrix, error);
+    if (parac_path_has_extension(path, ".npy")) return load_npy(input, allow_nonfinite, matrix, error);
     /* Text: the buffer grows with the rows that really arrive. */
-    status = parac_matrix_stream_open(&stream, path, 0, allow_nonfinite, error);
+    status = parac_matrix_stream_open_input(&stream, input, 0, allow_nonfinite, error);
     if (status != PARAC_OK) return status;
     matrix->cols = stream.cols;
     /* 1024 rows, or 1 MiB of rows when they are wide (a 64 MiB line has 32 M values). */
@@ -269,10 +287,11 @@ static int to_label(double value, int32_t *label)
     return 1;
 }
 
-static parac_status labels_from_npy(const char *path, int32_t **labels, size_t *count, parac_error *error)
+static parac_status labels_from_npy(const parac_input *input, int32_t **labels, size_t *count, parac_error *error)
 {
+    const char *path = input->name;
     parac_matrix matrix;
-    parac_status status = parac_matrix_load(path, 0, &matrix, error);
+    parac_status status = parac_matrix_load_input(input, 0, &matrix, error);
     if (status != PARAC_OK) return status;
     if (matrix.cols != 1 && matrix.rows) {
         size_t cols = matrix.cols; /* parac_matrix_free zeroes it */
@@ -295,12 +314,13 @@ static parac_status labels_from_npy(const char *path, int32_t **labels, size_t *
 
 /* Text: one label per line, read one at a time so that an error names its line
  * (comments and blank lines make rows and lines differ). */
-static parac_status labels_from_text(const char *path, int32_t **labels, size_t *count, parac_error *error)
+static parac_status labels_from_text(const parac_input *input, int32_t **labels, size_t *count, parac_error *error)
 {
+    const char *path = input->name;
     parac_csv_reader csv;
     parac_csv_options options = {PARAC_CSV_HEADER_AUTO, 0};
     size_t capacity = 0, got;
-    parac_status status = parac_csv_open(&csv, path, &options, error);
+    parac_status status = parac_csv_open_input(&csv, input, &options, error);
     if (status == PARAC_OK && csv.columns > 1)
         status = parac_fail_at(error, PARAC_ERR_PARSE, path, csv.lines.line_number,
                                "expected one label per row, found %zu columns", csv.columns);
@@ -334,11 +354,18 @@ static parac_status labels_from_text(const char *path, int32_t **labels, size_t 
 
 parac_status parac_labels_load(const char *path, int32_t **labels, size_t *count, parac_error *error)
 {
+    parac_input input = parac_input_file(path);
+    return parac_labels_load_input(&input, labels, count, error);
+}
+
+parac_status parac_labels_load_input(const parac_input *input, int32_t **labels, size_t *count, parac_error *error)
+{
+    const char *path = input->name;
     parac_status status;
     *labels = NULL;
     *count = 0;
-    status = parac_path_has_extension(path, ".npy") ? labels_from_npy(path, labels, count, error)
-                                                   : labels_from_text(path, labels, count, error);
+    status = parac_path_has_extension(path, ".npy") ? labels_from_npy(input, labels, count, error)
+                                                   : labels_from_text(input, labels, count, error);
     if (status != PARAC_OK) {
         free(*labels);
         *labels = NULL;

@@ -14,6 +14,7 @@
 #include <parac/status.h>
 
 #include "core/csv.h"
+#include "core/input.h"
 #include "core/npy.h"
 
 typedef struct parac_matrix {
@@ -38,6 +39,9 @@ typedef struct parac_matrix_stream {
 /* force_npy: 1 to read "-" or an oddly named file as .npy, 0 to decide by extension. */
 parac_status parac_matrix_stream_open(parac_matrix_stream *stream, const char *path, int force_npy,
                                       int allow_nonfinite, parac_error *error);
+/* The same over a file or a buffer (core/input.h; the format by the input's name). */
+parac_status parac_matrix_stream_open_input(parac_matrix_stream *stream, const parac_input *input, int force_npy,
+                                            int allow_nonfinite, parac_error *error);
 /* Up to max_rows rows into dst (max_rows * cols doubles). *rows_got == 0 at the end. */
 parac_status parac_matrix_stream_read(parac_matrix_stream *stream, double *dst, size_t max_rows, size_t *rows_got,
                                       parac_error *error);
@@ -48,6 +52,8 @@ void parac_matrix_stream_close(parac_matrix_stream *stream);
  * file), converted straight into the table; text grows the table as rows
  * arrive. Empty files give rows = 0. */
 parac_status parac_matrix_load(const char *path, int allow_nonfinite, parac_matrix *matrix, parac_error *error);
+parac_status parac_matrix_load_input(const parac_input *input, int allow_nonfinite, parac_matrix *matrix,
+                                     parac_error *error);
 void parac_matrix_free(parac_matrix *matrix);
 
 /* Writes .npy (float64) or CSV (%.17g) by extension. */
@@ -60,5 +66,6 @@ parac_status parac_labels_save(const char *path, const int32_t *labels, size_t c
  * integer in int32's range, a bad number or a row of several values is
  * PARAC_ERR_PARSE naming the file and line (the row for .npy). */
 parac_status parac_labels_load(const char *path, int32_t **labels, size_t *count, parac_error *error);
+parac_status parac_labels_load_input(const parac_input *input, int32_t **labels, size_t *count, parac_error *error);
 
 #endif

@@ -210,10 +210,14 @@ static parac_status parse_header(const char *text, parac_npy_reader *reader, par
 static parac_status check_file_size(parac_npy_reader *reader, parac_error *error)
 {
     struct stat info;
-    long offset = ftell(reader->file);
     uint64_t available;
-    if (fstat(fileno(reader->file), &info) != 0 || !S_ISREG(info.st_mode) || offset < 0) return PARAC_OK;
-    available = (uint64_t)info.st_size > (uint64_t)offset ? (uint64_t)info.st_size - (uint64_t)offset : 0;
+    if (reader->in_memory) {
+        available = reader->memory_size - reader->memory_at;
+    } else {
+        long offset = ftell(reader->file);
+        if (fstat(fileno(reader->file), &info) != 0 || !S_ISREG(info.st_mode) || offset < 0) return PARAC_OK;
+        available = (uint64_t)info.st_size > (uint64_t)offset ? (uint64_t)info.st_size - (uint64_t)offset : 0;
+    }
     if (available < reader->data_bytes)
         return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, 0,
                              "npy file is truncated: its shape needs %llu bytes of data, the file has %llu",
@@ -222,26 +226,36 @@ static parac_status check_file_size(parac_npy_reader *reader, parac_error *error
     return PARAC_OK;
 }
 
-parac_status parac_npy_reader_open(parac_npy_reader *reader, const char *path, parac_error *error)
+/* Up to count items of item_bytes each into dst, from the file or the buffer: how many were read whole. */
+static size_t read_items(parac_npy_reader *reader, void *dst, size_t item_bytes, size_t count)
 {
+    size_t available;
+    if (!reader->in_memory) return fread(dst, item_bytes, count, reader->file);
+    available = (reader->memory_size - reader->memory_at) / item_bytes;
+    if (count > available) count = available;
+    if (count) memcpy(dst, reader->memory + reader->memory_at, count * item_bytes);
+    reader->memory_at += count * item_bytes;
+    return count;
+}
+
+/* The preamble, the header and its checks, from a source already set in reader. */
+static parac_status read_header(parac_npy_reader *reader, parac_error *error)
+{
+    const char *path = reader->path;
     unsigned char preamble[10];
     uint64_t header_length;
     char *header;
     parac_status status;
-    memset(reader, 0, sizeof *reader);
-    reader->path = path;
-    reader->file = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (!reader->file) return parac_fail_at(error, PARAC_ERR_IO, path, 0, "cannot open: %s", strerror(errno));
-    if (fread(preamble, 1, 8, reader->file) != 8 || memcmp(preamble, NPY_MAGIC, 6) != 0) {
+    if (read_items(reader, preamble, 1, 8) != 8 || memcmp(preamble, NPY_MAGIC, 6) != 0) {
         parac_npy_reader_close(reader);
         return parac_fail_at(error, PARAC_ERR_PARSE, path, 0, "not a .npy file (bad magic)");
     }
     if (preamble[6] == 1) {
-        if (fread(preamble + 8, 1, 2, reader->file) != 2) goto truncated;
+        if (read_items(reader, preamble + 8, 1, 2) != 2) goto truncated;
         header_length = preamble[8] | (uint64_t)preamble[9] << 8;
     } else if (preamble[6] == 2 || preamble[6] == 3) {
         unsigned char length_bytes[4];
-        if (fread(length_bytes, 1, 4, reader->file) != 4) goto truncated;
+        if (read_items(reader, length_bytes, 1, 4) != 4) goto truncated;
         header_length = length_bytes[0] | (uint64_t)length_bytes[1] << 8 | (uint64_t)length_bytes[2] << 16 |
                         (uint64_t)length_bytes[3] << 24;
     } else {
@@ -257,7 +271,7 @@ parac_status parac_npy_reader_open(parac_npy_reader *reader, const char *path, p
         parac_npy_reader_close(reader);
         return parac_fail_no_memory(error, "an npy header", header_length);
     }
-    if (fread(header, 1, header_length, reader->file) != header_length) {
+    if (read_items(reader, header, 1, header_length) != header_length) {
         free(header);
         goto truncated;
     }
@@ -273,6 +287,27 @@ truncated:
     return parac_fail_at(error, PARAC_ERR_PARSE, path, 0, "npy file is truncated inside its header");
 }
 
+parac_status parac_npy_reader_open_input(parac_npy_reader *reader, const parac_input *input, parac_error *error)
+{
+    memset(reader, 0, sizeof *reader);
+    reader->path = input->name;
+    if (input->in_memory) {
+        reader->in_memory = 1;
+        reader->memory = input->data;
+        reader->memory_size = input->data ? input->size : 0;
+        return read_header(reader, error);
+    }
+    reader->file = strcmp(input->name, "-") == 0 ? stdin : fopen(input->name, "rb");
+    if (!reader->file) return parac_fail_at(error, PARAC_ERR_IO, input->name, 0, "cannot open: %s", strerror(errno));
+    return read_header(reader, error);
+}
+
+parac_status parac_npy_reader_open(parac_npy_reader *reader, const char *path, parac_error *error)
+{
+    parac_input input = parac_input_file(path);
+    return parac_npy_reader_open_input(reader, &input, error);
+}
+
 parac_status parac_npy_reader_read_rows(parac_npy_reader *reader, void *dst, uint64_t max_rows,
                                         uint64_t *rows_got, parac_error *error)
 {
@@ -281,7 +316,7 @@ parac_status parac_npy_reader_read_rows(parac_npy_reader *reader, void *dst, uin
     size_t row_bytes = (size_t)reader->row_values * parac_dtype_size(reader->dtype);
     *rows_got = 0;
     if (!rows) return PARAC_OK;
-    if (row_bytes && fread(dst, row_bytes, rows, reader->file) != rows)
+    if (row_bytes && read_items(reader, dst, row_bytes, (size_t)rows) != rows)
         return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, 0,
                              "npy file is truncated: expected %llu rows, data ends near row %llu",
                              (unsigned long long)reader->row_count, (unsigned long long)reader->rows_read);
@@ -294,6 +329,7 @@ void parac_npy_reader_close(parac_npy_reader *reader)
 {
     if (reader->file && reader->file != stdin) fclose(reader->file);
     reader->file = NULL;
+    reader->memory = NULL;
 }
 
 /* A pipe's header is unverified: the buffer grows with what really arrives
@@ -323,9 +359,11 @@ static parac_status read_unverified(parac_npy_reader *reader, parac_npy_array *a
  * the file cannot be mapped or its data is not aligned for the dtype. */
 static int map_data(parac_npy_reader *reader, parac_npy_array *array)
 {
-    long offset = ftell(reader->file);
+    long offset;
     size_t length;
     void *base;
+    if (reader->in_memory) return 0;
+    offset = ftell(reader->file);
     if (!reader->size_checked || reader->data_bytes == 0 || offset <= 0 ||
         (size_t)offset % parac_dtype_size(reader->dtype) != 0)
         return 0;
@@ -338,11 +376,11 @@ static int map_data(parac_npy_reader *reader, parac_npy_array *array)
     return 1;
 }
 
-static parac_status read_array(const char *path, int allow_map, parac_npy_array *array, parac_error *error)
+static parac_status read_array(const parac_input *input, int allow_map, parac_npy_array *array, parac_error *error)
 {
     parac_npy_reader reader;
     uint64_t got;
-    parac_status status = parac_npy_reader_open(&reader, path, error);
+    parac_status status = parac_npy_reader_open_input(&reader, input, error);
     memset(array, 0, sizeof *array);
     if (status != PARAC_OK) return status;
     array->dtype = reader.dtype;
@@ -355,7 +393,7 @@ static parac_status read_array(const char *path, int allow_map, parac_npy_array 
         array->data = malloc(reader.data_bytes ? (size_t)reader.data_bytes : 1);
         if (!array->data) {
             parac_npy_reader_close(&reader);
-            return parac_fail_no_memory(error, path, reader.data_bytes);
+            return parac_fail_no_memory(error, input->name, reader.data_bytes);
         }
         status = parac_npy_reader_read_rows(&reader, array->data, reader.row_count, &got, error);
     } else {
@@ -368,12 +406,19 @@ static parac_status read_array(const char *path, int allow_map, parac_npy_array 
 
 parac_status parac_npy_read(const char *path, parac_npy_array *array, parac_error *error)
 {
-    return read_array(path, 1, array, error);
+    parac_input input = parac_input_file(path);
+    return read_array(&input, 1, array, error);
 }
 
 parac_status parac_npy_read_copy(const char *path, parac_npy_array *array, parac_error *error)
 {
-    return read_array(path, 0, array, error);
+    parac_input input = parac_input_file(path);
+    return read_array(&input, 0, array, error);
+}
+
+parac_status parac_npy_read_input(const parac_input *input, parac_npy_array *array, parac_error *error)
+{
+    return read_array(input, 1, array, error);
 }
 
 void parac_npy_array_free(parac_npy_array *array)

@@ -12,6 +12,8 @@
 
 #include <parac/status.h>
 
+#include "core/input.h"
+
 typedef enum parac_dtype {
     PARAC_DTYPE_F32 = 0,
     PARAC_DTYPE_F64,
@@ -32,7 +34,10 @@ size_t parac_dtype_size(parac_dtype dtype);
 const char *parac_dtype_name(parac_dtype dtype); /* "float32", ... */
 
 typedef struct parac_npy_reader {
-    FILE *file;
+    FILE *file;           /* NULL when reading from memory */
+    int in_memory;
+    const unsigned char *memory; /* the buffer, when in_memory */
+    size_t memory_size, memory_at;
     const char *path;
     parac_dtype dtype;
     int ndim;
@@ -46,6 +51,8 @@ typedef struct parac_npy_reader {
 
 /* Opens and parses the header; the data is read with read_rows. */
 parac_status parac_npy_reader_open(parac_npy_reader *reader, const char *path, parac_error *error);
+/* The same over a file or a buffer (core/input.h); a buffer is checked to hold its data as a regular file is. */
+parac_status parac_npy_reader_open_input(parac_npy_reader *reader, const parac_input *input, parac_error *error);
 /* Reads up to max_rows rows into dst (row_values * dtype size bytes each).
  * *rows_got is 0 at the end. A file shorter than its header says is a parse error. */
 parac_status parac_npy_reader_read_rows(parac_npy_reader *reader, void *dst, uint64_t max_rows,
@@ -71,6 +78,8 @@ typedef struct parac_npy_array {
 parac_status parac_npy_read(const char *path, parac_npy_array *array, parac_error *error);
 /* The same, always copying into a malloc'ed buffer. */
 parac_status parac_npy_read_copy(const char *path, parac_npy_array *array, parac_error *error);
+/* parac_npy_read over a file or a buffer (a buffer's data is copied, never referenced). */
+parac_status parac_npy_read_input(const parac_input *input, parac_npy_array *array, parac_error *error);
 void parac_npy_array_free(parac_npy_array *array);
 
 /* Writes a C-order array (version 1.0 header). */

@@ -146,19 +146,38 @@ const char *parac_fca_context_attribute_name(const parac_fca_context *context, s
     return context->attribute_names && attribute < context->attributes ? context->attribute_names[attribute] : NULL;
 }
 
-parac_status parac_fca_context_read(const char *path, parac_fca_format format, parac_fca_context **context,
-                                    parac_error *error)
+/* One dispatch for files and buffers: AUTO picks the format by the input's name. */
+static parac_status read_input(const parac_input *input, parac_fca_format format, parac_fca_context **context,
+                               parac_error *error)
 {
-    if (!path || !context) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca: path and context are required");
     if (format == PARAC_FCA_FORMAT_AUTO) {
-        if (parac_path_has_extension(path, ".cxt")) format = PARAC_FCA_FORMAT_CXT;
-        else if (parac_path_has_extension(path, ".csv") || parac_path_has_extension(path, ".tsv"))
+        if (parac_path_has_extension(input->name, ".cxt")) format = PARAC_FCA_FORMAT_CXT;
+        else if (parac_path_has_extension(input->name, ".csv") || parac_path_has_extension(input->name, ".tsv"))
             format = PARAC_FCA_FORMAT_CSV;
         else format = PARAC_FCA_FORMAT_FIMI;
     }
     switch (format) {
-    case PARAC_FCA_FORMAT_CXT: return fca_read_cxt(path, context, error);
-    case PARAC_FCA_FORMAT_CSV: return fca_read_csv01(path, context, error);
-    default: return fca_read_fimi(path, context, error);
+    case PARAC_FCA_FORMAT_CXT: return fca_read_cxt(input, context, error);
+    case PARAC_FCA_FORMAT_CSV: return fca_read_csv01(input, context, error);
+    default: return fca_read_fimi(input, context, error);
     }
+}
+
+parac_status parac_fca_context_read(const char *path, parac_fca_format format, parac_fca_context **context,
+                                    parac_error *error)
+{
+    parac_input input;
+    if (!path || !context) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca: path and context are required");
+    input = parac_input_file(path);
+    return read_input(&input, format, context, error);
+}
+
+parac_status parac_fca_context_read_memory(const void *data, size_t size, const char *name, parac_fca_format format,
+                                           parac_fca_context **context, parac_error *error)
+{
+    parac_input input;
+    if ((!data && size) || !context)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca: data (when size > 0) and context are required");
+    input = parac_input_memory(data, size, name);
+    return read_input(&input, format, context, error);
 }

@@ -9,6 +9,7 @@
 #include <parac/fca.h>
 
 #include "core/bitset.h"
+#include "core/input.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,9 +34,9 @@ int fca_context_size_ok(size_t objects, size_t attributes);
 void fca_context_set(parac_fca_context *context, size_t object, size_t attribute);
 void fca_context_finish(parac_fca_context *context);
 
-parac_status fca_read_fimi(const char *path, parac_fca_context **context, parac_error *error);
-parac_status fca_read_cxt(const char *path, parac_fca_context **context, parac_error *error);
-parac_status fca_read_csv01(const char *path, parac_fca_context **context, parac_error *error);
+parac_status fca_read_fimi(const parac_input *input, parac_fca_context **context, parac_error *error);
+parac_status fca_read_cxt(const parac_input *input, parac_fca_context **context, parac_error *error);
+parac_status fca_read_csv01(const parac_input *input, parac_fca_context **context, parac_error *error);
 
 /* Where stores of one streamed run spill their intents (concept_stream.c); NULL elsewhere. */
 typedef struct fca_concept_spill fca_concept_spill;

@@ -157,21 +157,21 @@ static parac_status take_names(string_list *names, size_t count, size_t skip, ch
     return PARAC_OK;
 }
 
-parac_status fca_read_csv01(const char *path, parac_fca_context **context, parac_error *error)
+parac_status fca_read_csv01(const parac_input *input, parac_fca_context **context, parac_error *error)
 {
     parac_line_reader reader;
     csv_table table = {0};
     parac_fca_context *made = NULL;
     size_t skip;
-    parac_status status = parac_line_reader_open(&reader, path, error);
+    parac_status status = parac_line_reader_open_input(&reader, input, error);
     if (status != PARAC_OK) return status;
     status = read_table(&reader, &table, error);
     if (status == PARAC_OK && table.rows == 0)
-        status = parac_fail_at(error, PARAC_ERR_PARSE, path, reader.line_number + 1, "empty file: no data rows");
+        status = parac_fail_at(error, PARAC_ERR_PARSE, reader.path, reader.line_number + 1, "empty file: no data rows");
     /* Only a names column may add one cell to the header: the corner above the names. */
     skip = table.has_row_names && table.attribute_names.count == table.columns + 1;
     if (status == PARAC_OK && table.attribute_names.count && table.attribute_names.count - skip != table.columns)
-        status = parac_fail_at(error, PARAC_ERR_PARSE, path, 1, "header has %zu names, rows have %zu cells",
+        status = parac_fail_at(error, PARAC_ERR_PARSE, reader.path, 1, "header has %zu names, rows have %zu cells",
                                table.attribute_names.count, table.columns);
     if (status == PARAC_OK) status = fca_context_alloc(table.rows, table.columns, &made, error);
     if (status == PARAC_OK) {

@@ -121,29 +121,29 @@ static parac_status read_rows(parac_line_reader *reader, parac_fca_context *cont
     return PARAC_OK;
 }
 
-parac_status fca_read_cxt(const char *path, parac_fca_context **context, parac_error *error)
+parac_status fca_read_cxt(const parac_input *input, parac_fca_context **context, parac_error *error)
 {
     parac_line_reader reader;
     size_t objects = 0, attributes = 0;
     char **object_names = NULL, **attribute_names = NULL;
     parac_fca_context *made = NULL;
-    parac_status status = parac_line_reader_open(&reader, path, error);
+    parac_status status = parac_line_reader_open_input(&reader, input, error);
     int got;
     if (status != PARAC_OK) return status;
     got = next_nonblank(&reader, error);
     if (got <= 0) {
         status = got < 0 ? (error ? error->status : PARAC_ERR_IO)
-                         : parac_fail_at(error, PARAC_ERR_PARSE, path, 1, "empty file: expected a 'B' header");
+                         : parac_fail_at(error, PARAC_ERR_PARSE, reader.path, 1, "empty file: expected a 'B' header");
         goto done;
     }
     if (strncmp(reader.buffer, "B", 1) != 0 || reader.buffer[1 + strspn(reader.buffer + 1, " \t")]) {
-        status = parac_fail_at(error, PARAC_ERR_PARSE, path, reader.line_number, "expected 'B' (Burmeister header)");
+        status = parac_fail_at(error, PARAC_ERR_PARSE, reader.path, reader.line_number, "expected 'B' (Burmeister header)");
         goto done;
     }
     if ((status = read_count(&reader, "number of objects", &objects, error)) != PARAC_OK) goto done;
     if ((status = read_count(&reader, "number of attributes", &attributes, error)) != PARAC_OK) goto done;
     if (!fca_context_size_ok(objects, attributes)) {
-        status = parac_fail_at(error, PARAC_ERR_PARSE, path, reader.line_number,
+        status = parac_fail_at(error, PARAC_ERR_PARSE, reader.path, reader.line_number,
                                "a context of %zu objects x %zu attributes is above the limit of %llu cells", objects,
                                attributes, (unsigned long long)PARAC_FCA_MAX_CONTEXT_CELLS);
         goto done;

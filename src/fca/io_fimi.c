@@ -69,12 +69,12 @@ static parac_status build_context(const id_list *ids, const id_list *starts, uin
     return PARAC_OK;
 }
 
-parac_status fca_read_fimi(const char *path, parac_fca_context **context, parac_error *error)
+parac_status fca_read_fimi(const parac_input *input, parac_fca_context **context, parac_error *error)
 {
     parac_line_reader reader;
     id_list ids = {0}, starts = {0};
     uint32_t max_id = 0;
-    parac_status status = parac_line_reader_open(&reader, path, error);
+    parac_status status = parac_line_reader_open_input(&reader, input, error);
     int got;
     if (status != PARAC_OK) return status;
     if (id_list_push(&starts, 0)) goto no_memory;
@@ -83,14 +83,14 @@ parac_status fca_read_fimi(const char *path, parac_fca_context **context, parac_
         status = parse_line(&reader, &ids, &max_id, error);
         if (status != PARAC_OK) goto done;
         if (ids.count > UINT32_MAX - 1) {
-            status = parac_fail_at(error, PARAC_ERR_UNSUPPORTED, path, reader.line_number, "more than 2^32 ids");
+            status = parac_fail_at(error, PARAC_ERR_UNSUPPORTED, reader.path, reader.line_number, "more than 2^32 ids");
             goto done;
         }
         if (id_list_push(&starts, (uint32_t)ids.count)) goto no_memory;
         /* Checked as the file is read: a small file of many lines naming a large id
          * must fail here, not when the bit matrix is allocated. */
         if (!fca_context_size_ok(starts.count - 1, ids.count ? (size_t)max_id + 1 : 0)) {
-            status = parac_fail_at(error, PARAC_ERR_PARSE, path, reader.line_number,
+            status = parac_fail_at(error, PARAC_ERR_PARSE, reader.path, reader.line_number,
                                    "the context (%zu objects x %zu attributes so far) is above the limit of %llu cells",
                                    starts.count - 1, (size_t)max_id + 1, (unsigned long long)PARAC_FCA_MAX_CONTEXT_CELLS);
             goto done;
@@ -101,7 +101,7 @@ parac_status fca_read_fimi(const char *path, parac_fca_context **context, parac_
         goto done;
     }
     if (starts.count == 1) {
-        status = parac_fail_at(error, PARAC_ERR_PARSE, path, 1, "empty file: no objects");
+        status = parac_fail_at(error, PARAC_ERR_PARSE, reader.path, 1, "empty file: no objects");
         goto done;
     }
     status = build_context(&ids, &starts, max_id, ids.count > 0, context, error);

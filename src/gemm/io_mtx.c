@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "core/line_reader.h"
 #include "core/npy.h"
+#include "gemm/io_mtx.h"
 #include <parac/gemm.h>
 
 typedef enum mtx_symmetry { MTX_GENERAL, MTX_SYMMETRIC, MTX_SKEW } mtx_symmetry;
@@ -229,11 +230,12 @@ static parac_status read_mtx_body(parac_line_reader *reader, const mtx_header *h
     return status == PARAC_OK ? expect_end(reader, error) : status;
 }
 
-static parac_status read_mtx(const char *path, parac_gemm_matrix *m, parac_error *error)
+static parac_status read_mtx(const parac_input *input, parac_gemm_matrix *m, parac_error *error)
 {
+    const char *path = input->name;
     parac_line_reader reader;
     mtx_header header = {0, 0, MTX_GENERAL};
-    parac_status status = parac_line_reader_open(&reader, path, error);
+    parac_status status = parac_line_reader_open_input(&reader, input, error);
     int got;
     if (status != PARAC_OK) return status;
     got = parac_line_reader_next(&reader, error);
@@ -245,10 +247,11 @@ static parac_status read_mtx(const char *path, parac_gemm_matrix *m, parac_error
     return status;
 }
 
-static parac_status read_npy(const char *path, parac_gemm_matrix *m, parac_error *error)
+static parac_status read_npy(const parac_input *input, parac_gemm_matrix *m, parac_error *error)
 {
+    const char *path = input->name;
     parac_npy_array array;
-    parac_status status = parac_npy_read(path, &array, error);
+    parac_status status = parac_npy_read_input(input, &array, error);
     if (status != PARAC_OK) return status;
     if (array.ndim != 2 || array.shape[0] < 1 || array.shape[1] < 1) {
         parac_npy_array_free(&array);
@@ -277,10 +280,17 @@ static parac_status read_npy(const char *path, parac_gemm_matrix *m, parac_error
 
 parac_status parac_gemm_matrix_read(const char *path, parac_gemm_matrix *matrix, parac_error *error)
 {
+    parac_input input = parac_input_file(path);
+    return gemm_matrix_read_input(&input, matrix, error);
+}
+
+parac_status gemm_matrix_read_input(const parac_input *input, parac_gemm_matrix *matrix, parac_error *error)
+{
+    const char *path = input->name;
     parac_status status;
     memset(matrix, 0, sizeof *matrix);
-    if (parac_path_has_extension(path, ".mtx")) status = read_mtx(path, matrix, error);
-    else if (parac_path_has_extension(path, ".npy")) status = read_npy(path, matrix, error);
+    if (parac_path_has_extension(path, ".mtx")) status = read_mtx(input, matrix, error);
+    else if (parac_path_has_extension(path, ".npy")) status = read_npy(input, matrix, error);
     else status = parac_fail_at(error, PARAC_ERR_UNSUPPORTED, path, 0, "unknown matrix format (expected .npy or .mtx)");
     if (status != PARAC_OK) parac_gemm_matrix_free(matrix);
     return status;
