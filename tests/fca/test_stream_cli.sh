@@ -81,8 +81,14 @@ else
   echo "peak memory on $count concepts: --count ${count_kb} KB, unbudgeted ${full_kb} KB, --max-memory 2M ${budget_kb} KB"
   (( count_kb > 0 && full_kb > 0 && budget_kb > 0 )) || fail "a big run failed"
   # unbudgeted: 1.4 M intents x 16 bytes, twice while sorting (about 45 MB) above the ~5 MB of the rest
-  (( count_kb * 3 < full_kb )) || fail "--count peak ${count_kb} KB is not far below the stored run's ${full_kb} KB"
-  (( budget_kb * 3 < full_kb )) || fail "budgeted peak ${budget_kb} KB is not far below the unbudgeted ${full_kb} KB"
+  if ldd "$PARAC" 2> /dev/null | grep -q libasan; then
+    # AddressSanitizer's quarantine keeps freed blocks resident (256 MB by default), so the peak of an
+    # instrumented run measures the sanitizer, not the budget; the plain build of the same suite checks it
+    echo "AddressSanitizer build: peak-memory ratios not checked here (the uninstrumented run checks them)"
+  else
+    (( count_kb * 3 < full_kb )) || fail "--count peak ${count_kb} KB is not far below the stored run's ${full_kb} KB"
+    (( budget_kb * 3 < full_kb )) || fail "budgeted peak ${budget_kb} KB is not far below the unbudgeted ${full_kb} KB"
+  fi
   cmp -s "$dir/full.txt" "$dir/budget.txt" || fail "budgeted output differs on the big context"
   [[ $(wc -l < "$dir/budget.txt") == "$count" ]] || fail "budgeted output does not have $count lines"
 fi
