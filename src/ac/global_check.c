@@ -177,23 +177,12 @@ static int check_channel(const assignment *a, const parac_csp_global *g)
     return 1;
 }
 
-static int compare_op(ac_operator op, int64_t left, int64_t right)
-{
-    switch (op) {
-    case AC_OP_LT: return left < right;
-    case AC_OP_LE: return left <= right;
-    case AC_OP_GE: return left >= right;
-    case AC_OP_GT: return left > right;
-    default: return 1;
-    }
-}
-
 static int check_ordered(const assignment *a, const parac_csp_global *g)
 {
     for (size_t i = 0; i + 1 < g->list_length[0]; i++) {
         int64_t length = g->coeffs && i < g->coeff_count ? g->coeffs[i] : 0, left;
         if (__builtin_add_overflow(value_of(a, &g->lists[0][i]), length, &left)) return 0;
-        if (!compare_op(g->op, left, value_of(a, &g->lists[0][i + 1]))) return 0;
+        if (!ac_operator_holds(g->op, left, value_of(a, &g->lists[0][i + 1]))) return 0;
     }
     return 1;
 }
@@ -207,7 +196,7 @@ static int check_lex(const assignment *a, const parac_csp_global *g)
             int64_t x = value_of(a, &g->lists[l][i]), y = value_of(a, &g->lists[l + 1][i]);
             order = (x > y) - (x < y);
         }
-        if (!compare_op(g->op, order, 0)) return 0;
+        if (!ac_operator_holds(g->op, order, 0)) return 0;
     }
     return 1;
 }

@@ -9,17 +9,6 @@
 
 #include <stdlib.h>
 
-static int holds(ac_operator op, int64_t left, int64_t right)
-{
-    switch (op) {
-    case AC_OP_LT: return left < right;
-    case AC_OP_LE: return left <= right;
-    case AC_OP_GE: return left >= right;
-    case AC_OP_GT: return left > right;
-    default: return 1;
-    }
-}
-
 static int increasing(ac_operator op)
 {
     return op == AC_OP_LT || op == AC_OP_LE;
@@ -34,8 +23,8 @@ static int filter(const ac_model *model, ac_domains *domains, const ac_term *ter
     size_t count = ac_term_values(model, domains, term, values);
     for (size_t k = 0; k < count; k++) {
         int64_t v = values[k];
-        int ok = forward ? holds(op, (increasing(op) ? low : high) + length, v)
-                         : holds(op, v + length, increasing(op) ? high : low);
+        int ok = forward ? ac_operator_holds(op, (increasing(op) ? low : high) + length, v)
+                         : ac_operator_holds(op, v + length, increasing(op) ? high : low);
         if (!ok && ac_term_remove(model, domains, term, v, changed)) return 1;
     }
     return 0;

@@ -81,6 +81,8 @@ size_t ac_largest_domain(const parac_csp_network *network);
 
 /* ---- conditions ---- */
 int ac_condition_holds(const ac_condition *condition, int64_t x, int64_t operand);
+/* x op operand for the relational operators (LT..NE); 1 for the others (no relation to test). */
+int ac_operator_holds(ac_operator op, int64_t x, int64_t operand);
 /* 1 when some value of the operand (its current domain, or the constant) makes condition(x) hold. */
 int ac_condition_possible(const ac_model *model, const ac_domains *domains, const ac_condition *condition, int64_t x);
 /* Removes the operand variable's values b for which no x of `feasible` (ascending, count > 0) has

@@ -123,17 +123,30 @@ static int set_contains(const int64_t *set, size_t count, int64_t x)
     return low < count && set[low] == x;
 }
 
-int ac_condition_holds(const ac_condition *condition, int64_t x, int64_t operand)
+int ac_operator_holds(ac_operator op, int64_t x, int64_t operand)
 {
-    int inside;
-    switch (condition->op) {
-    case AC_OP_NONE: return 1;
+    switch (op) {
     case AC_OP_LT: return x < operand;
     case AC_OP_LE: return x <= operand;
     case AC_OP_GE: return x >= operand;
     case AC_OP_GT: return x > operand;
     case AC_OP_EQ: return x == operand;
     case AC_OP_NE: return x != operand;
+    default: return 1;
+    }
+}
+
+int ac_condition_holds(const ac_condition *condition, int64_t x, int64_t operand)
+{
+    int inside;
+    switch (condition->op) {
+    case AC_OP_NONE: return 1;
+    case AC_OP_LT:
+    case AC_OP_LE:
+    case AC_OP_GE:
+    case AC_OP_GT:
+    case AC_OP_EQ:
+    case AC_OP_NE: return ac_operator_holds(condition->op, x, operand);
     case AC_OP_IN:
     case AC_OP_NOT_IN:
         inside = condition->is_range ? x >= condition->low && x <= condition->high
