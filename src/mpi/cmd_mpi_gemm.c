@@ -192,9 +192,10 @@ int mpi_cmd_gemm(MPI_Comm comm, int argc, char **argv)
     parac_error_clear(&error);
     common.exec.progress = NULL; /* no bar: R ranks would draw over each other */
     if (margs.spread_gpus) common.exec.cuda_device = mpi_cli_spread_gpus(comm, common.exec.cuda_device);
-    if (parse_grid(margs.grid, ranks, &rows, &cols, &error) == PARAC_OK && margs.cyclic_block < 0)
-        parac_fail(&error, PARAC_ERR_INVALID_ARGUMENT, "gemm: --cyclic-block must be >= 1");
-    else if (error.status == PARAC_OK && rank == 0 && args.output)
+    parse_grid(margs.grid, ranks, &rows, &cols, &error);
+    if (error.status == PARAC_OK && margs.cyclic_block < 0)
+        parac_fail(&error, PARAC_ERR_INVALID_ARGUMENT, "gemm: --cyclic-block must be >= 1 (0: the plan's tile edge)");
+    if (error.status == PARAC_OK && rank == 0 && args.output)
         cli_check_outputs(&args.output, 1, positionals, (size_t)positional_count, &error);
     if ((code = mpi_cli_agree(comm, &error)) != 0) return code;
     if (rank == 0) prepare(&args, &margs, &common, positionals, positional_count, &in, &whole, &shape, &error);
