@@ -7,9 +7,10 @@ if(PARAC_MPI AND PARAC_BUILD_CLI)
   find_package(MPI COMPONENTS C QUIET)
   if(MPI_C_FOUND)
     file(GLOB PARAC_MPI_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/mpi/*.c)
-    # The CLI's option parsing, error reports and whole-or-nothing outputs, shared with `parac`.
+    # The CLI's option parsing, error reports, whole-or-nothing outputs and gemm inputs, shared with `parac`.
     list(APPEND PARAC_MPI_SOURCES ${CMAKE_SOURCE_DIR}/src/cli/cli_args.c ${CMAKE_SOURCE_DIR}/src/cli/cli_common.c
-         ${CMAKE_SOURCE_DIR}/src/cli/cli_output.c ${CMAKE_SOURCE_DIR}/src/cli/cli_signals.c)
+         ${CMAKE_SOURCE_DIR}/src/cli/cli_output.c ${CMAKE_SOURCE_DIR}/src/cli/cli_signals.c
+         ${CMAKE_SOURCE_DIR}/src/cli/gemm_setup.c)
     add_executable(parac_mpi ${PARAC_MPI_SOURCES})
     set_target_properties(parac_mpi PROPERTIES OUTPUT_NAME parac-mpi RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
     target_include_directories(parac_mpi PRIVATE ${CMAKE_SOURCE_DIR}/src)

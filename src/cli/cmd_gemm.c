@@ -4,128 +4,12 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/gemm_setup.h"
 
 #include <parac/gemm.h>
 
 #include "core/error.h"
 #include "core/timer.h"
-
-typedef struct gemm_args {
-    int64_t m, n, k, band, block, tile_m, tile_n, tile_k, split_k;
-    double density, alpha, beta;
-    const char *dtype, *schedule, *variant, *output;
-    int power_law, verify, explain, repeats, autotune, stages, pack;
-    const char *tune_cache; /* --tune-cache: read by the plan; written by --autotune */
-} gemm_args;
-
-#define UNSET INT64_MIN /* --m, --n, --k not given */
-
-typedef struct gemm_inputs {
-    parac_gemm_matrix a, b;
-    float *c;
-    int sparse_a, sparse_b; /* scan A / B for zero tiles */
-} gemm_inputs;
-
-/* The named options; an unknown name is a usage error (exit 1), reported before any work. */
-static int parse_names(const gemm_args *args, parac_gemm_options *o)
-{
-    if (strcmp(args->dtype, "fp32") == 0) o->dtype = PARAC_GEMM_FP32;
-    else if (strcmp(args->dtype, "tf32") == 0) o->dtype = PARAC_GEMM_TF32;
-    else return cli_usage_error("gemm", "--dtype must be fp32 or tf32, not '%s'", args->dtype);
-    if (strcmp(args->schedule, "auto") == 0) o->schedule = PARAC_GEMM_SCHEDULE_AUTO;
-    else if (strcmp(args->schedule, "static") == 0) o->schedule = PARAC_GEMM_SCHEDULE_STATIC;
-    else if (strcmp(args->schedule, "dynamic") == 0) o->schedule = PARAC_GEMM_SCHEDULE_DYNAMIC;
-    else return cli_usage_error("gemm", "--schedule must be static, dynamic or auto, not '%s'", args->schedule);
-    /* the library's names are the CLI spelling (one table, so a new variant needs no edit here) */
-    o->variant = (parac_gemm_variant)-1;
-    for (int v = PARAC_GEMM_VARIANT_AUTO; v <= PARAC_GEMM_VARIANT_WGMMA_WS_A; v++)
-        if (strcmp(args->variant, parac_gemm_variant_name((parac_gemm_variant)v)) == 0) o->variant = (parac_gemm_variant)v;
-    if ((int)o->variant < 0)
-        return cli_usage_error("gemm", "--variant must be auto, base, wgmma, wgmma_tma, n256, wgmma_ws, bk32 "
-                                       "or wgmma_ws_a, not '%s'", args->variant);
-    return CLI_CONTINUE;
-}
-
-/* Everything the command line alone decides: CLI_CONTINUE or the exit code after the error line. */
-static int check_args(const gemm_args *args, int positional_count)
-{
-    parac_gemm_options names;
-    int code = parse_names(args, &names);
-    if (code != CLI_CONTINUE) return code;
-    if (positional_count == 1) return cli_usage_error("gemm", "give two matrix files (A and B) or none");
-    if (args->autotune && !args->tune_cache)
-        return cli_usage_error("gemm", "--autotune needs --tune-cache FILE (the file it writes)");
-    if (args->band >= 0 && args->density > 0.0)
-        return cli_usage_error("gemm", "--band and --block-density exclude each other");
-    if (args->repeats < 1 || args->repeats > 64) return cli_bad_value("gemm", "--repeats must be in 1..64");
-    if (args->band < -1) return cli_bad_value("gemm", "--band must be >= 0");
-    if (args->density < 0.0) return cli_bad_value("gemm", "--block-density must be in (0, 1]");
-    if (positional_count == 2) return CLI_CONTINUE;
-    if (args->m == UNSET || args->n == UNSET || args->k == UNSET) return cli_usage_error("gemm", "give A and B files, or --m, --n and --k");
-    if (args->m < 1 || args->n < 1 || args->k < 1) return cli_bad_value("gemm", "--m, --n and --k must be >= 1");
-    if (cli_too_large((uint64_t)args->m, (uint64_t)args->k, sizeof(float)) ||
-        cli_too_large((uint64_t)args->k, (uint64_t)args->n, sizeof(float)) ||
-        cli_too_large((uint64_t)args->m, (uint64_t)args->n, 2 * sizeof(float)))
-        return cli_bad_value("gemm", "%lld x %lld x %lld is too large", (long long)args->m, (long long)args->n,
-                             (long long)args->k);
-    return CLI_CONTINUE;
-}
-
-static void set_tuning(const gemm_args *args, parac_gemm_options *o)
-{
-    (void)parse_names(args, o); /* checked in check_args */
-    o->tile_m = (int)args->tile_m;
-    o->tile_n = (int)args->tile_n;
-    o->tile_k = (int)args->tile_k;
-    o->split_k = (int)args->split_k;
-    o->pipeline_stages = args->stages;
-    o->pack_operands = args->pack;
-    o->tune_cache_path = args->tune_cache;
-}
-
-static parac_status generate_inputs(const gemm_args *args, uint64_t seed, gemm_inputs *in, parac_error *error)
-{
-    parac_gemm_matrix_spec a_spec = {args->m, args->k, PARAC_GEMM_MATRIX_DENSE, 0, 0.0, 0, args->power_law, seed};
-    parac_gemm_matrix_spec b_spec = {args->k, args->n, PARAC_GEMM_MATRIX_DENSE, 0, 0.0, 0, 0, seed + 1};
-    parac_status status;
-    if (args->band >= 0) {
-        a_spec.kind = PARAC_GEMM_MATRIX_BANDED;
-        a_spec.band = args->band;
-    } else if (args->density > 0.0) {
-        a_spec.kind = PARAC_GEMM_MATRIX_BLOCK_SPARSE;
-        a_spec.density = args->density;
-        a_spec.block = args->block;
-    }
-    in->sparse_a = a_spec.kind != PARAC_GEMM_MATRIX_DENSE;
-    in->a = (parac_gemm_matrix){args->m, args->k, PARAC_GEMM_ROW_MAJOR, malloc((size_t)(args->m * args->k) * 4)};
-    in->b = (parac_gemm_matrix){args->k, args->n, PARAC_GEMM_ROW_MAJOR, malloc((size_t)(args->k * args->n) * 4)};
-    if (!in->a.values || !in->b.values) return parac_fail_no_memory(error, "gemm inputs", (unsigned long long)(args->m + args->n) * args->k * 4);
-    if ((status = parac_gemm_matrix_generate(&a_spec, in->a.values, error)) != PARAC_OK) return status;
-    return parac_gemm_matrix_generate(&b_spec, in->b.values, error);
-}
-
-static double zero_fraction(const parac_gemm_matrix *m)
-{
-    int64_t zeros = 0, count = m->rows * m->cols;
-    for (int64_t i = 0; i < count; i++) zeros += m->values[i] == 0.0f;
-    return (double)zeros / (double)count;
-}
-
-static parac_status read_inputs(const char *a_path, const char *b_path, gemm_inputs *in, parac_error *error)
-{
-    parac_status status = parac_gemm_matrix_read(a_path, &in->a, error);
-    if (status == PARAC_OK) status = parac_gemm_matrix_read(b_path, &in->b, error);
-    if (status == PARAC_OK && in->a.cols != in->b.rows)
-        status = parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
-                            "gemm: shape mismatch: %s is %lld x %lld but %s is %lld x %lld (need A cols == B rows)",
-                            a_path, (long long)in->a.rows, (long long)in->a.cols, b_path, (long long)in->b.rows,
-                            (long long)in->b.cols);
-    if (status == PARAC_OK) {
-        in->sparse_a = zero_fraction(&in->a) > 0.25;
-        in->sparse_b = zero_fraction(&in->b) > 0.25;
-    }
-    return status;
-}
 
 /* Max |c - ref| over max |ref|: a norm-wise relative error that stays meaningful near zeros. */
 static double max_relative_error(const float *c, const float *ref, int64_t count)
@@ -162,20 +46,6 @@ static parac_status verify(parac_gemm_plan *plan, const parac_gemm_options *o, c
     if (status == PARAC_OK && *against) *error_out = max_relative_error(in->c, ref, (int64_t)count);
     free(ref);
     return status;
-}
-
-static void fill_options(const gemm_args *args, const cli_common *common, const gemm_inputs *in, parac_gemm_options *o)
-{
-    o->exec = common->exec;
-    o->m = in->a.rows;
-    o->k = in->a.cols;
-    o->n = in->b.cols;
-    o->layout_a = in->a.layout;
-    o->layout_b = in->b.layout;
-    o->layout_c = PARAC_GEMM_ROW_MAJOR;
-    if (in->sparse_a) o->scan_a = in->a.values;
-    if (in->sparse_b) o->scan_b = in->b.values;
-    (void)args;
 }
 
 /* Warm-up, then `repeats` timed runs (C restored before each); the median compute time. */
@@ -263,8 +133,8 @@ static parac_status run_gemm(const gemm_args *args, const cli_common *common, ge
     double seconds = 0.0, rel_err = 0.0;
     const char *against = NULL;
     memset(&o, 0, sizeof o);
-    set_tuning(args, &o);
-    fill_options(args, common, in, &o);
+    gemm_set_tuning(args, &o);
+    gemm_fill_options(common, in, &o);
     if (cli_too_large((uint64_t)o.m, (uint64_t)o.n, 2 * sizeof(float)))
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "gemm: C (%lld x %lld) is too large", (long long)o.m,
                           (long long)o.n);
@@ -280,10 +150,7 @@ static parac_status run_gemm(const gemm_args *args, const cli_common *common, ge
     in->c = malloc(c_count * sizeof(float));
     c_initial = calloc(c_count, sizeof(float));
     if (!in->c || !c_initial) status = parac_fail_no_memory(error, "C", c_count * 8);
-    if (status == PARAC_OK && args->beta != 0.0) {
-        parac_gemm_matrix_spec c_spec = {o.m, o.n, PARAC_GEMM_MATRIX_DENSE, 0, 0.0, 0, 0, common->seed + 2};
-        status = parac_gemm_matrix_generate(&c_spec, c_initial, error);
-    }
+    if (status == PARAC_OK) status = gemm_initial_c(args, common, o.m, o.n, c_initial, error);
     if (status == PARAC_OK) status = run_timed(plan, args, in, c_initial, c_count, &seconds, error);
     if (status == PARAC_OK && args->verify) status = verify(plan, &o, args, in, c_initial, &rel_err, &against, error);
     if (status == PARAC_OK && args->output) status = write_output(args->output, in, &o, error);
@@ -295,7 +162,7 @@ static parac_status run_gemm(const gemm_args *args, const cli_common *common, ge
 
 int cli_gemm(int argc, char **argv)
 {
-    gemm_args args = {UNSET, UNSET, UNSET, -1, 64, 0, 0, 0, 0, 0.0, 1.0, 0.0, "fp32", "auto", "auto", NULL, 0, 0, 0, 3, 0, 0, 0, NULL};
+    gemm_args args = GEMM_ARGS_DEFAULT;
     const cli_option options[] = {
         {"--m", 0, CLI_INT64, &args.m, "M", "rows of A and C (generated input)"},
         {"--n", 0, CLI_INT64, &args.n, "N", "columns of B and C (generated input)"},
@@ -335,15 +202,15 @@ int cli_gemm(int argc, char **argv)
     parac_error error;
     parac_status status;
     if (code != CLI_CONTINUE) return code;
-    if ((code = check_args(&args, positional_count)) != CLI_CONTINUE) return code;
+    if ((code = gemm_check_args(&args, positional_count)) != CLI_CONTINUE) return code;
     memset(&in, 0, sizeof in);
     parac_error_clear(&error);
     if (args.output) outputs[output_count++] = args.output;
     if (args.autotune) outputs[output_count++] = args.tune_cache;
     if (cli_check_outputs(outputs, output_count, positionals, (size_t)positional_count, &error) != PARAC_OK)
         return cli_report(&error);
-    status = positional_count == 2 ? read_inputs(positionals[0], positionals[1], &in, &error)
-                                   : generate_inputs(&args, common.seed_given ? common.seed : 42, &in, &error);
+    status = positional_count == 2 ? gemm_read_inputs(positionals[0], positionals[1], &in, &error)
+                                   : gemm_generate_inputs(&args, common.seed_given ? common.seed : 42, &in, &error);
     if (status == PARAC_OK) status = run_gemm(&args, &common, &in, &error);
     parac_gemm_matrix_free(&in.a);
     parac_gemm_matrix_free(&in.b);

@@ -1,0 +1,55 @@
+/* mpi/distributed_gemm.h — C = alpha*A*B + beta*C over the ranks of an MPI communicator, SUMMA-style.
+ *
+ * Collective. A (m x k), B (k x n) and C (m x n) are laid out 2-D block-cyclically over a P x Q grid
+ * (mpi/block_cyclic.h) with square blocks of `block`: rank 0 holds the whole row-major matrices and
+ * scatters the pieces. For each k panel l (columns l*block.. of A, the same rows of B) the process column
+ * l mod Q broadcasts its A panel along its process row and the process row l mod P its B panel along its
+ * process column, so every rank ends with the A rows and B columns of its C piece over all of k. Each rank
+ * then runs the KDA plan (parac_gemm_execute, CPU or GPU by options->exec) once on its piece, and rank 0
+ * gathers C.
+ *
+ * Why one multiply after the panels, and not one per panel: parac gemm's exactness contract makes every
+ * C element one chain of fused multiply-adds over ascending k, started from 0, cut only at the plan's
+ * split-k segments; a multiply per panel (beta = 1) would round and restart that chain at every panel.
+ * With the whole of k in one call, the local plan (given the global plan's tile_k, split_k and tile shape)
+ * computes every element by the same chain as the single process, so the bits are the same (fp32, and
+ * tf32 on the CPU; docs/DISTRIBUTED.md). The price is memory: (m/P + n/Q) x k operands per rank.
+ *
+ * Errors are returned, never printed. A failure (memory, device) leaves the other ranks inside a
+ * collective: the caller must MPI_Abort.
+ */
+#ifndef PARAC_MPI_DISTRIBUTED_GEMM_H
+#define PARAC_MPI_DISTRIBUTED_GEMM_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include <parac/gemm.h>
+
+#include "mpi/block_cyclic.h"
+
+/* What the global plan decided (rank 0 builds it on the whole matrices; every rank gets the same). */
+typedef struct mpi_gemm_shape {
+    int64_t m, n, k;
+    int tile_m, tile_n, tile_k, split_k;
+    int sparse_a, sparse_b; /* scan the local operands for zero tiles, as the global plan scanned */
+    int64_t block;          /* the block-cyclic block edge */
+} mpi_gemm_shape;
+
+/* What this rank did. */
+typedef struct mpi_gemm_info {
+    int64_t local_m, local_n;          /* this rank's C piece */
+    double seconds_scatter, seconds_broadcast, seconds_multiply, seconds_gather;
+    double seconds_compute;            /* parac_gemm_last_compute_seconds of the local multiply */
+    double cpu_seconds_multiply;       /* process CPU time of the local multiply (all threads) */
+    double bytes_broadcast;            /* A and B panel bytes this rank received or sent in the broadcasts */
+} mpi_gemm_info;
+
+/* Collective. local_options: exec, dtype, schedule, variant, stages and pack for every rank's plan (shape,
+ * layouts, tiles, split and scans are set from `shape`). a, b, c: the whole matrices on rank 0 (NULL
+ * elsewhere; c is read when beta != 0 and receives the result). */
+parac_status mpi_gemm_run(MPI_Comm comm, const mpi_grid *grid, const mpi_gemm_shape *shape,
+                          const parac_gemm_options *local_options, float alpha, const float *a, const float *b,
+                          float beta, float *c, mpi_gemm_info *info, parac_error *error);
+
+#endif

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# tests/mpi/test_mpi_gemm.sh — `mpirun -n 1..4 parac-mpi gemm` writes the bytes `parac gemm` writes, on grids
+# 1x1, 1x2, 2x1, 2x2, 3x1, 1x3, 1x4, sizes no block divides, dense, banded and block-sparse inputs, split-k
+# plans (dense and sparse), tf32 (CPU emulation), alpha and beta, .npy and .mtx files, more ranks than blocks;
+# bad input gives parac gemm's message and exit code, once; a dying rank ends the job, with no output.
+# The bits are the same because every rank multiplies its whole k range in one call with the whole plan's
+# tile_k, split_k and tiles (docs/DISTRIBUTED.md, "gemm"). Skipped (77) when parac-mpi was not built.
+set -u
+: "${PARAC:?PARAC must name the parac binary}"
+mpi_cli="$(dirname "$PARAC")/parac-mpi"
+if [[ ! -x "$mpi_cli" ]] || ! command -v mpirun >/dev/null 2>&1; then
+  echo "SKIP: parac-mpi was not built (no MPI found: apt-get install libopenmpi-dev openmpi-bin)"
+  exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
+hung=0
+mpi() { # ranks command args... (120 s limit: a hang is a failure; sets hung)
+  local ranks=$1 started=$SECONDS code; shift
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" timeout -k 5 120 mpirun --oversubscribe --bind-to none -n "$ranks" "$@"
+  code=$?
+  hung=$((SECONDS - started >= 120))
+  return $code
+}
+
+# compare name grids output-suffix block [parac gemm args...]: parac gemm --threads 1 once, then parac-mpi on
+# each grid (PxQ; ranks = P * Q) with --cyclic-block block (0: the default), byte for byte. The runs alternate
+# 1 and 2 threads per rank: threads change no bit.
+compare() {
+  local name=$1 grids=$2 suffix=$3 block=$4; shift 4
+  "$PARAC" gemm "$@" --threads 1 --repeats 1 -o "$tmp/$name.ref$suffix" >/dev/null || { fail "$name: parac gemm failed"; return; }
+  local grid threads=1
+  for grid in $grids; do
+    local ranks=$(( ${grid%x*} * ${grid#*x} ))
+    rm -f "$tmp/$name.out$suffix"
+    mpi "$ranks" "$mpi_cli" gemm "$@" --grid "$grid" --cyclic-block "$block" --threads "$threads" -o "$tmp/$name.out$suffix" >"$tmp/log" 2>&1
+    local code=$?
+    threads=$((3 - threads))
+    if [[ $code != 0 ]]; then fail "$name, grid $grid: exit $code: $(tail -5 "$tmp/log")"; continue; fi
+    cmp -s "$tmp/$name.ref$suffix" "$tmp/$name.out$suffix" || fail "$name, grid $grid: C differs from parac gemm"
+    grep -q "^gemm: .* on $ranks ranks (grid $grid, block " "$tmp/log" || fail "$name, grid $grid: summary: $(cat "$tmp/log")"
+  done
+}
+all_grids="1x1 1x2 2x1 2x2 3x1"
+# split_k of parac gemm's plan for these arguments (so the split-k cases cannot silently stop splitting)
+split_of() { "$PARAC" gemm "$@" --threads 1 --repeats 1 --json | sed -n 's/.*"split_k":\([0-9]*\).*/\1/p'; }
+
+compare dense "$all_grids" .npy 0 --m 257 --n 131 --k 199
+compare dense_block32 "1x3 2x2 3x1" .npy 32 --m 257 --n 131 --k 199
+compare dense_block48 "2x2" .npy 48 --m 257 --n 131 --k 199 --seed 3
+compare banded "2x2 3x1" .npy 64 --m 300 --n 200 --k 260 --band 20
+compare tf32_alpha_beta "1x1 2x2" .mtx 16 --m 129 --n 70 --k 95 --dtype tf32 --alpha 0.5 --beta -2 --seed 9
+compare tiles "2x2" .npy 0 --m 260 --n 190 --k 150 --tile-m 128 --tile-n 64 --tile-k 32 --schedule dynamic
+compare one_column "2x1 1x2" .npy 8 --m 70 --n 1 --k 1
+compare ranks_without_blocks "1x4" .npy 0 --m 50 --n 40 --k 30   # block 64: only rank 0 holds C
+grep -q "^gemm: 50 x 40 x 30 fp32 on 4 ranks (grid 1x4, block 64)" "$tmp/log" || fail "summary line: $(cat "$tmp/log")"
+split=$(split_of --m 100 --n 90 --k 1500)
+[[ ${split:-0} -gt 1 ]] || fail "the dense split-k case no longer splits (split_k '$split')"
+compare dense_split_k "2x2 3x1" .npy 16 --m 100 --n 90 --k 1500
+
+# Files: a block-sparse A (.npy, scanned for zero tiles, split-k 4) times a dense column-major B (.mtx).
+"$PARAC" gen matrix --rows 300 --cols 1100 --block-density 0.3 --block 64 --seed 4 -o "$tmp/sparse_a.npy" >/dev/null
+"$PARAC" gen matrix --rows 1100 --cols 140 --seed 5 -o "$tmp/b.mtx" >/dev/null
+"$PARAC" gen matrix --rows 1100 --cols 130 --seed 6 -o "$tmp/b.npy" >/dev/null
+"$PARAC" gen matrix --rows 140 --cols 90 --seed 7 -o "$tmp/c.mtx" >/dev/null
+split=$(split_of "$tmp/sparse_a.npy" "$tmp/b.mtx")
+[[ ${split:-0} -gt 1 ]] || fail "the sparse split-k case no longer splits (split_k '$split')"
+compare sparse_files "$all_grids" .npy 0 "$tmp/sparse_a.npy" "$tmp/b.mtx"
+compare sparse_files_block128 "3x1" .mtx 128 "$tmp/sparse_a.npy" "$tmp/b.npy"
+compare dense_files "2x2" .npy 0 "$tmp/b.mtx" "$tmp/c.mtx"
+
+# Bad input: parac gemm's error line and exit code, printed once.
+same_failure() { # what ranks args...
+  local what=$1 ranks=$2; shift 2
+  "$PARAC" gemm "$@" --repeats 1 >/dev/null 2>"$tmp/ref.err"
+  local expected=$?
+  mpi "$ranks" "$mpi_cli" gemm "$@" >"$tmp/out" 2>"$tmp/err"
+  local code=$?
+  ((hung)) && { fail "$what: the job hung (killed after 120 s)"; return; }
+  [[ $expected != 0 ]] || fail "$what: parac gemm accepted it"
+  [[ $code == "$expected" ]] || fail "$what: exit $code, parac gemm's is $expected ($(head -3 "$tmp/err"))"
+  local line; line=$(grep "parac: error" "$tmp/ref.err")
+  [[ $(grep -c "parac: error" "$tmp/err") == 1 ]] || fail "$what: one error line expected: $(head -5 "$tmp/err")"
+  grep -qF -- "$line" "$tmp/err" || fail "$what: expected '$line', got: $(head -3 "$tmp/err")"
+}
+same_failure "missing file" 3 "$tmp/missing.npy" "$tmp/b.mtx" -o "$tmp/x.npy"
+same_failure "shape mismatch" 4 "$tmp/sparse_a.npy" "$tmp/c.mtx" -o "$tmp/x.npy"
+printf 'not a matrix' >"$tmp/bad.npy"
+same_failure "malformed file" 2 "$tmp/bad.npy" "$tmp/b.mtx"
+same_failure "output is the input" 2 "$tmp/b.mtx" "$tmp/c.mtx" -o "$tmp/b.mtx"
+same_failure "missing output folder" 2 --m 10 --n 10 --k 10 -o "$tmp/no/such/c.npy"
+[[ ! -e "$tmp/x.npy" ]] || fail "a failed job left an output file"
+
+expect_failure() { # code pattern ranks args...
+  local expected=$1 pattern=$2 ranks=$3; shift 3
+  mpi "$ranks" "$mpi_cli" gemm "$@" >"$tmp/out" 2>"$tmp/err"
+  local code=$?
+  ((hung)) && { fail "'$pattern': the job hung"; return; }
+  [[ $code == "$expected" ]] || fail "'$pattern': exit $code, expected $expected ($(head -3 "$tmp/err"))"
+  [[ $(grep -c "parac: error" "$tmp/err") == 1 ]] || fail "'$pattern': one error line expected: $(head -5 "$tmp/err")"
+  grep -q -- "$pattern" "$tmp/err" || fail "'$pattern' expected: $(head -3 "$tmp/err")"
+}
+expect_failure 2 "grid must be PxQ with P \* Q = 3 ranks" 3 --m 10 --n 10 --k 10 --grid 2x2
+expect_failure 2 "cyclic-block must be >= 1" 2 --m 10 --n 10 --k 10 --cyclic-block -4
+# A sparse split-k plan on blocks that cut its tiles would change bits (tried: C differs): refused.
+expect_failure 2 "not a multiple of the plan's 64 x 64 tiles" 4 "$tmp/sparse_a.npy" "$tmp/b.mtx" --cyclic-block 32
+expect_failure 1 "unknown option" 2 --m 10 --n 10 --k 10 --nope
+
+# A rank that dies (SIGKILL, as a lost node) ends the job with a non-zero exit and no output, never a hang.
+PARAC_MPI_TEST_KILL_RANK=1 mpi 3 "$mpi_cli" gemm --m 300 --n 300 --k 300 -o "$tmp/killed.npy" >"$tmp/out" 2>"$tmp/err"
+code=$?
+((hung)) && fail "a killed rank left the job hanging"
+[[ $code != 0 ]] || fail "a killed rank: the job exited 0"
+grep -qi "signal 9\|killed" "$tmp/err" || fail "a killed rank: mpirun should say so: $(head -5 "$tmp/err")"
+[[ ! -e "$tmp/killed.npy" ]] || fail "a killed job left an output file"
+
+if ((failures)); then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "ok: parac-mpi gemm equals parac gemm byte for byte on 1-4 ranks; failures end the job"
