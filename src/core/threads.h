@@ -13,6 +13,10 @@
  * than that only add switching; results never depend on the count). */
 #define PARAC_THREADS_PER_CORE_MAX 4
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The number of threads a parallel region should use for a request:
  * requested <= 0 means all cores (omp_get_num_procs); a larger request is
  * clamped to min(PARAC_THREADS_PER_CORE_MAX x cores, PARAC_THREADS_MAX).
@@ -30,5 +34,9 @@ int parac_threads_available(void);
  * workers still spinning after a region are not other work), scaled to the cores this process
  * may use. Call it ONCE per run and pass the number down: two calls may differ. */
 int parac_threads_for_run(int requested);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -53,11 +53,13 @@
 
 #include "core/error.h"
 #include "core/progress.h"
+#include "core/threads.h"
 #include "core/timer.h"
 #include "cuda/context.h"
 #include "cuda/cub_wrappers.h"
 #include "cuda/cuda_check.h"
 #include "cuda/launch.cuh"
+#include "cuda/staged_copy.h"
 #include "cuda/union_find.cuh"
 #include "dbscan/dbscan_grid.h"
 #include "dbscan/dbscan_internal.h"
@@ -103,6 +105,7 @@ typedef struct gpu_run {
     double mark;
     parac_progress_gate *progress; /* the caller's: phases (GPU_PHASES per slab) counted between launches */
     uint64_t phases_done;
+    int host_threads;       /* the run's CPU threads: the pageable side of the point upload and label download */
     parac_dbscan_info slab_info; /* slabs: the phase times of one slab, summed into *total_info */
     parac_dbscan_info *total_info;
 } gpu_run;
@@ -171,7 +174,8 @@ static parac_status upload_points(gpu_run *run, const T *points, parac_error *er
 {
     parac_status status = PARAC_OK;
     PARAC_TRY(take(run, &run->raw, run->n * run->dim * sizeof(T), error));
-    PARAC_TRY(parac_cuda_upload(&run->context, run->raw, points, run->n * run->dim * sizeof(T), error));
+    PARAC_TRY(parac_cuda_upload_staged(&run->context, run->raw, points, run->n * run->dim * sizeof(T), run->host_threads,
+                                       error));
 fail:
     return status;
 }
@@ -580,8 +584,8 @@ static parac_status finish_slab(gpu_run *run, uint32_t *root, uint8_t *core, par
     PARAC_TRY(parac_cuda_launch_items(positions_to_indices, run->n, THREADS, (cudaStream_t)run->context.stream, error,
                                       run->order, run->n, root_of));
     PARAC_TRY(phase_done(run, &info->seconds_border, error));
-    PARAC_TRY(parac_cuda_download(&run->context, root, root_of, run->n * sizeof(uint32_t), error));
-    PARAC_TRY(parac_cuda_download(&run->context, core, core_by_index, run->n, error));
+    PARAC_TRY(parac_cuda_download_staged(&run->context, root, root_of, run->n * sizeof(uint32_t), run->host_threads, error));
+    PARAC_TRY(parac_cuda_download_staged(&run->context, core, core_by_index, run->n, run->host_threads, error));
     PARAC_TRY(phase_done(run, &info->seconds_download, error));
 fail:
     parac_cuda_free(&run->context, root_of);
@@ -635,8 +639,8 @@ static parac_status finish_labels(gpu_run *run, int32_t *labels, uint8_t *core_m
     info->noise = (size_t)host_counts[1];
     info->border = n - info->core - info->noise;
     PARAC_TRY(phase_done(run, &info->seconds_relabel, error));
-    PARAC_TRY(parac_cuda_download(&run->context, labels, device_labels, n * sizeof(int32_t), error));
-    if (core_mask) PARAC_TRY(parac_cuda_download(&run->context, core_mask, core_by_index, n, error));
+    PARAC_TRY(parac_cuda_download_staged(&run->context, labels, device_labels, n * sizeof(int32_t), run->host_threads, error));
+    if (core_mask) PARAC_TRY(parac_cuda_download_staged(&run->context, core_mask, core_by_index, n, run->host_threads, error));
 fail:
     parac_cuda_free(&run->context, root_of);
     parac_cuda_free(&run->context, min_index);
@@ -864,6 +868,7 @@ extern "C" parac_status dbscan_cuda_recipe(const dbscan_points *points, const pa
     run->use_grid = use_grid;
     run->recipe = *recipe;
     run->progress = progress;
+    run->host_threads = parac_threads_for_run(options->exec.threads);
     parac_progress_gate_set_total(progress, GPU_PHASES);
     status = parac_cuda_context_create(options->exec.cuda_device, &run->context, error);
     if (status == PARAC_OK) {
