@@ -79,22 +79,23 @@ static void print_timings(MPI_Comm comm, const mpi_birch_info *info, double read
 {
     double mine[8] = {read_seconds,         info->seconds_fit,       info->seconds_gather, info->seconds_insert,
                       info->seconds_global, info->seconds_broadcast, info->seconds_label,  write_seconds};
-    double slowest[8], cpu[2] = {info->cpu_seconds_fit, mpi_process_cpu_seconds()}, cpu_max[2], cpu_sum[2];
+    double slowest[8], cpu[3] = {info->cpu_seconds_fit, info->cpu_seconds_label, mpi_process_cpu_seconds()};
+    double cpu_max[3], cpu_sum[3];
     uint64_t local = info->local_subclusters, largest;
     int rank, ranks;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &ranks);
     MPI_Reduce(mine, slowest, 8, MPI_DOUBLE, MPI_MAX, 0, comm);
-    MPI_Reduce(cpu, cpu_max, 2, MPI_DOUBLE, MPI_MAX, 0, comm);
-    MPI_Reduce(cpu, cpu_sum, 2, MPI_DOUBLE, MPI_SUM, 0, comm);
+    MPI_Reduce(cpu, cpu_max, 3, MPI_DOUBLE, MPI_MAX, 0, comm);
+    MPI_Reduce(cpu, cpu_sum, 3, MPI_DOUBLE, MPI_SUM, 0, comm);
     MPI_Reduce(&local, &largest, 1, MPI_UINT64_T, MPI_MAX, 0, comm);
     if (rank != 0) return;
     fprintf(stderr,
             "timings (s, slowest rank): read %.3f fit %.3f gather %.3f insert %.3f global %.3f broadcast %.3f "
             "label %.3f gather+write %.3f\n",
             slowest[0], slowest[1], slowest[2], slowest[3], slowest[4], slowest[5], slowest[6], slowest[7]);
-    fprintf(stderr, "cpu (s): local fit max %.3f sum %.3f; whole process max %.3f sum %.3f\n", cpu_max[0], cpu_sum[0],
-            cpu_max[1], cpu_sum[1]);
+    fprintf(stderr, "cpu (s): local fit max %.3f sum %.3f; label max %.3f sum %.3f; whole process max %.3f sum %.3f\n",
+            cpu_max[0], cpu_sum[0], cpu_max[1], cpu_sum[1], cpu_max[2], cpu_sum[2]);
     fprintf(stderr, "traffic: ranks %d, subclusters gathered %llu (largest local tree %llu)\n", ranks,
             (unsigned long long)info->gathered_subclusters, (unsigned long long)largest);
 }

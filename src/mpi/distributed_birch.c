@@ -227,7 +227,7 @@ done:
 parac_status mpi_birch_label(mpi_birch *run, int32_t *labels, mpi_birch_info *info, parac_error *error)
 {
     birch_kdtree index;
-    double started = MPI_Wtime();
+    double started = MPI_Wtime(), cpu_started = mpi_process_cpu_seconds();
     parac_status status;
     if (run->count == 0) return PARAC_OK;
     status = birch_kdtree_build(&index, run->centers, (size_t)run->subclusters, run->dims, error);
@@ -235,6 +235,7 @@ parac_status mpi_birch_label(mpi_birch *run, int32_t *labels, mpi_birch_info *in
     birch_kdtree_nearest_all(&index, run->points, run->count, run->threads, run->cluster_of, labels);
     birch_kdtree_free(&index);
     info->seconds_label = MPI_Wtime() - started;
+    info->cpu_seconds_label = mpi_process_cpu_seconds() - cpu_started;
     return PARAC_OK;
 }
 

@@ -51,6 +51,7 @@ typedef struct mpi_birch_info {
     uint64_t gathered_subclusters; /* CFs of ranks 1..R-1 inserted into rank 0's tree */
     double seconds_fit, seconds_gather, seconds_insert, seconds_global, seconds_broadcast, seconds_label;
     double cpu_seconds_fit;        /* CPU time of this rank's local fit (all its threads) */
+    double cpu_seconds_label;      /* and of its labelling */
 } mpi_birch_info;
 
 /* Builds this rank's tree on its block (the points are converted to double when they are float32).
