@@ -147,7 +147,7 @@ static int run_birch(MPI_Comm comm, const char *path, const parac_birch_options 
     int code;
     mpi_birch_fit_local(options, block, path, run, info, error);
     if ((code = mpi_cli_agree(comm, error)) != 0) return code;
-    if (mpi_birch_merge(comm, run, info, error) != PARAC_OK && !run->root_failed) {
+    if (mpi_birch_merge(comm, run, info, error) != PARAC_OK && !run->failed_everywhere) {
         char message[PARAC_ERROR_MESSAGE_SIZE];
         snprintf(message, sizeof message, "%s", error->message);
         parac_fail_at(error, error->status, path, 0, "%s", message);

@@ -90,13 +90,20 @@ static void cf_list_free(cf_list *list)
 }
 
 /* Rank 0's status, broadcast: its failure stops every rank at the same step (the others return
- * PARAC_OK with root_failed set; the caller's agreement prints rank 0's message). */
+ * PARAC_OK with failed_everywhere set; the caller's agreement prints rank 0's message). */
 static int root_failed(MPI_Comm comm, int rank, parac_status status, mpi_birch *run)
 {
     int failed = rank == 0 && status != PARAC_OK;
     MPI_Bcast(&failed, 1, MPI_INT, 0, comm);
-    run->root_failed = failed;
+    run->failed_everywhere = failed;
     return failed;
+}
+
+/* A limit every rank checked on the same numbers: every rank fails alike, no abort needed. */
+static parac_status failed_everywhere(mpi_birch *run, parac_status status)
+{
+    run->failed_everywhere = 1;
+    return status;
 }
 
 /* MPI counts are int: the entries of all ranks together must stay below 2^31 values a message. */
@@ -131,9 +138,11 @@ static parac_status gather_cfs(MPI_Comm comm, mpi_birch *run, cf_list *gathered,
     MPI_Allgather(&mine, 1, MPI_UINT64_T, sizes, 1, MPI_UINT64_T, comm);
     *gathered_total = 0;
     for (int r = 0; r < ranks; r++) *gathered_total += sizes[r];
-    status = check_int_counts(sizes, ranks, run->dims, error);
-    if (status == PARAC_OK) status = cf_list_alloc(&local, mine, run->dims, error);
-    if (status != PARAC_OK) goto done; /* the limit: every rank; memory for its own few CFs: the caller aborts */
+    if ((status = check_int_counts(sizes, ranks, run->dims, error)) != PARAC_OK) {
+        failed_everywhere(run, status);
+        goto done;
+    }
+    if ((status = cf_list_alloc(&local, mine, run->dims, error)) != PARAC_OK) goto done; /* the caller aborts */
     if (rank != 0) birch_model_leaf_features(run->model, local.means, local.counts, local.ssd);
     if (rank == 0) {
         uint64_t total = 0;
@@ -187,11 +196,13 @@ static parac_status broadcast_global(MPI_Comm comm, int rank, mpi_birch *run, pa
 {
     uint64_t header[3] = {run->subclusters, run->clusters, (uint64_t)run->too_few};
     MPI_Bcast(header, 3, MPI_UINT64_T, 0, comm);
-    if (header[0] * run->dims > (uint64_t)INT_MAX) /* every rank sees the same header */
-        return parac_fail(error, PARAC_ERR_UNSUPPORTED,
-                          "birch: %llu subclusters of %zu coordinates: more values than one MPI message carries "
-                          "(2^31 - 1); raise --threshold",
-                          (unsigned long long)header[0], run->dims);
+    if (header[0] * run->dims > (uint64_t)INT_MAX) { /* every rank sees the same header */
+        parac_fail(error, PARAC_ERR_UNSUPPORTED,
+                   "birch: %llu subclusters of %zu coordinates: more values than one MPI message carries (2^31 - 1); "
+                   "raise --threshold",
+                   (unsigned long long)header[0], run->dims);
+        return failed_everywhere(run, error->status);
+    }
     if (rank != 0) {
         run->subclusters = header[0], run->clusters = header[1], run->too_few = (int)header[2];
         run->centers = malloc((run->subclusters * run->dims + 1) * sizeof(double));
@@ -213,7 +224,7 @@ parac_status mpi_birch_merge(MPI_Comm comm, mpi_birch *run, mpi_birch_info *info
     MPI_Comm_rank(comm, &rank);
     status = gather_cfs(comm, run, &gathered, &info->gathered_subclusters, error);
     info->seconds_gather = MPI_Wtime() - started;
-    if (status != PARAC_OK || run->root_failed) goto done;
+    if (status != PARAC_OK || run->failed_everywhere) goto done;
     if (rank == 0) status = merge_on_root(run, &gathered, info, error);
     if (root_failed(comm, rank, status, run)) goto done;
     started = MPI_Wtime();

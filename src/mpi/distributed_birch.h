@@ -17,9 +17,10 @@
  * serial one (docs/DISTRIBUTED.md gives the measured agreement).
  *
  * Errors are returned, never printed. Rank 0's failures in the merge (memory, the global step) are
- * seen by every rank (mpi_birch_merge returns PARAC_OK on the others, with run->root_failed set):
- * the caller agrees on them (mpi_cli_agree). A failure on another rank inside the merge (memory for
- * the centroids) leaves the others in a collective: the caller must MPI_Abort.
+ * broadcast (mpi_birch_merge returns PARAC_OK on the other ranks) and the message-size limits are
+ * checked by every rank on the same numbers: both set run->failed_everywhere, and the caller agrees
+ * on them (mpi_cli_agree). Any other failure inside the merge (a rank's memory for its CFs or the
+ * centroids) leaves the others in a collective: the caller must MPI_Abort.
  */
 #ifndef PARAC_MPI_DISTRIBUTED_BIRCH_H
 #define PARAC_MPI_DISTRIBUTED_BIRCH_H
@@ -42,7 +43,8 @@ typedef struct mpi_birch {
     int32_t *cluster_of;  /* their clusters */
     uint64_t subclusters, clusters;
     int too_few;          /* fewer subclusters than n_clusters: each is a cluster */
-    int root_failed;      /* the merge failed on rank 0 (rank 0's error says why) */
+    int failed_everywhere; /* the merge stopped on every rank alike: rank 0 failed (its error says why), or a
+                              limit every rank checked on the same numbers */
 } mpi_birch;
 
 /* What the run did (on every rank, except where said) and cost on this rank. */
