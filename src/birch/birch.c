@@ -12,6 +12,7 @@
 #include "birch/cf_tree.h"
 #include "birch/nearest.h"
 #include "birch/speculative.h"
+#include "birch/subcluster_features.h"
 #include "birch/ward.h"
 #include "core/device_choice.h"
 #include "core/error.h"
@@ -343,6 +344,23 @@ parac_status parac_birch_global_step(parac_birch *model, parac_error *error)
         return status;
     }
     model->global_done = 1;
+    return PARAC_OK;
+}
+
+void birch_model_leaf_features(const parac_birch *model, double *means, int64_t *counts, double *ssd)
+{
+    birch_tree_collect(&model->tree, means, counts, ssd);
+}
+
+parac_status birch_model_insert_features(parac_birch *model, const double *means, const int64_t *counts,
+                                         const double *ssd, size_t m, parac_error *error)
+{
+    drop_global(model);
+    for (size_t i = 0; i < m; i++) {
+        parac_status status = birch_tree_insert_cf(&model->tree, counts[i], means + i * model->tree.dims, ssd[i], error);
+        if (status != PARAC_OK) return status;
+        model->points_seen += (size_t)counts[i];
+    }
     return PARAC_OK;
 }
 

@@ -86,13 +86,23 @@ BIRCH_HD void birch_absorb_point(int64_t *n, double *mean, double *ssd, double n
     *n = count;
 }
 
+/* The sum of squared deviations of the union of two non-empty CFs (the parallel-axis rule):
+ * ssd + other_ssd + |other_mean - mean|^2 * n * other_n / (n + other_n), as birch_merge_cf sets it. */
+BIRCH_HD double birch_merged_ssd(int64_t n, const double *mean, double ssd, int64_t other_n, const double *other_mean,
+                                 double other_ssd, size_t dims)
+{
+    double distance = birch_squared_distance(other_mean, mean, dims);
+    double weight = BIRCH_DIV(BIRCH_MUL((double)n, (double)other_n), (double)(n + other_n));
+    return BIRCH_ADD(BIRCH_ADD(ssd, other_ssd), BIRCH_MUL(distance, weight));
+}
+
 /* Merges the CF (other_n, other_mean, other_ssd) into (n, mean, ssd)
  * (Chan et al.'s pairwise update). An empty target (n == 0) becomes a copy. */
 BIRCH_HD void birch_merge_cf(int64_t *n, double *mean, double *ssd, int64_t other_n, const double *other_mean,
                              double other_ssd, size_t dims)
 {
     int64_t count = *n + other_n;
-    double distance, weight;
+    double merged_ssd;
     if (other_n == 0) return;
     if (*n == 0) {
         for (size_t j = 0; j < dims; j++) mean[j] = other_mean[j];
@@ -100,13 +110,12 @@ BIRCH_HD void birch_merge_cf(int64_t *n, double *mean, double *ssd, int64_t othe
         *n = other_n;
         return;
     }
-    distance = birch_squared_distance(other_mean, mean, dims);
-    weight = BIRCH_DIV(BIRCH_MUL((double)*n, (double)other_n), (double)count);
+    merged_ssd = birch_merged_ssd(*n, mean, *ssd, other_n, other_mean, other_ssd, dims); /* before the mean moves */
     for (size_t j = 0; j < dims; j++) {
         double delta = BIRCH_SUB(other_mean[j], mean[j]);
         mean[j] = BIRCH_ADD(mean[j], BIRCH_MUL(delta, BIRCH_DIV((double)other_n, (double)count)));
     }
-    *ssd = BIRCH_ADD(BIRCH_ADD(*ssd, other_ssd), BIRCH_MUL(distance, weight));
+    *ssd = merged_ssd;
     *n = count;
 }
 

@@ -1,6 +1,7 @@
 /* birch/cf_tree.c — the serial CF tree, faithful to scikit-learn's _birch.py.
  *
- * insert_into() mirrors _CFNode.insert_cf_subcluster, split_node() mirrors
+ * insert_into() mirrors _CFNode.insert_cf_subcluster (for a point, or for a
+ * whole subcluster of another tree: birch_tree_insert_cf), split_node() mirrors
  * _split_node (farthest pair, "closer to the first" with ties going to the
  * second, entries keeping their order, first half before second half in the
  * leaf chain, second half's parent entry appended at the end of the parent).
@@ -114,12 +115,23 @@ static void set_entry(birch_tree *tree, size_t slot, int64_t n, const double *me
     memmove(tree->mean + slot * tree->dims, mean, tree->dims * sizeof(double));
 }
 
-static void append_point(birch_tree *tree, int32_t node, const double *x, size_t stride)
+/* What insert_into inserts: a point (count 1, ssd 0, coordinate j at mean[j * stride]) or a whole
+ * CF of another tree (count > 1, mean contiguous). A point is absorbed with the incremental mean
+ * update (birch_absorb_point), a CF by CF additivity (birch_merge_cf); the two round differently,
+ * and points keep the arithmetic they always had, so a tree of points stays byte for byte the same. */
+typedef struct birch_item {
+    const double *mean;
+    size_t stride;
+    int64_t count;
+    double ssd;
+} birch_item;
+
+static void append_item(birch_tree *tree, int32_t node, const birch_item *item)
 {
     size_t slot = slot_of(tree, node, tree->entry_count[node]++);
-    for (size_t j = 0; j < tree->dims; j++) tree->mean[slot * tree->dims + j] = x[j * stride];
-    tree->count[slot] = 1;
-    tree->ssd[slot] = 0.0;
+    for (size_t j = 0; j < tree->dims; j++) tree->mean[slot * tree->dims + j] = item->mean[j * item->stride];
+    tree->count[slot] = item->count;
+    tree->ssd[slot] = item->ssd;
     tree->child[slot] = -1;
     if (tree->is_leaf[node]) tree->leaf_entries++;
 }
@@ -128,6 +140,22 @@ static void absorb_point(birch_tree *tree, size_t slot, const double *x, size_t 
 {
     birch_absorb_point(&tree->count[slot], tree->mean + slot * tree->dims, &tree->ssd[slot], new_ssd, x, stride,
                        tree->dims);
+}
+
+/* The ssd entry `slot` would have after taking the item in. */
+static double ssd_with_item(const birch_tree *tree, size_t slot, const birch_item *item)
+{
+    const double *mean = tree->mean + slot * tree->dims;
+    if (item->count == 1)
+        return birch_ssd_with_point(tree->count[slot], mean, tree->ssd[slot], item->mean, item->stride, tree->dims);
+    return birch_merged_ssd(tree->count[slot], mean, tree->ssd[slot], item->count, item->mean, item->ssd, tree->dims);
+}
+
+static void absorb_item(birch_tree *tree, size_t slot, const birch_item *item, double new_ssd)
+{
+    if (item->count == 1) absorb_point(tree, slot, item->mean, item->stride, new_ssd);
+    else birch_merge_cf(&tree->count[slot], tree->mean + slot * tree->dims, &tree->ssd[slot], item->count, item->mean,
+                        item->ssd, tree->dims);
 }
 
 /* Splits the overflowing `node` into itself (first half) and a new node
@@ -202,8 +230,8 @@ static void replace_split_entry(birch_tree *tree, int32_t node, int32_t k, int32
     tree->parent[second] = node;
 }
 
-/* Inserts x below `node`; *overflow = 1 when node now holds branching + 1 entries. */
-static parac_status insert_into(birch_tree *tree, int32_t node, const double *x, size_t stride, int *overflow,
+/* Inserts the item below `node`; *overflow = 1 when node now holds branching + 1 entries. */
+static parac_status insert_into(birch_tree *tree, int32_t node, const birch_item *item, int *overflow,
                                 double *scratch, parac_error *error)
 {
     int32_t k, child, second;
@@ -212,19 +240,17 @@ static parac_status insert_into(birch_tree *tree, int32_t node, const double *x,
     parac_status status;
     *overflow = 0;
     if (tree->entry_count[node] == 0) {
-        append_point(tree, node, x, stride);
+        append_item(tree, node, item);
         return PARAC_OK;
     }
-    k = closest_entry(tree, node, x, stride);
+    k = closest_entry(tree, node, item->mean, item->stride);
     slot = slot_of(tree, node, k);
     child = tree->child[slot];
     if (child >= 0) {
-        status = insert_into(tree, child, x, stride, &child_overflow, scratch, error);
+        status = insert_into(tree, child, item, &child_overflow, scratch, error);
         if (status != PARAC_OK) return status;
         if (!child_overflow) {
-            double new_ssd = birch_ssd_with_point(tree->count[slot], tree->mean + slot * tree->dims, tree->ssd[slot],
-                                                  x, stride, tree->dims);
-            absorb_point(tree, slot, x, stride, new_ssd);
+            absorb_item(tree, slot, item, ssd_with_item(tree, slot, item));
             return PARAC_OK;
         }
         status = split_node(tree, child, &second, error);
@@ -234,19 +260,18 @@ static parac_status insert_into(birch_tree *tree, int32_t node, const double *x,
         return PARAC_OK;
     }
     {
-        double new_ssd = birch_ssd_with_point(tree->count[slot], tree->mean + slot * tree->dims, tree->ssd[slot], x,
-                                              stride, tree->dims);
-        if (birch_radius_fits(new_ssd, tree->count[slot] + 1, tree->threshold_squared)) {
-            absorb_point(tree, slot, x, stride, new_ssd);
+        double new_ssd = ssd_with_item(tree, slot, item);
+        if (birch_radius_fits(new_ssd, tree->count[slot] + item->count, tree->threshold_squared)) {
+            absorb_item(tree, slot, item, new_ssd);
             return PARAC_OK;
         }
     }
-    append_point(tree, node, x, stride);
+    append_item(tree, node, item);
     *overflow = tree->entry_count[node] > tree->branching;
     return PARAC_OK;
 }
 
-parac_status birch_tree_insert(birch_tree *tree, const double *x, size_t stride, parac_error *error)
+static parac_status insert_item(birch_tree *tree, const birch_item *item, parac_error *error)
 {
     double scratch_stack[16];
     double *scratch = tree->dims <= 16 ? scratch_stack : malloc(tree->dims * sizeof(double));
@@ -254,7 +279,7 @@ parac_status birch_tree_insert(birch_tree *tree, const double *x, size_t stride,
     int32_t old_root = tree->root, second, new_root;
     parac_status status;
     if (!scratch) return parac_fail_no_memory(error, "CF tree scratch", tree->dims * sizeof(double));
-    status = insert_into(tree, tree->root, x, stride, &overflow, scratch, error);
+    status = insert_into(tree, tree->root, item, &overflow, scratch, error);
     if (status == PARAC_OK && overflow) {
         status = split_node(tree, old_root, &second, error);
         if (status == PARAC_OK) status = new_node(tree, 0, &new_root, error);
@@ -266,6 +291,20 @@ parac_status birch_tree_insert(birch_tree *tree, const double *x, size_t stride,
     }
     if (scratch != scratch_stack) free(scratch);
     return status;
+}
+
+parac_status birch_tree_insert(birch_tree *tree, const double *x, size_t stride, parac_error *error)
+{
+    birch_item point = {x, stride, 1, 0.0};
+    return insert_item(tree, &point, error);
+}
+
+parac_status birch_tree_insert_cf(birch_tree *tree, int64_t count, const double *mean, double ssd, parac_error *error)
+{
+    birch_item cf = {mean, 1, count, ssd};
+    if (count < 1) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "birch: a CF entry needs count >= 1, got %lld",
+                                     (long long)count);
+    return insert_item(tree, &cf, error);
 }
 
 int32_t birch_tree_descend(const birch_tree *tree, const double *x, size_t stride)

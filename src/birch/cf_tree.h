@@ -47,6 +47,13 @@ void birch_tree_free(birch_tree *tree);
 /* scikit-learn's insertion of one point (coordinate j at x[j * stride]). */
 parac_status birch_tree_insert(birch_tree *tree, const double *x, size_t stride, parac_error *error);
 
+/* scikit-learn's insertion of a whole subcluster (count points, their mean and sum of squared
+ * deviations; from another tree of the same dims and threshold): it descends by its mean as a point
+ * does and merges into the closest leaf entry by CF additivity when the merged radius stays <=
+ * threshold, else becomes an entry of its own (splits as for a point). count 1 with ssd 0 is a point,
+ * inserted exactly as birch_tree_insert inserts it. INVALID_ARGUMENT for count < 1. */
+parac_status birch_tree_insert_cf(birch_tree *tree, int64_t count, const double *mean, double ssd, parac_error *error);
+
 /* The leaf slot a point descends to (closest entry at every level), -1 for an empty tree. */
 int32_t birch_tree_descend(const birch_tree *tree, const double *x, size_t stride);
 

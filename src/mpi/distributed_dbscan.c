@@ -5,10 +5,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/error.h"
 #include "core/hash_index.h"
+#include "mpi/cpu_time.h"
 #include "mpi/kd_partition.h"
 
 #define NO_ROOT UINT64_MAX
@@ -513,12 +513,6 @@ done:
 /* ------------------------------------------------------------------ the run */
 
 /* CPU seconds of this process (all its threads): the work a phase did, whatever else loads the machine. */
-static double process_cpu_seconds(void)
-{
-    struct timespec now;
-    return clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now) == 0 ? (double)now.tv_sec + 1e-9 * (double)now.tv_nsec : 0.0;
-}
-
 static parac_status run_local(const parac_dbscan_options *options, const mpi_points *block, const local_points *local,
                               int32_t **labels, uint8_t **core, parac_dbscan_info *info, parac_error *error)
 {
@@ -587,10 +581,10 @@ parac_status mpi_dbscan_run(MPI_Comm comm, const parac_dbscan_options *options, 
     for (size_t i = 0; i < local.count; i++) info->owned += (local.tags[i] & TAG_OWNED) != 0;
     info->halo = local.count - info->owned;
     info->seconds_exchange = MPI_Wtime() - clock, clock = MPI_Wtime();
-    info->cpu_seconds_local = process_cpu_seconds();
+    info->cpu_seconds_local = mpi_process_cpu_seconds();
     if ((status = run_local(options, block, &local, &local_labels, &local_core, &info->local, error)) != PARAC_OK)
         goto done;
-    info->cpu_seconds_local = process_cpu_seconds() - info->cpu_seconds_local;
+    info->cpu_seconds_local = mpi_process_cpu_seconds() - info->cpu_seconds_local;
     info->seconds_local = MPI_Wtime() - clock, clock = MPI_Wtime();
     rep = cluster_representatives(&local, local_labels, local_core, info->local.clusters);
     links = malloc((local.count + 1) * sizeof(pair64));

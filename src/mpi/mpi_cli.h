@@ -26,6 +26,7 @@ void mpi_cli_test_hook(int rank);
 
 int mpi_cmd_dbscan(MPI_Comm comm, int argc, char **argv);
 int mpi_cmd_fca(MPI_Comm comm, int argc, char **argv);
+int mpi_cmd_birch(MPI_Comm comm, int argc, char **argv);
 int mpi_cmd_gemm(MPI_Comm comm, int argc, char **argv);
 
 #endif

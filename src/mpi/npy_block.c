@@ -58,9 +58,9 @@ static parac_status check_finite(const mpi_points *points, const char *path, par
     size_t bad = points->f64 ? parac_first_non_finite(points->values, values, 1)
                              : parac_first_non_finite_f32(points->values, values, 1);
     if (bad == values) return PARAC_OK;
-    return parac_fail_at(error, PARAC_ERR_INVALID_ARGUMENT, path, 0,
-                         "point %llu, coordinate %zu is not a finite number",
-                         (unsigned long long)(points->first + bad / points->dim), bad % points->dim);
+    /* parac's matrix reader's words (rows and columns from 1), so both programs say the same */
+    return parac_fail_at(error, PARAC_ERR_PARSE, path, 0, "row %llu, column %zu: non-finite value",
+                         (unsigned long long)(points->first + bad / points->dim + 1), bad % points->dim + 1);
 }
 
 parac_status mpi_points_read_block(const char *path, int ranks, int rank, mpi_points *points, parac_error *error)

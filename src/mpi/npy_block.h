@@ -29,8 +29,8 @@ int mpi_block_owner(uint64_t total, int ranks, uint64_t index);
 
 /* Reads block `rank` of `ranks` from path: a float32 or float64 .npy array of
  * 1 or 2 dimensions (1-D is n x 1). Refuses other dtypes, more dimensions, n x 0
- * arrays, and non-finite coordinates (naming the point by its global index), with
- * the file name in the message. Not collective: each rank calls it on its own. */
+ * arrays, and non-finite coordinates (naming the global row and column from 1, in the
+ * words of parac's matrix reader), with the file name in the message. Not collective: each rank calls it on its own. */
 parac_status mpi_points_read_block(const char *path, int ranks, int rank, mpi_points *points, parac_error *error);
 void mpi_points_free(mpi_points *points);
 

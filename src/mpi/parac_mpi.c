@@ -1,4 +1,4 @@
-/* mpi/parac_mpi.c — the `parac-mpi` program: `mpirun -n R parac-mpi dbscan|fca|gemm ...` (docs/DISTRIBUTED.md).
+/* mpi/parac_mpi.c — the `parac-mpi` program: `mpirun -n R parac-mpi dbscan|fca|birch|gemm ...` (docs/DISTRIBUTED.md).
  *
  * Options and messages are the parac CLI's own (src/cli/cli_args.c, cli_common.c and
  * cli_output.c are linked in): every rank parses the same argv, only rank 0 prints.
@@ -18,8 +18,9 @@ static void usage(FILE *to)
 {
     fprintf(to, "usage: mpirun -n R parac-mpi dbscan INPUT.npy --eps E --min-samples M [-o LABELS] [options]\n"
                 "       mpirun -n R parac-mpi fca INPUT [--count] [-o FILE] [--min-support N]\n"
+                "       mpirun -n R parac-mpi birch INPUT.npy [--threshold T] [--n-clusters K] [-o LABELS] [options]\n"
                 "       mpirun -n R parac-mpi gemm [A B -o C] [--m M --n N --k K] [--grid PxQ] [options]\n"
-                "       parac-mpi dbscan|fca|gemm --help\n");
+                "       parac-mpi dbscan|fca|birch|gemm --help\n");
 }
 
 int main(int argc, char **argv)
@@ -30,6 +31,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (argc >= 2 && strcmp(argv[1], "dbscan") == 0) {
         code = mpi_cmd_dbscan(MPI_COMM_WORLD, argc - 1, argv + 1);
+    } else if (argc >= 2 && strcmp(argv[1], "birch") == 0) {
+        code = mpi_cmd_birch(MPI_COMM_WORLD, argc - 1, argv + 1);
     } else if (argc >= 2 && strcmp(argv[1], "fca") == 0) {
         code = mpi_cmd_fca(MPI_COMM_WORLD, argc - 1, argv + 1);
     } else if (argc >= 2 && strcmp(argv[1], "gemm") == 0) {

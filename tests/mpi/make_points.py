@@ -1,6 +1,8 @@
 """tests/mpi/make_points.py — the hand-made point sets of test_mpi_dbscan.sh, as .npy, standard library only.
 
 python3 make_points.py KIND OUT.npy [float32|float64]. Every kind is deterministic (random.Random(seed)).
+python3 make_points.py text OUT.npy IN: the whitespace-separated rows of IN (.gz read as gzip) as float64,
+            so that parac and parac-mpi read the same numbers (test_mpi_birch.sh: the committed chameleon set)
   grid      a 70 x 70 lattice of spacing 0.25 (exact in binary) with holes: neighbours exactly eps = 0.25
             apart, chains that cross any split; use eps 0.25, min-samples 5
   shared    150 clusters on a line 4.2 apart, each with a core edge point 0.7 either side of its centre, and
@@ -16,6 +18,7 @@ python3 make_points.py KIND OUT.npy [float32|float64]. Every kind is determinist
   empty     a 0 x 2 array
   nan       100 points, the 57th with a NaN coordinate
 """
+import gzip
 import random
 import struct
 import sys
@@ -62,8 +65,18 @@ def wide(rng):
     return [[c + rng.gauss(0, 0.4) for c in centres[rng.randrange(4)]] for _ in range(2000)]
 
 
+def text_rows(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as lines:
+        return [tuple(float(v) for v in line.split()) for line in lines if line.strip()]
+
+
 def main():
     kind, path = sys.argv[1], sys.argv[2]
+    if kind == "text":
+        rows = text_rows(sys.argv[3])
+        save(path, rows, len(rows[0]), "float64")
+        return
     dtype = sys.argv[3] if len(sys.argv) > 3 else "float64"
     rng = random.Random(21)
     if kind == "grid":

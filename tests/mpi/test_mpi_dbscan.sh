@@ -94,7 +94,7 @@ expect_failure() { # code what pattern ranks args...
   grep -q -- "$pattern" "$tmp/err" || fail "$what: message should match '$pattern': $(head -5 "$tmp/err")"
 }
 # Bad input every rank sees: one message from one rank, exit 2 (as parac dbscan).
-expect_failure 2 "non-finite coordinate" "nan.npy: point 56, coordinate 1 is not a finite number" 3 \
+expect_failure 2 "non-finite coordinate" "nan.npy: row 57, column 2: non-finite value" 3 \
   "$mpi_cli" dbscan "$tmp/nan.npy" --eps 1 --min-samples 2
 [[ $(grep -c "error" "$tmp/err") == 1 ]] || fail "one error line expected, got: $(cat "$tmp/err")"
 expect_failure 2 "missing file" "missing.npy: cannot open" 2 "$mpi_cli" dbscan "$tmp/missing.npy" --eps 1 --min-samples 2
