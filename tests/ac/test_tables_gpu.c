@@ -126,10 +126,10 @@ int main(void)
         {200, 20, 0, 0.0, 3000, 3, 3, 300, 700, 0.0},   {15, 12, 8, 0.2, 3, 4, 6, 100000, 200000, 0.0},
         {12, 40, 6, 0.5, 2, 5, 6, 1000000, 1000000, 0.0},
     };
-    uint64_t seeds = test_quick() ? 1 : 8;
+    uint64_t seeds = test_quick() ? 1 : 8, large_seeds = test_quick() ? 1 : 2;
     if (test_require_gpu()) return 77;
     for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
-        for (uint64_t seed = 1; seed <= (shapes[k].max_tuples >= 100000 ? 2 : seeds); seed++) {
+        for (uint64_t seed = 1; seed <= (shapes[k].max_tuples >= 100000 ? large_seeds : seeds); seed++) {
             parac_csp_network network;
             char label[64];
             snprintf(label, sizeof label, "shape %zu seed %llu", k, (unsigned long long)seed);
