@@ -198,7 +198,9 @@ int cli_ac(int argc, char **argv)
         "Enforces arc consistency (or SAC) on an XCSP3 / XCSP 2.1 network and prints whether it is arc "
         "consistent or wiped out. Every algorithm and device gives the same domains. auto: ac4-gpu-plus on a "
         "GPU for binary networks of at least 2^21 N-E edges, ac3bit on the CPU (or with fewer edges unless "
-        "--device cuda). gpu-bitset on the CPU runs the same rounds with OpenMP.",
+        "--device cuda); with table constraints gpu-bitset on the GPU (compact-table) when the cost model "
+        "favours it; global constraints always on the CPU. gpu-bitset on the CPU runs the same rounds with "
+        "OpenMP.",
         options_table, sizeof options_table / sizeof options_table[0], 1, 1};
     cli_common common;
     const char *positionals[1];
