@@ -12,6 +12,11 @@
  * all inside (the GPU is warmed up once first); and the rounds of the N-E algorithms. Every algorithm must
  * report the same values_after, else the program fails. Last: GPU SAC against
  * SAC1 on a network with >= 10^4 values.
+ * Then the table networks (parac_csp_generate with arity >= 3, >= 10^7 tuple entries): AC3bit+rm
+ * and AC4 (serial), the OpenMP rounds (gpu-bitset on the CPU, all cores) and gpu-bitset on the GPU
+ * (compact-table kernels), each as propagate_seconds and as the whole call; the GPU's speed-up is
+ * against the best CPU figure of the three (PARAC_BENCH_TABLES=0 skips these rows, =only runs
+ * nothing else).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,6 +310,146 @@ static void bench_sac(const bench_settings *settings, bench_report *report)
     parac_csp_destroy(csp);
 }
 
+/* ---- table networks ---- */
+
+typedef struct table_case {
+    uint32_t variables, domain, arity;
+    uint64_t tables, tuples;
+    int in_quick;
+} table_case;
+
+enum { TABLE_AC3BIT, TABLE_AC4, TABLE_ROUNDS_CPU, TABLE_GPU, TABLE_COLUMNS };
+static const parac_ac_algorithm TABLE_ALGORITHM[TABLE_COLUMNS] = {PARAC_AC_AC3BIT, PARAC_AC_AC4,
+                                                                  PARAC_AC_GPU_BITSET, PARAC_AC_GPU_BITSET};
+static const char *const TABLE_COLUMN_NAME[TABLE_COLUMNS] = {"ac3bit", "ac4", "gpu-bitset-cpu", "gpu-bitset-cuda"};
+
+typedef struct table_timing {
+    int ran;
+    double whole, propagate, build;
+    parac_ac_stats stats;
+} table_timing;
+
+/* Median whole call and median propagate_seconds of `repeats` runs (all threads for the CPU rounds). */
+static int time_tables(const parac_csp *csp, int column, int repeats, table_timing *out)
+{
+    parac_device device = column == TABLE_GPU ? PARAC_DEVICE_CUDA : PARAC_DEVICE_CPU;
+    parac_ac_options options = {{device, column == TABLE_ROUNDS_CPU ? 0 : 1, 0, NULL, NULL, NULL},
+                                TABLE_ALGORITHM[column], 0, PARAC_AC_VARIANT_AUTO};
+    parac_error error = {0};
+    double whole[16], propagate[16], build[16];
+    if (repeats > 16) repeats = 16;
+    for (int r = 0; r < repeats; r++) {
+        double start = parac_now_seconds();
+        if (parac_ac_enforce(csp, &options, NULL, &out->stats, &error) != PARAC_OK) {
+            fprintf(stderr, "bench_ac: %s: %s\n", TABLE_COLUMN_NAME[column], error.message);
+            return 1;
+        }
+        whole[r] = parac_now_seconds() - start;
+        propagate[r] = out->stats.propagate_seconds;
+        build[r] = out->stats.build_seconds;
+    }
+    out->whole = bench_median(whole, repeats);
+    out->propagate = bench_median(propagate, repeats);
+    out->build = bench_median(build, repeats);
+    out->ran = 1;
+    return 0;
+}
+
+static void emit_table_column(bench_report *report, const char *name, int column, const table_timing *t,
+                              double best_cpu_propagate, double best_cpu_whole)
+{
+    bench_result result;
+    memset(&result, 0, sizeof result);
+    snprintf(result.module, sizeof result.module, "ac");
+    snprintf(result.case_name, sizeof result.case_name, "%s/%s", name, TABLE_COLUMN_NAME[column]);
+    snprintf(result.device, sizeof result.device, "%s", column == TABLE_GPU ? "cuda" : "cpu");
+    result.threads = column == TABLE_GPU || column == TABLE_ROUNDS_CPU ? 0 : 1; /* 0: the GPU, or all cores */
+    result.seconds = t->whole;
+    snprintf(result.metric, sizeof result.metric, "tuple_entries_per_s");
+    result.value = t->propagate > 0 ? (double)t->stats.tuple_entries / t->propagate : 0.0;
+    snprintf(result.unit, sizeof result.unit, "entries/s");
+    snprintf(result.extra, sizeof result.extra,
+             "\"tuple_entries\":%llu,\"tables\":%llu,\"iterations\":%llu,\"values_after\":%llu,\"wipeout\":%d,"
+             "\"propagate_seconds\":%.6f,\"build_seconds\":%.6f,\"propagate_speedup_vs_best_cpu\":%.4g,"
+             "\"whole_speedup_vs_best_cpu\":%.4g",
+             (unsigned long long)t->stats.tuple_entries, (unsigned long long)t->stats.table_count,
+             (unsigned long long)t->stats.iterations, (unsigned long long)t->stats.values_after, t->stats.wipeout,
+             t->propagate, t->build, t->propagate > 0 ? best_cpu_propagate / t->propagate : 0.0,
+             t->whole > 0 ? best_cpu_whole / t->whole : 0.0);
+    bench_emit(report, &result);
+}
+
+static void run_table_row(const parac_csp *csp, const char *name, const bench_settings *settings, bench_report *report)
+{
+    table_timing timing[TABLE_COLUMNS];
+    double best_propagate = 0, best_whole = 0;
+    int repeats = bench_repeats(3);
+    memset(timing, 0, sizeof timing);
+    for (int column = 0; column < TABLE_COLUMNS; column++) {
+        if (column == TABLE_GPU ? !settings->cuda : !settings->cpu) continue;
+        if (time_tables(csp, column, repeats, &timing[column])) continue;
+        if (column != TABLE_GPU && (best_propagate == 0 || timing[column].propagate < best_propagate))
+            best_propagate = timing[column].propagate;
+        if (column != TABLE_GPU && (best_whole == 0 || timing[column].whole < best_whole)) best_whole = timing[column].whole;
+    }
+    printf("%-34s", name);
+    for (int column = 0; column < TABLE_COLUMNS; column++) {
+        if (!timing[column].ran) {
+            printf(" %19s", "-");
+            continue;
+        }
+        printf(" %9.4f/%9.4f", timing[column].propagate, timing[column].whole);
+        if (timing[column].stats.values_after != timing[0].stats.values_after && timing[0].ran) {
+            fprintf(stderr, "bench_ac: MISMATCH on %s: ac3bit keeps %llu values, %s %llu\n", name,
+                    (unsigned long long)timing[0].stats.values_after, TABLE_COLUMN_NAME[column],
+                    (unsigned long long)timing[column].stats.values_after);
+            mismatches++;
+        }
+    }
+    printf("  %llu entries, %llu removed%s\n", (unsigned long long)timing[0].stats.tuple_entries,
+           (unsigned long long)timing[0].stats.removed, timing[0].stats.wipeout ? " (wipe-out)" : "");
+    for (int column = 0; column < TABLE_COLUMNS; column++)
+        if (timing[column].ran) emit_table_column(report, name, column, &timing[column], best_propagate, best_whole);
+}
+
+static void bench_tables(const bench_settings *settings, bench_report *report)
+{
+    /* Many small tables near the phase transition (measured with seed 42 on the development machine:
+     * 600 tuples remove ~150 values in long chains, 450 over 7800 tables wipe out) and few large ones
+     * (4*10^4..2.4*10^5 tuples each, nothing to remove); the quick row is the small size auto keeps on the CPU. */
+    static const table_case CASES[] = {
+        {40, 10, 4, 100, 300, 1},         {200, 20, 3, 6000, 600, 0}, {200, 20, 3, 7800, 450, 0},
+        {20, 16, 5, 10, 240000, 0},       {60, 12, 6, 50, 40000, 0},
+    };
+    const char *enabled = getenv("PARAC_BENCH_TABLES");
+    if (enabled && strcmp(enabled, "0") == 0) return;
+    printf("\n%-34s %19s %19s %19s %19s   (propagate s / whole call s)\n", "table network", "AC3bit+rm",
+           "AC4", "rounds (OpenMP)", "gpu-bitset (GPU)");
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        const table_case *c = &CASES[i];
+        parac_csp_generate_options options;
+        parac_csp *csp = NULL;
+        parac_error error = {0};
+        char name[64];
+        if (settings->quick && !c->in_quick) continue;
+        parac_csp_generate_options_default(&options);
+        options.variables = c->variables;
+        options.domain = c->domain;
+        options.constraints = c->tables;
+        options.arity = c->arity;
+        options.tuples = c->tuples;
+        options.seed = 42;
+        snprintf(name, sizeof name, "tables-%u-%u-%u-%llu-%llu", c->arity, c->variables, c->domain,
+                 (unsigned long long)c->tables, (unsigned long long)c->tuples);
+        if (parac_csp_generate(&options, &csp, &error) != PARAC_OK) {
+            fprintf(stderr, "bench_ac: generate %s: %s\n", name, error.message);
+            continue;
+        }
+        run_table_row(csp, name, settings, report);
+        parac_csp_destroy(csp);
+    }
+}
+
 static void warm_up_gpu(void)
 {
     generated_case c = {10, 10, 10, 0.5, 1};
@@ -342,12 +487,17 @@ int main(int argc, char **argv)
     static table_row rows[32];
     bench_settings settings = {0, 0, 0, 0};
     int count = 0;
+    const char *tables = getenv("PARAC_BENCH_TABLES");
+    int tables_only = tables && strcmp(tables, "only") == 0;
     if (parse_arguments(argc, argv, &settings)) return 1;
     if (settings.cuda) warm_up_gpu();
-    bench_shared_instances(&settings, rows, &count, &report);
-    bench_generated(&settings, rows, &count, &report);
-    bench_sac(&settings, &report);
-    print_paper_table(rows, count);
+    if (!tables_only) {
+        bench_shared_instances(&settings, rows, &count, &report);
+        bench_generated(&settings, rows, &count, &report);
+        bench_sac(&settings, &report);
+        print_paper_table(rows, count);
+    }
+    bench_tables(&settings, &report);
     bench_print_table(&report);
     return mismatches ? 1 : 0;
 }

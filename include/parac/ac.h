@@ -7,9 +7,10 @@
  * wipe-out (some domain became empty). Binary constraints are revised as bit
  * matrices; table constraints (arity >= 3) get generalized AC (GAC) on the CPU
  * algorithms, and so do global constraints (XCSP3 allDifferent, sum, element, ...) wherever GAC is
- * polynomial (parac_ac_global_consistency says which level each kind reaches). The GPU algorithms
- * handle binary networks only and report PARAC_ERR_UNSUPPORTED when a table or global constraint
- * is present.
+ * polynomial (parac_ac_global_consistency says which level each kind reaches). On the GPU,
+ * gpu-bitset also revises table constraints (compact-table bitsets, same closure); ac4-gpu,
+ * ac4-gpu-plus and GPU SAC handle binary networks only, and no GPU algorithm handles global
+ * constraints: those report PARAC_ERR_UNSUPPORTED (AUTO runs them on the CPU).
  *
  * Domains are reported as one bitset over value ids (the N-E model's node
  * numbering: variable 0's values first, each variable's in increasing order;
@@ -34,8 +35,10 @@ extern "C" {
 #endif
 
 typedef enum parac_ac_algorithm {
-    PARAC_AC_AUTO = 0,      /* GPU: ac4-gpu-plus on binary networks; CPU (or tables, or fewer than
-                               PARAC_AC_AUTO_GPU_MIN_EDGES N-E edges with exec.device AUTO): ac3bit */
+    PARAC_AC_AUTO = 0,      /* GPU: ac4-gpu-plus on binary networks, gpu-bitset with tables; CPU (or
+                               global constraints, or fewer than PARAC_AC_AUTO_GPU_MIN_EDGES N-E edges
+                               on a binary network, or a table network the cost model gives to the
+                               CPU, with exec.device AUTO): ac3bit */
     PARAC_AC_AC3,           /* CPU, serial: AC3 (variable queue, scan for a support) */
     PARAC_AC_AC3RM,         /* CPU, serial: AC3 with residues */
     PARAC_AC_AC3BIT,        /* CPU, serial: AC3bit+rm (word-wise bitset revision, residue words) */
@@ -84,6 +87,9 @@ typedef struct parac_ac_stats {
     uint64_t ne_edges;             /* N-E model size: value pairs of binary constraints */
     double build_seconds;          /* data structures: residues, counters, BuildNE, transfers to the GPU */
     double propagate_seconds;      /* propagation proper, results copied back */
+    uint64_t table_count;          /* table constraints (arity >= 3); they ran on `device`: compact-table
+                                      kernels on CUDA (gpu-bitset), tuple walks on the CPU */
+    uint64_t tuple_entries;        /* their size: sum of arity x tuples */
 } parac_ac_stats;
 
 /* Words a domain bitset over value_count values needs. */
@@ -105,7 +111,8 @@ parac_status parac_ac_variant_parse(const char *name, parac_ac_variant *variant,
  * they are refused: PARAC_ERR_INVALID_ARGUMENT); ac4-gpu and ac4-gpu-plus need
  * a GPU (PARAC_ERR_NO_DEVICE without one, PARAC_ERR_INVALID_ARGUMENT with
  * exec.device CPU); gpu-bitset and SAC run on the device exec resolves to.
- * Fails with PARAC_ERR_UNSUPPORTED for a GPU run on a network with tables
+ * Fails with PARAC_ERR_UNSUPPORTED for a GPU run of ac4-gpu, ac4-gpu-plus or SAC
+ * on a network with tables, or of any GPU algorithm with global constraints
  * (AUTO falls back to the CPU instead), PARAC_ERR_NO_MEMORY when even the
  * smallest chunking does not fit, PARAC_ERR_DEVICE when a CUDA call fails. */
 parac_status parac_ac_enforce(const parac_csp *csp, const parac_ac_options *options, uint64_t *domains,

@@ -70,12 +70,17 @@ typedef struct parac_csp_generate_options {
     double tightness;     /* T in [0, 1]: the fraction of forbidden pairs */
     uint64_t seed;
     int threads;          /* <= 0: all cores; the result does not depend on it */
+    uint32_t arity;       /* 0 or 2: binary constraints (the models above); 3..8: C table constraints,
+                             each over `arity` distinct variables drawn at random (both models: a
+                             repeated scope is intersected, as a reader would) */
+    uint64_t tuples;      /* tables: allowed tuples drawn per table, uniformly with repetition (the
+                             duplicates dropped); 0: round((1 - T) x D^arity), for D^arity <= 2^24 */
 } parac_csp_generate_options;
 
 void parac_csp_generate_options_default(parac_csp_generate_options *options);
 
-/* A random binary network; the same options give the same network on every machine
- * and thread count. PARAC_ERR_INVALID_ARGUMENT on out-of-range options. */
+/* A random network (binary, or tables when arity >= 3); the same options give the same network
+ * on every machine and thread count. PARAC_ERR_INVALID_ARGUMENT on out-of-range options. */
 parac_status parac_csp_generate(const parac_csp_generate_options *options, parac_csp **out, parac_error *error);
 
 /* Writes the network as XCSP3 (domains restricted to the initially present values;

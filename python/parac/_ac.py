@@ -24,7 +24,8 @@ def arc_consistency(path_or_xml_string, algorithm="auto", sac=False, device="aut
     Returns (domains, stats): domains a dict {variable name: int64 array of the remaining values,
     increasing} in the network's variable order (every array empty on a wipe-out); stats the figures
     of `parac ac --json` (algorithm, device, sac, variables, constraints, values_before,
-    values_after, removed, wipeout, iterations, revisions, ne_nodes, ne_edges, dropped,
+    values_after, removed, wipeout, iterations, revisions, ne_nodes, ne_edges, table_count and
+    tuple_entries (the table constraints, which ran on `device`), dropped,
     parse_seconds, build_seconds, propagate_seconds, seconds). Ctrl-C stops the run.
     """
     if device not in DEVICES:

@@ -25,7 +25,7 @@ static PyObject *stats_as_dict(const parac_csp *csp, const parac_ac_stats *stats
         }
         Py_DECREF(text);
     }
-    return Py_BuildValue("{s:s,s:s,s:O,s:n,s:n,s:K,s:K,s:K,s:O,s:K,s:K,s:K,s:K,s:N,s:d,s:d,s:d,s:d}", "algorithm",
+    return Py_BuildValue("{s:s,s:s,s:O,s:n,s:n,s:K,s:K,s:K,s:O,s:K,s:K,s:K,s:K,s:K,s:K,s:N,s:d,s:d,s:d,s:d}", "algorithm",
                          parac_ac_algorithm_name(stats->algorithm), "device", parac_device_name(stats->device), "sac",
                          singleton ? Py_True : Py_False, "variables", (Py_ssize_t)parac_csp_variable_count(csp),
                          "constraints", (Py_ssize_t)parac_csp_constraint_count(csp), "values_before",
@@ -34,7 +34,8 @@ static PyObject *stats_as_dict(const parac_csp *csp, const parac_ac_stats *stats
                          "wipeout", stats->wipeout ? Py_True : Py_False, "iterations",
                          (unsigned long long)stats->iterations, "revisions", (unsigned long long)stats->revisions,
                          "ne_nodes", (unsigned long long)stats->ne_nodes, "ne_edges",
-                         (unsigned long long)stats->ne_edges, "dropped", dropped, "parse_seconds", parse_seconds,
+                         (unsigned long long)stats->ne_edges, "table_count", (unsigned long long)stats->table_count,
+                         "tuple_entries", (unsigned long long)stats->tuple_entries, "dropped", dropped, "parse_seconds", parse_seconds,
                          "build_seconds", stats->build_seconds, "propagate_seconds", stats->propagate_seconds,
                          "seconds", seconds);
 }

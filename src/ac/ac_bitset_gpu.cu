@@ -5,6 +5,8 @@
  * domains as they were at the round's start, clearing unsupported bits in a
  * copy (atomicAnd). A second kernel recounts each domain and flags change and
  * emptiness. Same rounds as the CPU twin, so the same iteration count.
+ * On a network with table constraints each round also revises the tables (table_gpu.cu,
+ * compact-table) against the same starting domains; the twin is then ac_run_table_rounds.
  *
  * Kernels:
  *   revise_slots_kernel  one thread per (arc, a) slot: any(row(a) & D(y)) over row_words words
@@ -192,19 +194,23 @@ static void rounds_free(parac_cuda_context *context, bitset_rounds *r)
     parac_cuda_free(context, r->flags);
 }
 
-/* Round `old` -> `1 - old`; sets *changed and *empty. */
-static parac_status run_round(parac_cuda_context *context, const bitset_model *m, bitset_rounds *r, int old,
-                              int *changed, int *empty, parac_error *error)
+/* Round `old` -> `1 - old`; sets *changed and *empty. tables (NULL without tables): their valid sets
+ * are narrowed to D_k first, while the next buffer still holds D_{k-1}. */
+static parac_status run_round(parac_cuda_context *context, const bitset_model *m, const table_gpu *tables,
+                              bitset_rounds *r, int old, int *changed, int *empty, parac_error *error)
 {
     parac_status status = PARAC_OK;
     cudaStream_t stream = (cudaStream_t)context->stream;
     int32_t flags[2];
     int next = 1 - old;
+    if (tables)
+        PARAC_TRY(table_gpu_update_valid(context, tables, m, r->words[old], r->words[next], r->changed[old], error));
     PARAC_CUDA_TRY(cudaMemcpyAsync(r->words[next], r->words[old], m->domain_words * 8, cudaMemcpyDeviceToDevice, stream));
     PARAC_TRY(parac_cuda_memset(context, r->flags, 0, sizeof flags, error));
     revise_slots_kernel<<<ne_blocks(m->slot_count, context), NE_THREADS, 0, stream>>>(
         *m, r->words[old], r->changed[old], (unsigned long long *)r->words[next]);
     PARAC_CUDA_TRY_LAUNCH();
+    if (tables) PARAC_TRY(table_gpu_check(context, tables, m, r->words[old], r->changed[old], r->words[next], error));
     recount_kernel<<<ne_blocks(m->variable_count, context), NE_THREADS, 0, stream>>>(
         *m, r->words[next], r->sizes[old], r->sizes[next], r->changed[next], r->flags);
     PARAC_CUDA_TRY_LAUNCH();
@@ -216,8 +222,8 @@ fail:
 }
 
 /* Domains in, closure out (host ac_domains layout); returns through stats->wipeout. */
-static parac_status bitset_propagate(parac_cuda_context *context, const bitset_model *m, ac_domains *domains,
-                                     parac_ac_stats *stats, parac_error *error)
+static parac_status bitset_propagate(parac_cuda_context *context, const bitset_model *m, const table_gpu *tables,
+                                     ac_domains *domains, parac_ac_stats *stats, parac_error *error)
 {
     parac_status status = PARAC_OK;
     bitset_rounds r;
@@ -228,12 +234,14 @@ static parac_status bitset_propagate(parac_cuda_context *context, const bitset_m
     for (size_t v = 0; v < m->variable_count; v++) host_sizes[v] = (int32_t)domains->size[v];
     PARAC_TRY(rounds_alloc(context, m, &r, error));
     PARAC_TRY(parac_cuda_upload(context, r.words[0], domains->words, m->domain_words * 8, error));
+    /* D_0 is also round 1's "previous" domain: the valid sets were built from it */
+    if (tables) PARAC_TRY(parac_cuda_upload(context, r.words[1], domains->words, m->domain_words * 8, error));
     PARAC_TRY(parac_cuda_upload(context, r.sizes[0], host_sizes, m->variable_count * 4, error));
     PARAC_TRY(parac_cuda_memset(context, r.changed[0], 1, m->variable_count + 1, error));
     while (changed && !empty) {
         stats->iterations++;
-        stats->revisions += m->arc_count;
-        PARAC_TRY(run_round(context, m, &r, old, &changed, &empty, error));
+        stats->revisions += m->arc_count + (tables ? tables->table_count : 0);
+        PARAC_TRY(run_round(context, m, tables, &r, old, &changed, &empty, error));
         old = 1 - old;
     }
     stats->wipeout = empty;
@@ -252,17 +260,24 @@ extern "C" parac_status ac_cuda_bitset(parac_cuda_context *context, const ac_mod
 {
     parac_status status = PARAC_OK;
     bitset_model m;
+    table_gpu tables;
     ac_domains domains;
+    int has_tables = ac_table_count(model) > 0;
     double start = parac_now_seconds();
     memset(&m, 0, sizeof m);
+    memset(&tables, 0, sizeof tables);
     memset(&domains, 0, sizeof domains);
+    if (ac_table_count(model) != model->nary_count)
+        return parac_fail(error, PARAC_ERR_UNSUPPORTED, "gpu-bitset: global constraints have no GPU propagator");
     PARAC_TRY(ac_domains_create(model, &domains, error));
     ac_domains_import(model, value_bits, &domains);
     PARAC_TRY(bitset_model_upload(context, model, &m, error));
+    if (has_tables) PARAC_TRY(table_gpu_upload(context, model, &domains, &tables, error));
     stats->build_seconds += parac_now_seconds() - start;
-    PARAC_TRY(bitset_propagate(context, &m, &domains, stats, error));
+    PARAC_TRY(bitset_propagate(context, &m, has_tables ? &tables : NULL, &domains, stats, error));
     ac_domains_export(model, &domains, stats->wipeout, value_bits);
 fail:
+    table_gpu_free(context, &tables);
     bitset_model_free(context, &m);
     ac_domains_free(&domains);
     return status;

@@ -2,6 +2,7 @@
  * builds the arc model, runs, and reports the closure and figures. */
 #include "ac/ac_algorithms.h"
 #include "ac/global_propagate.h"
+#include "ac/table_model.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -59,12 +60,26 @@ parac_status parac_ac_variant_parse(const char *name, parac_ac_variant *variant,
                       name ? name : "");
 }
 
-/* Tables (arity >= 3) or global constraints: the GPU paths handle binary constraints only. */
-static int network_has_tables(const parac_csp_network *network)
+/* What a GPU algorithm handles: every GPU path takes binary constraints; gpu-bitset (not SAC) also
+ * tables, with the compact-table kernels of table_gpu.cu; none takes global constraints. */
+static int gpu_handles(const parac_csp_network *network, parac_ac_algorithm algorithm, int singleton)
 {
-    for (size_t c = 0; c < network->constraint_count; c++)
-        if (network->constraints[c].arity >= 3) return 1;
-    return network->global_count > 0;
+    if (network->global_count > 0) return 0;
+    return ac_network_table_count(network) == 0 || (algorithm == PARAC_AC_GPU_BITSET && !singleton);
+}
+
+/* AUTO's workload: binary networks in N-E edges; with tables, tuple entries plus edges (the units of
+ * PARAC_WORKLOAD_AC_TABLES), uploading the support rows and the matrices. */
+static parac_workload ac_workload(const parac_csp_network *network)
+{
+    double edges = (double)parac_csp_edge_count(network);
+    parac_workload work = {PARAC_WORKLOAD_AC, edges, edges * 8.0};
+    if (ac_network_table_count(network) > 0) {
+        work.kind = PARAC_WORKLOAD_AC_TABLES;
+        work.units = (double)ac_network_tuple_entries(network) + edges;
+        work.upload_bytes = (double)ac_network_table_support_bytes(network) + edges / 8.0;
+    }
+    return work;
 }
 
 static int runs_on_gpu_only(parac_ac_algorithm algorithm)
@@ -76,13 +91,12 @@ static int runs_on_gpu_only(parac_ac_algorithm algorithm)
 static parac_status choose(const parac_csp_network *network, const parac_ac_options *options,
                            parac_ac_algorithm *algorithm, parac_device *device, parac_error *error)
 {
-    int tables = network_has_tables(network);
+    int tables = ac_network_table_count(network) > 0, globals = network->global_count > 0;
     parac_status status;
     *algorithm = options->algorithm;
-    if (options->exec.device == PARAC_DEVICE_AUTO && *algorithm == PARAC_AC_AUTO && !options->singleton && !tables) {
+    if (options->exec.device == PARAC_DEVICE_AUTO && *algorithm == PARAC_AC_AUTO && !options->singleton && !globals) {
         /* Plain AC: the cost model weighs AC3bit's run against the GPU's start-up and run. */
-        double edges = (double)parac_csp_edge_count(network);
-        parac_workload work = {PARAC_WORKLOAD_AC, edges, edges * 8.0};
+        parac_workload work = ac_workload(network);
         status = parac_choose_device(&options->exec, &work, device, error);
     } else {
         status = parac_exec_resolve_device(&options->exec, device, error);
@@ -92,13 +106,15 @@ static parac_status choose(const parac_csp_network *network, const parac_ac_opti
     if ((size_t)options->variant >= VARIANT_COUNT)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "bad N-E variant");
     if (*algorithm == PARAC_AC_AUTO) {
-        if (*device == PARAC_DEVICE_CUDA && tables) *device = PARAC_DEVICE_CPU;
-        /* Small networks: the GPU's fixed costs exceed AC3bit+rm's whole run (SAC stays on the GPU). */
-        if (*device == PARAC_DEVICE_CUDA && options->exec.device == PARAC_DEVICE_AUTO && !options->singleton &&
-            parac_csp_edge_count(network) < PARAC_AC_AUTO_GPU_MIN_EDGES)
+        parac_ac_algorithm on_gpu = options->singleton || tables ? PARAC_AC_GPU_BITSET : PARAC_AC_AC4_GPU_PLUS;
+        if (*device == PARAC_DEVICE_CUDA && !gpu_handles(network, on_gpu, options->singleton))
             *device = PARAC_DEVICE_CPU;
-        *algorithm = *device == PARAC_DEVICE_CUDA ? PARAC_AC_AC4_GPU_PLUS : PARAC_AC_AC3BIT;
-        if (options->singleton && *device == PARAC_DEVICE_CUDA) *algorithm = PARAC_AC_GPU_BITSET;
+        /* Small binary networks: the GPU's fixed costs exceed AC3bit+rm's whole run (SAC stays on the
+         * GPU; table networks were weighed by the cost model above). */
+        if (*device == PARAC_DEVICE_CUDA && options->exec.device == PARAC_DEVICE_AUTO && !options->singleton &&
+            !tables && parac_csp_edge_count(network) < PARAC_AC_AUTO_GPU_MIN_EDGES)
+            *device = PARAC_DEVICE_CPU;
+        *algorithm = *device == PARAC_DEVICE_CUDA ? on_gpu : PARAC_AC_AC3BIT;
     }
     if (runs_on_gpu_only(*algorithm) && *device != PARAC_DEVICE_CUDA)
         return parac_fail(error, options->exec.device == PARAC_DEVICE_CPU ? PARAC_ERR_INVALID_ARGUMENT : PARAC_ERR_NO_DEVICE,
@@ -112,14 +128,21 @@ static parac_status choose(const parac_csp_network *network, const parac_ac_opti
         *device = PARAC_DEVICE_CPU;
     }
     if (options->exec.chosen && options->exec.chosen->device != *device)
-        parac_device_record(&options->exec, *device, tables ? "auto: table and global constraints run on the cpu"
-                                                            : "auto: the chosen algorithm runs on the cpu");
-    if (*device == PARAC_DEVICE_CUDA && tables)
+        parac_device_record(&options->exec, *device,
+                            globals                          ? "auto: global constraints run on the cpu"
+                            : tables && options->singleton ? "auto: SAC on tables runs on the cpu"
+                                                             : "auto: the chosen algorithm runs on the cpu");
+    if (*device == PARAC_DEVICE_CUDA && globals)
         return parac_fail(error, PARAC_ERR_UNSUPPORTED,
-                          "%s handles binary constraints only and this network has table constraints "
-                          "(arity >= 3) or global constraints; use a CPU algorithm (ac3bit, ac4, ...) for GAC "
-                          "on them",
+                          "%s: global constraints have no GPU propagator; use a CPU algorithm (ac3bit, ac4, ...) "
+                          "for them",
                           parac_ac_algorithm_name(*algorithm));
+    if (*device == PARAC_DEVICE_CUDA && !gpu_handles(network, *algorithm, options->singleton))
+        return parac_fail(error, PARAC_ERR_UNSUPPORTED,
+                          "%s%s handles binary constraints only and this network has table constraints "
+                          "(arity >= 3); gpu-bitset runs tables on the GPU, the CPU algorithms (ac3bit, ac4, ...) "
+                          "on the CPU",
+                          parac_ac_algorithm_name(*algorithm), options->singleton ? " with SAC" : "");
     return PARAC_OK;
 }
 
@@ -262,6 +285,8 @@ parac_status ac_enforce_network_limited(const parac_csp_network *network, const 
     stats.values_before = ac_domains_total(&model, &current);
     stats.ne_nodes = network->value_count;
     stats.ne_edges = parac_csp_edge_count(network);
+    stats.table_count = ac_network_table_count(network);
+    stats.tuple_entries = ac_network_tuple_entries(network);
     stats.build_seconds = parac_now_seconds() - start;
     start = parac_now_seconds();
     build_before = stats.build_seconds;

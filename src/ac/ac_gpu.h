@@ -10,7 +10,10 @@
  * by chunk from the bit matrices (ne_edges.resident == 0).
  *
  * bitset_model: arcs, their matrices (both directions) and the word-aligned
- * domain layout, for gpu-bitset and the SAC probes. Include from .cu files only.
+ * domain layout, for gpu-bitset and the SAC probes.
+ *
+ * table_gpu: the compact-table model of the table constraints (table_model.h) on the device,
+ * revised inside gpu-bitset's rounds (table_gpu.cu). Include from .cu files only.
  */
 #ifndef PARAC_AC_GPU_H
 #define PARAC_AC_GPU_H
@@ -18,6 +21,7 @@
 #include <stdint.h>
 
 #include "ac/ac_algorithms.h"
+#include "ac/table_model.h"
 #include "cuda/context.h"
 
 typedef struct ne_model {
@@ -94,5 +98,28 @@ typedef struct bitset_model {
 parac_status bitset_model_upload(parac_cuda_context *context, const ac_model *model, bitset_model *bits,
                                  parac_error *error);
 void bitset_model_free(parac_cuda_context *context, bitset_model *bits);
+
+typedef struct table_gpu {
+    size_t table_count, position_count;
+    uint64_t slot_count, valid_words;
+    uint64_t *words, *valid_offset, *support_offset, *position_offset, *slot_offset; /* as in ac_table_model */
+    uint32_t *position_table, *position_var;
+    uint64_t *supports;
+    uint64_t *valid;                  /* valid_words: the tuples valid in the current round's domains */
+    uint64_t *residue;                /* slot_count: the word where the slot's last support was found */
+} table_gpu;
+
+/* Builds the support rows on the host, uploads them and the valid sets of `domains`. */
+parac_status table_gpu_upload(parac_cuda_context *context, const ac_model *model, const ac_domains *domains,
+                              table_gpu *tables, parac_error *error);
+void table_gpu_free(parac_cuda_context *context, table_gpu *tables);
+/* Round step 1: valid sets from prev_words (D_{k-1}) to old_words (D_k); step 3: the tables'
+ * deletions of round k into next_words. Both on the context's stream, no sync. */
+parac_status table_gpu_update_valid(parac_cuda_context *context, const table_gpu *tables, const bitset_model *m,
+                                    const uint64_t *old_words, const uint64_t *prev_words,
+                                    const uint8_t *changed_before, parac_error *error);
+parac_status table_gpu_check(parac_cuda_context *context, const table_gpu *tables, const bitset_model *m,
+                             const uint64_t *old_words, const uint8_t *changed_before, uint64_t *next_words,
+                             parac_error *error);
 
 #endif

@@ -73,6 +73,22 @@ static parac_status write_reduced(const parac_csp *csp, const char *input, const
 
 /* "consistency": {"allDifferent": "gac", "cumulative": "partial", ...}: what each kind of global
  * constraint gets (an empty object without globals). */
+/* Who handled the table constraints: the device the run took, and its propagator there. */
+static void print_tables(parac_json_writer *json, const parac_ac_stats *stats)
+{
+    parac_json_key(json, "tables");
+    parac_json_begin_object(json);
+    parac_json_field_uint(json, "count", stats->table_count);
+    parac_json_field_uint(json, "tuple_entries", stats->tuple_entries);
+    if (stats->table_count) {
+        int gpu = stats->device == PARAC_DEVICE_CUDA;
+        parac_json_field_string(json, "device", gpu ? "cuda" : "cpu");
+        parac_json_field_string(json, "propagator", gpu ? "compact-table" : "tuple-walk");
+        parac_json_field_string(json, "algorithm", parac_ac_algorithm_name(stats->algorithm));
+    }
+    parac_json_end_object(json);
+}
+
 static void print_consistency(parac_json_writer *json, const parac_csp *csp)
 {
     const char *kinds[32], *levels[32];
@@ -114,6 +130,7 @@ static void print_summary(const cli_common *common, const char *input, const par
     parac_json_field_uint(&json, "globals", parac_csp_global_count(csp));
     parac_json_field_bool(&json, "objective", parac_csp_has_objective(csp));
     print_consistency(&json, csp);
+    print_tables(&json, stats);
     parac_json_field_double(&json, "parse_seconds", parse_seconds);
     parac_json_field_double(&json, "build_seconds", stats->build_seconds);
     parac_json_field_double(&json, "propagate_seconds", stats->propagate_seconds);
@@ -181,7 +198,9 @@ int cli_ac(int argc, char **argv)
         "Enforces arc consistency (or SAC) on an XCSP3 / XCSP 2.1 network and prints whether it is arc "
         "consistent or wiped out. Every algorithm and device gives the same domains. auto: ac4-gpu-plus on a "
         "GPU for binary networks of at least 2^21 N-E edges, ac3bit on the CPU (or with fewer edges unless "
-        "--device cuda). gpu-bitset on the CPU runs the same rounds with OpenMP.",
+        "--device cuda); with table constraints gpu-bitset on the GPU (compact-table) when the cost model "
+        "favours it; global constraints always on the CPU. gpu-bitset on the CPU runs the same rounds with "
+        "OpenMP.",
         options_table, sizeof options_table / sizeof options_table[0], 1, 1};
     cli_common common;
     const char *positionals[1];

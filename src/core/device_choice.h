@@ -22,6 +22,8 @@ typedef enum parac_workload_kind {
     PARAC_WORKLOAD_GEMM,       /* units: 2 m n k (flops) */
     PARAC_WORKLOAD_AC,         /* units: N-E edges (arcs); single-threaded AC3bit on the CPU */
     PARAC_WORKLOAD_SILHOUETTE, /* units: n x n x d */
+    PARAC_WORKLOAD_AC_TABLES,  /* units: tuple entries (arity x tuples) of the tables + N-E edges;
+                                  single-threaded AC3bit (tuple walks) on the CPU */
     PARAC_WORKLOAD_KINDS
 } parac_workload_kind;
 

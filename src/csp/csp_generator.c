@@ -1,4 +1,5 @@
-/* csp/csp_generator.c — random binary constraint networks (parac_csp_generate).
+/* csp/csp_generator.c — random binary constraint networks (parac_csp_generate; tables with
+ * arity >= 3 come from csp_table_generator.c).
  *
  * Model B: C distinct scopes drawn uniformly among the N(N-1)/2 pairs; each
  * constraint forbids exactly round(T*D*D) pairs drawn uniformly. Model RB
@@ -17,6 +18,7 @@
 #include "core/rng.h"
 #include "core/threads.h"
 #include "csp/csp_handle.h"
+#include "csp/csp_table_generator.h"
 
 #define BATCH_CONSTRAINTS 1024
 
@@ -40,6 +42,8 @@ static parac_status check_options(const parac_csp_generate_options *o, parac_err
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "need at least 2 variables and a domain of 1..2^20 values");
     if (!(o->tightness >= 0.0 && o->tightness <= 1.0))
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "tightness %g is not in [0, 1]", o->tightness);
+    if (o->arity >= 3) return csp_check_table_options(o, error);
+    if (o->arity == 1) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "arity 1 constraints are domains, not constraints");
     if (o->model == PARAC_CSP_MODEL_B && o->constraints > pairs)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
                           "model B needs constraints <= N(N-1)/2 = %llu distinct scopes", (unsigned long long)pairs);
@@ -194,6 +198,16 @@ parac_status parac_csp_generate(const parac_csp_generate_options *options, parac
     *out = NULL;
     if (status != PARAC_OK) return status;
     if (!(csp = parac_csp_handle_create(error))) return PARAC_ERR_NO_MEMORY;
+    if (options->arity >= 3) { /* tables: csp_table_generator.c */
+        status = add_variables(csp, options, error);
+        if (status == PARAC_OK) status = csp_add_random_tables(csp, options, error);
+        if (status != PARAC_OK) {
+            parac_csp_destroy(csp);
+            return status;
+        }
+        *out = csp;
+        return PARAC_OK;
+    }
     pairs = malloc((options->constraints + 1) * sizeof *pairs);
     if (!pairs) status = parac_fail_no_memory(error, "scopes", options->constraints * 8);
     parac_rng_split(&rng, options->seed, 0);

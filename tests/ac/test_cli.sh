@@ -82,4 +82,26 @@ for algorithm in ac3 ac3rm ac3bit ac2001 ac4 gpu-bitset; do
   [[ "$(cat "$tmp/table.json")" == '{"x[0]":[0,1],"x[1]":[1],"x[2]":[1,2]}' ]] \
     || bad "table $algorithm domains: $(cat "$tmp/table.json")"
 done
+# gen csp --arity: a random table network; every CPU algorithm and thread count agrees on it, and the
+# JSON says who handled the tables (the CPU's tuple walk here).
+"$PARAC" gen csp --arity 4 --vars 12 --dom 5 --constraints 10 --tuples 60 --seed 7 -o "$tmp/tables.xml" -q \
+  || bad "gen csp --arity failed"
+grep -c "<extension>" "$tmp/tables.xml" | grep -qx 10 || bad "gen csp --arity: not 10 tables"
+for algorithm in ac3bit ac4 gpu-bitset; do
+  for threads in 1 2; do
+    "$PARAC" ac "$tmp/tables.xml" --device cpu --algorithm $algorithm --threads $threads \
+      --domains "$tmp/tables-$algorithm-$threads.json" > /dev/null || bad "tables $algorithm t$threads failed"
+    cmp -s "$tmp/tables-ac3bit-1.json" "$tmp/tables-$algorithm-$threads.json" \
+      || bad "tables $algorithm t$threads: domains differ from ac3bit"
+  done
+done
+json=$("$PARAC" ac "$tmp/tables.xml" --device cpu --json | tail -1)
+python3 - "$json" <<'PY' || bad "--json tables: $json"
+import json, sys
+d = json.loads(sys.argv[1])["tables"]
+assert d["count"] == 10 and 0 < d["tuple_entries"] <= 4 * 60 * 10, d
+assert d["device"] == "cpu" and d["propagator"] == "tuple-walk" and d["algorithm"] == "ac3bit", d
+PY
+"$PARAC" gen csp --arity 9 --vars 12 -o "$tmp/bad.xml" -q 2> "$tmp/err"; code=$?
+[[ $code == 2 ]] || bad "gen csp --arity 9: exit $code"
 exit $fail

@@ -93,6 +93,8 @@ def test_files_match_the_cli(path, sac, tmp_path):
     for key in ["algorithm", "sac", "variables", "constraints", "values_before", "values_after", "removed", "wipeout",
                 "iterations", "revisions", "ne_nodes", "ne_edges"]:
         assert stats[key] == summary[key], key
+    assert stats["table_count"] == summary["tables"]["count"]
+    assert stats["tuple_entries"] == summary["tables"]["tuple_entries"]
     assert len(stats["dropped"]) == summary["dropped"]
 
 
