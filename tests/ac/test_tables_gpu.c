@@ -22,7 +22,11 @@ static uint64_t twin_rounds(const parac_csp_network *network, int *wipeout)
     parac_error error = {0};
     CHECK_OK(ac_model_build(network, 1, &model, &error), &error);
     CHECK_OK(ac_domains_init(&model, &domains, &error), &error);
-    CHECK_OK(ac_run_table_rounds(&model, &domains, &stats, &error), &error);
+    /* A domain empty from the start is a wipe-out before any round, on every device (ac_dispatch.c's
+     * run_on_device): the GPU then reports 0 rounds, and so must the twin's count. */
+    for (size_t v = 0; v < network->variable_count; v++)
+        if (domains.size[v] == 0) stats.wipeout = 1;
+    if (!stats.wipeout) CHECK_OK(ac_run_table_rounds(&model, &domains, &stats, &error), &error);
     ac_domains_free(&domains);
     ac_model_free(&model);
     *wipeout = stats.wipeout;

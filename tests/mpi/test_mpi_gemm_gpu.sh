@@ -20,21 +20,22 @@ mpi() { local ranks=$1; shift; timeout -k 5 300 mpirun --oversubscribe --bind-to
 seed=$((RANDOM * 32768 + RANDOM))
 echo "seed $seed"
 
-same_bytes() { # name ranks args...: parac gemm on the CPU, parac-mpi with each rank on the GPU
-  local name=$1 ranks=$2; shift 2
+same_bytes() { # name ranks "parac-mpi's own options" args...: parac gemm on the CPU, parac-mpi with each rank on the GPU
+  local name=$1 ranks=$2 mpi_options=$3; shift 3
   "$PARAC" gemm "$@" --seed "$seed" --device cpu --repeats 1 -o "$tmp/$name.cpu.npy" >/dev/null || { fail "$name: parac gemm"; return; }
-  mpi "$ranks" "$mpi_cli" gemm "$@" --seed "$seed" --device cuda --spread-gpus -q -o "$tmp/$name.gpu.npy" >"$tmp/log" 2>&1 ||
+  # shellcheck disable=SC2086
+  mpi "$ranks" "$mpi_cli" gemm "$@" $mpi_options --seed "$seed" --device cuda --spread-gpus -q -o "$tmp/$name.gpu.npy" >"$tmp/log" 2>&1 ||
     { fail "$name: parac-mpi on $ranks ranks: $(tail -3 "$tmp/log")"; return; }
   if cmp -s "$tmp/$name.cpu.npy" "$tmp/$name.gpu.npy"; then echo "ok: $name, $ranks ranks on the GPU: the CPU's bytes"
   else fail "$name, $ranks ranks: the GPU ranks' C differs from parac gemm on the CPU"; fi
 }
-same_bytes dense 1 --m 1500 --n 1100 --k 900
-same_bytes dense 2 --m 1500 --n 1100 --k 900 --grid 2x1
-same_bytes dense_4 4 --m 2100 --n 1300 --k 700 --cyclic-block 256
-same_bytes split_k 2 --m 300 --n 200 --k 6000
-same_bytes beta 4 --m 1001 --n 777 --k 517 --alpha 1.5 --beta -0.5
-same_bytes block_sparse 4 --m 2048 --n 1024 --k 2048 --block-density 0.2 --power-law --schedule dynamic
-same_bytes bk32 2 --m 1001 --n 777 --k 1500 --variant bk32
+same_bytes dense 1 "" --m 1500 --n 1100 --k 900
+same_bytes dense_2x1 2 "--grid 2x1" --m 1500 --n 1100 --k 900
+same_bytes dense_4 4 "--cyclic-block 256" --m 2100 --n 1300 --k 700
+same_bytes split_k 2 "" --m 300 --n 200 --k 6000
+same_bytes beta 4 "" --m 1001 --n 777 --k 517 --alpha 1.5 --beta -0.5
+same_bytes block_sparse 4 "" --m 2048 --n 1024 --k 2048 --block-density 0.2 --power-law --schedule dynamic
+same_bytes bk32 2 "" --m 1001 --n 777 --k 1500 --variant bk32
 
 # tf32 on the GPU: within 1e-2 of max|C| of the single process on the GPU.
 "$PARAC" gemm --m 2048 --n 1536 --k 1024 --dtype tf32 --seed "$seed" --device cuda --repeats 1 -o "$tmp/tf32.ref.npy" >/dev/null ||
