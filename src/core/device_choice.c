@@ -21,11 +21,12 @@
  * cpu 0.17 / cuda 0.64 s, heart-cleveland (117.7M concepts x 5 object words) cpu 2.35 / cuda 1.00 s; ac
  * 2e7 edges ac3bit 0.82 / gpu 1.00 s; silhouette: GPU 32x the CPU at n = 50,000 (metrics);
  * gemm: parac fp32 ~45 TFLOP/s on the GPU, the CPU rate an estimate (~1.2 TFLOP/s on 16 cores).
- * ac_tables (units: tuple entries + N-E edges; AC3bit's tuple walks, serial) is an estimate until
- * measure-device-costs runs on the GPU machine: cpu 6e-8..1.4e-7 s per entry measured on the 2-core
- * development machine (bench_ac's table rows, 2026-12-02), taken as 4e-8 on the H200 host; gpu 2e-9
- * per unit plus the support rows' upload. With GPU_START_SECONDS that puts the break-even near 10^7
- * tuple entries: smaller table networks stay on the CPU.
+ * ac_tables (units: tuple entries + N-E edges; the best serial CPU algorithm, ac4 or ac3bit) from run AN
+ * on the H200 machine (bench_ac's table rows, 2026-12-02, docs/PERFORMANCE.md): the best CPU whole call took
+ * 3.0e-9 s per entry on one-round networks and about 6e-9 on a five-round one (taken: 6e-9); the GPU's
+ * whole call, its context already made, 6.4e-9..7.9e-9 s per entry (taken: 7.5e-9), nearly all of it
+ * building the support rows on the host: so with or without the start-up, the GPU does not win a table
+ * network end to end and auto keeps them on the CPU (its propagation alone is 40-150x faster).
  */
 #include "core/device_choice.h"
 
@@ -59,7 +60,7 @@ static const device_cost device_costs[PARAC_WORKLOAD_KINDS] = {
     {PARAC_WORKLOAD_GEMM, "gemm", 1.0e-11, 1, 0.02, 9.0e-13},
     {PARAC_WORKLOAD_AC, "ac", 2.1e-8, 0, 0.00, 8.5e-9},
     {PARAC_WORKLOAD_SILHOUETTE, "silhouette", 5.5e-10, 1, 0.00, 1.7e-11},
-    {PARAC_WORKLOAD_AC_TABLES, "ac_tables", 4.0e-8, 0, 0.00, 2.0e-9},
+    {PARAC_WORKLOAD_AC_TABLES, "ac_tables", 6.0e-9, 0, 0.00, 7.5e-9},
 };
 
 const char *parac_workload_name(parac_workload_kind kind)
