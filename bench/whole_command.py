@@ -125,22 +125,32 @@ def cases(parac, quick):
 
 
 def peer(kind, args, limit):
-    """Wall seconds of a peer run in a fresh Python process (load + fit), or None."""
+    """(wall seconds of a peer run in a fresh Python process: load + fit, seconds of its fit call alone), or
+    (None, None). The call alone is what issue 16 compares parac's whole command with (the `dbscan` package's
+    in-memory call)."""
     if kind == "cublas":
-        return None  # timed through parac gemm --verify below
+        return None, None  # timed through parac gemm --verify below
     path, n = args[0], args[1]
     scripts = {
-        "sklearn": "from sklearn.cluster import DBSCAN; DBSCAN(eps=0.05, min_samples=10, n_jobs=-1).fit(x)",
-        "dbscan-pypi": "import dbscan; dbscan.DBSCAN(x.astype('float64'), eps=0.05, min_samples=10)",
-        "sklearn-birch": "from sklearn.cluster import Birch; Birch(threshold=0.2, n_clusters=3).fit(x)",
+        "sklearn": "from sklearn.cluster import DBSCAN; fit = lambda: DBSCAN(eps=0.05, min_samples=10, n_jobs=-1).fit(x)",
+        "dbscan-pypi": "import dbscan; x = x.astype('float64'); fit = lambda: dbscan.DBSCAN(x, eps=0.05, min_samples=10)",
+        "sklearn-birch": "from sklearn.cluster import Birch; fit = lambda: Birch(threshold=0.2, n_clusters=3).fit(x)",
     }
-    code = f"import numpy as np; x = np.load({path!r}); " + scripts[kind]
+    code = (f"import numpy as np, time; x = np.load({path!r}); " + scripts[kind] +
+            "; t = time.perf_counter(); fit(); print(time.perf_counter() - t)")
     started = time.perf_counter()
     try:
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=limit)
     except subprocess.TimeoutExpired:
-        return None
-    return time.perf_counter() - started if done.returncode == 0 else None
+        return None, None
+    if done.returncode != 0:
+        return None, None
+    wall = time.perf_counter() - started
+    try:
+        call = float(done.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        call = None
+    return wall, call
 
 
 def bare_cuda_program():
@@ -232,9 +242,15 @@ def main():
                 emit({"bench": "whole_command", "case": name, "runner": "parac gemm --verify (cuBLAS reference)",
                       "seconds": round(wall, 4) if wall else None}, rows)
                 continue
-            wall = peer(kind, peer_args, args.limit)
+            wall, call = peer(kind, peer_args, args.limit)
             emit({"bench": "whole_command", "case": name, "runner": kind,
                   "seconds": round(wall, 4) if wall is not None else None}, rows)
+            if call is not None:
+                row = {"bench": "whole_command", "case": name, "runner": f"{kind} (its fit call alone)",
+                       "seconds": round(call, 4)}
+                if seconds.get("auto"):
+                    row["parac_auto_over_this"] = round(seconds["auto"] / call, 3)
+                emit(row, rows)
     print(f"{'case':38} {'runner':40} {'seconds':>8} {'auto/best':>9}  device (reason)")
     for r in rows:
         s = f"{r['seconds']:8.3f}" if r.get("seconds") is not None else f"{'-':>8}"
