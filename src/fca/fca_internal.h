@@ -74,6 +74,10 @@ struct fca_concept_spill {
 parac_status fca_concept_spill_store(fca_concept_spill *spill, parac_fca_concepts *store, int threads,
                                      parac_error *error);
 
+/* Forgets every intent the spill holds (a search that was stopped and starts again elsewhere:
+ * fca/device_handover.h); not thread-safe: between searches only. */
+parac_status fca_concept_spill_clear(fca_concept_spill *spill, parac_error *error);
+
 /* The search works on a copy of the context whose attributes are sorted by
  * ascending support (rarest first): the concept set is the same, the tree
  * is smaller because rare attributes shrink extents early. Attributes no
