@@ -65,8 +65,9 @@ void fca_handover_record(const fca_handover *handover, const parac_exec *exec)
 {
     char reason[sizeof ((parac_device_choice *)0)->reason];
     if (!handover->decisions) {
-        snprintf(reason, sizeof reason, "auto: the cpu search ended in %.3g s, before its first progress report "
-                 "(0.1 s; the GPU's start-up alone takes longer)", parac_now_seconds() - handover->started);
+        snprintf(reason, sizeof reason, "auto: the cpu search ended in %.3g s with no progress report to decide on "
+                 "(the first is due after 0.1 s; the GPU's start-up alone takes longer)",
+                 parac_now_seconds() - handover->started);
         parac_device_record(exec, PARAC_DEVICE_CPU, reason);
         return;
     }

@@ -76,7 +76,7 @@ static void check_watcher(void)
     CHECK(handover.exec.progress != caller_progress && handover.exec.progress_user_data == &handover, "watcher installed");
     fca_handover_record(&handover, &exec);
     CHECK_EQ_INT(chosen.device, PARAC_DEVICE_CPU);
-    CHECK(strstr(chosen.reason, "before its first progress report") != NULL, "%s", chosen.reason);
+    CHECK(strstr(chosen.reason, "with no progress report to decide on") != NULL, "%s", chosen.reason);
 
     /* 60 % after 0.1 s: stays; the caller saw the report */
     fca_handover_begin(&handover, &exec, 4, 1e4);
