@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import parac
+from conftest import requires_cuda
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "fca"
 
@@ -42,6 +43,14 @@ def test_concepts_in_the_order_of_parac_concepts(seed):
         same_as_concepts(streamed, computed)
     same_as_concepts(list(parac.iter_concepts(cells, min_support=min_support, extents=False, max_memory=1)),
                      computed, extents=False)
+
+
+@requires_cuda
+def test_cuda_and_auto_stream_the_cpu_concepts():
+    cells = np.random.default_rng(7).random((120, 30)) < 0.4
+    computed = parac.concepts(cells, device="cpu")
+    for device in ("cuda", "auto"):
+        same_as_concepts(list(parac.iter_concepts(cells, device=device, max_memory=64 << 10)), computed)
 
 
 def test_a_file_streams_as_parac_concepts_reads_it():
