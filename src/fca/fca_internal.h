@@ -30,9 +30,8 @@ struct parac_fca_context {
 parac_status fca_context_alloc(size_t objects, size_t attributes, parac_fca_context **context, parac_error *error);
 /* 1 when objects x attributes is within PARAC_FCA_MAX_CONTEXT_CELLS (readers check before they allocate). */
 int fca_context_size_ok(size_t objects, size_t attributes);
-/* Sets (object, attribute) in rows; fca_context_finish derives the columns. */
+/* Sets (object, attribute) in rows and in columns. */
 void fca_context_set(parac_fca_context *context, size_t object, size_t attribute);
-void fca_context_finish(parac_fca_context *context);
 
 parac_status fca_read_fimi(const parac_input *input, parac_fca_context **context, parac_error *error);
 parac_status fca_read_cxt(const parac_input *input, parac_fca_context **context, parac_error *error);
