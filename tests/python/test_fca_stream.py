@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -107,6 +108,31 @@ def test_progress_can_cancel_and_sees_the_search():
     cells = random_context(1, objects=300, attributes=40)
     with pytest.raises(parac.CancelledError):
         list(parac.iter_concepts(cells, device="cpu", progress=lambda done, total: True))
+
+
+def test_other_python_threads_run_while_the_search_does():
+    """The search holds no GIL: a ticker thread keeps counting during a second of search (stopped by
+    progress after 1 s; about 5e8 concepts would take minutes)."""
+    cells = np.random.default_rng(0).random((3000, 60)) < 0.4
+    ticks, finished = [0], threading.Event()
+
+    def ticker():
+        while not finished.is_set():
+            ticks[0] += 1
+            time.sleep(0.001)
+
+    thread = threading.Thread(target=ticker)
+    thread.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(parac.CancelledError):
+            next(parac.iter_concepts(cells, device="cpu", threads=1,
+                                     progress=lambda done, total: time.monotonic() - started > 1.0))
+    finally:
+        finished.set()
+        thread.join()
+    assert time.monotonic() - started >= 1.0
+    assert ticks[0] >= 50, f"the ticker ran {ticks[0]} times in a second of search"
 
 
 MEMORY_SCRIPT = """
