@@ -25,6 +25,7 @@ from ._parac import (
 from ._cluster import DBSCAN, Birch, dbscan
 from . import metrics
 from ._fca import Concepts, Rules, association_rules, concepts, implications, lattice
+from ._fca_stream import iter_concepts, iter_edges
 from ._ac import arc_consistency
 from ._gemm import matmul
 from ._devices import built_with_cuda, cuda_available, cuda_devices
@@ -44,6 +45,8 @@ __all__ = [
     "matmul",
     "concepts",
     "lattice",
+    "iter_concepts",
+    "iter_edges",
     "Concepts",
     "implications",
     "association_rules",

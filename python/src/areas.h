@@ -10,6 +10,7 @@ int parac_py_register_core(PyObject *module);   /* version, devices (core.c) */
 int parac_py_register_dbscan(PyObject *module); /* dbscan (dbscan.c) */
 int parac_py_register_birch(PyObject *module);  /* BirchModel (birch.c) */
 int parac_py_register_fca(PyObject *module);    /* fca: concepts and lattice (fca.c) */
+int parac_py_register_fca_stream(PyObject *module); /* fca_stream: concepts and edges in batches (fca_stream.c) */
 int parac_py_register_fca_rules(PyObject *module); /* fca_rules: implications, association rules (fca_rules.c) */
 int parac_py_register_gemm(PyObject *module);   /* matmul (gemm.c) */
 int parac_py_register_ac(PyObject *module);     /* arc_consistency (ac.c) */

@@ -10,6 +10,7 @@ static const register_fn area_registrars[] = {
     parac_py_register_dbscan,
     parac_py_register_birch,
     parac_py_register_fca,
+    parac_py_register_fca_stream,
     parac_py_register_fca_rules,
     parac_py_register_gemm,
     parac_py_register_ac,

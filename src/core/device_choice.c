@@ -79,6 +79,13 @@ void parac_device_estimate(const parac_workload *work, int threads, double *cpu_
                    bytes * UPLOAD_SECONDS_PER_BYTE;
 }
 
+double parac_device_units_for_cpu_seconds(parac_workload_kind kind, double cpu_seconds, int threads)
+{
+    const device_cost *cost = &device_costs[(size_t)kind < PARAC_WORKLOAD_KINDS ? kind : 0];
+    double scale = cost->cpu_parallel ? (double)REFERENCE_THREADS / (threads > 0 ? threads : 1) : 1.0;
+    return cpu_seconds > 0 ? cpu_seconds / (cost->cpu_seconds_per_unit * scale) : 0.0;
+}
+
 parac_device parac_device_pick(const parac_workload *work, int threads, int gpu_count, char *reason,
                                size_t reason_size)
 {

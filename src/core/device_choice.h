@@ -18,7 +18,7 @@
 typedef enum parac_workload_kind {
     PARAC_WORKLOAD_DBSCAN,     /* units: points x dimensions */
     PARAC_WORKLOAD_BIRCH,      /* units: points x dimensions (unknown at create: units < 0) */
-    PARAC_WORKLOAD_FCA,        /* units: estimated concepts (fca/concept_estimate.c) x attributes */
+    PARAC_WORKLOAD_FCA,        /* units: concepts x attributes (inferred from the CPU search's progress: fca/device_handover.c) */
     PARAC_WORKLOAD_GEMM,       /* units: 2 m n k (flops) */
     PARAC_WORKLOAD_AC,         /* units: N-E edges (arcs); single-threaded AC3bit on the CPU */
     PARAC_WORKLOAD_SILHOUETTE, /* units: n x n x d */
@@ -35,6 +35,12 @@ typedef struct parac_workload {
 
 /* The model's two estimates, in seconds, for `threads` CPU threads. */
 void parac_device_estimate(const parac_workload *work, int threads, double *cpu_seconds, double *gpu_seconds);
+
+/* The model's CPU side read backwards: the units of work that `threads` CPU threads do in
+ * cpu_seconds. For a module that measures its CPU run instead of estimating it in advance (fca
+ * hands a started CPU search over to the GPU, fca/device_handover.c): the GPU's estimate for that
+ * work is then parac_device_estimate's. */
+double parac_device_units_for_cpu_seconds(parac_workload_kind kind, double cpu_seconds, int threads);
 
 /* The choice itself for a given GPU count (split out so tests can pretend a GPU is present):
  * AUTO with gpu_count > 0 takes the smaller estimate; reason receives one line. */

@@ -234,6 +234,21 @@ parac_status parac_external_sort_add_sorted_run(parac_external_sort *sorter, con
     return PARAC_OK;
 }
 
+parac_status parac_external_sort_clear(parac_external_sort *sorter, parac_error *error)
+{
+    if (sorter->finished) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "external sort: already finished");
+    sorter->buffered = 0;
+    sorter->run_count = 0;
+    sorter->added = 0;
+    sorter->file_bytes = 0;
+    if (!sorter->file) return PARAC_OK;
+    /* the runs' disk space goes back now; the next run is written from the start of the file */
+    errno = 0;
+    if (fflush(sorter->file) != 0 || ftruncate(fileno(sorter->file), 0) != 0 || fseeko(sorter->file, 0, SEEK_SET) != 0)
+        return io_failure(sorter, "truncate", errno, error);
+    return PARAC_OK;
+}
+
 uint64_t parac_external_sort_count(const parac_external_sort *sorter) { return sorter ? sorter->added : 0; }
 size_t parac_external_sort_runs(const parac_external_sort *sorter) { return sorter ? sorter->run_count : 0; }
 

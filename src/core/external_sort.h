@@ -49,6 +49,9 @@ parac_status parac_external_sort_add(parac_external_sort *sorter, const void *re
 /* Writes count records, already sorted by the caller, as one run (nothing is buffered). */
 parac_status parac_external_sort_add_sorted_run(parac_external_sort *sorter, const void *records, size_t count,
                                                 parac_error *error);
+/* Forgets every record added so far (buffered and written out: the file is truncated) and starts
+ * again as if just created; PARAC_ERR_IO when the file cannot be truncated. Not after finish. */
+parac_status parac_external_sort_clear(parac_external_sort *sorter, parac_error *error);
 /* Records added so far; runs written so far. */
 uint64_t parac_external_sort_count(const parac_external_sort *sorter);
 size_t parac_external_sort_runs(const parac_external_sort *sorter);

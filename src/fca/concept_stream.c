@@ -95,6 +95,13 @@ parac_status fca_concept_spill_store(fca_concept_spill *spill, parac_fca_concept
     return status;
 }
 
+parac_status fca_concept_spill_clear(fca_concept_spill *spill, parac_error *error)
+{
+    parac_status status = parac_external_sort_clear(spill->sorter, error);
+    if (status == PARAC_OK) spill->spilled = 0;
+    return status;
+}
+
 /* ---- delivery ------------------------------------------------------------------ */
 
 typedef struct concept_delivery {

@@ -10,13 +10,14 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "core/threads.h"
-#include "fca/concept_estimate.h"
+#include "fca/device_handover.h"
 #include "fca/fca_internal.h"
 
-/* AUTO weighs the estimated concept count (a few ms of random walks); an engine made for the
- * GPU keeps its GPU (its start-up is paid already). Sparse contexts stay on the CPU without an
- * estimate: the GPU task pool is built for dense bitsets and stalls on them (issue 18: the 1 %
- * dense T10I4D100K did not finish in 45 s on the H200, 0.78 s on its 16 cores). */
+/* AUTO starts the CPU search and hands it over to the GPU only when its progress says the GPU
+ * would end sooner (device_handover.h); an engine made for the GPU keeps its GPU (its start-up is
+ * paid already). Sparse contexts stay on the CPU: the GPU task pool is built for dense bitsets and
+ * stalls on them (issue 18: the 1 % dense T10I4D100K did not finish in 45 s on the H200, 0.78 s on
+ * its 16 cores). */
 #define FCA_GPU_MIN_DENSITY 0.05
 
 /* Occupied cells / (objects x attributes), from the context's columns (before any search copy). */
@@ -39,40 +40,74 @@ static int wants_sparse(const parac_fca_context *context, const parac_fca_option
     return options->cpu_strategy == PARAC_FCA_CPU_AUTO && density < FCA_SPARSE_MAX_DENSITY;
 }
 
-/* search: the dense search copy, or NULL while it is not built (then an estimate is not possible:
- * *needs_search is set and nothing is chosen). */
-static parac_status choose_device(const fca_search *search, double density, const parac_fca_options *options,
-                                  parac_device *device, int *needs_search, parac_error *error)
+/* The device to start on; *watch is set when the run starts on the CPU and may be handed over to
+ * the GPU (AUTO on a CUDA build, a dense context, no engine: the choice is then recorded at the end). */
+static parac_status choose_device(double density, const parac_fca_options *options, parac_device *device, int *watch,
+                                  parac_error *error)
 {
-    parac_workload work = {PARAC_WORKLOAD_FCA, -1.0, 0.0};
     char reason[96];
-    *needs_search = 0;
+    *watch = 0;
     if (options->exec.device != PARAC_DEVICE_AUTO) return parac_choose_device(&options->exec, NULL, device, error);
     if (options->engine && options->engine->cuda_context) {
         *device = PARAC_DEVICE_CUDA;
         parac_device_record(&options->exec, *device, "auto: the engine's GPU context (start-up already paid)");
         return PARAC_OK;
     }
-    if (!parac_built_with_cuda()) return parac_choose_device(&options->exec, &work, device, error); /* no estimate needed */
+    *device = PARAC_DEVICE_CPU;
+    if (!parac_built_with_cuda()) {
+        parac_device_record(&options->exec, *device, "auto: parac was built without CUDA");
+        return PARAC_OK;
+    }
     if (density < FCA_GPU_MIN_DENSITY) {
-        *device = PARAC_DEVICE_CPU;
         snprintf(reason, sizeof reason, "auto: sparse context (%.2g %% dense < %.0f %%) stays on the cpu", density * 100.0,
                  FCA_GPU_MIN_DENSITY * 100.0);
         parac_device_record(&options->exec, *device, reason);
         return PARAC_OK;
     }
-    /* Work: concepts x attributes (each concept tries every later attribute; measured on the H200,
-     * this fits dense contexts from 0.2 M to 70 M concepts within 1.5x, where x object words did not).
-     * 256 walks: 64 overestimated mushroom's 0.24 M concepts 30x and sent it to the GPU (8x slower). */
-    if (!search) {
-        *needs_search = 1;
-        return PARAC_OK;
-    }
-    work.units = fca_estimate_concepts(search, 256, 0.02, parac_threads_resolve(options->exec.threads));
-    if (work.units > 0) work.units *= (double)(search->attributes ? search->attributes : 1);
-    work.upload_bytes = (double)search->objects * (double)search->attribute_words * 8.0 * 2.0;
-    return parac_choose_device(&options->exec, &work, device, error);
+    *watch = 1;
+    return PARAC_OK;
 }
+
+static parac_status run_cpu(const parac_fca_context *context, const parac_fca_options *options, fca_search *search,
+                            int sparse, int threads, parac_fca_concepts *concepts, uint64_t *count, parac_error *error)
+{
+    if (sparse) return fca_sparse_search(context, search, threads, concepts, count, error);
+    if (threads <= 1) return fca_fcbo_serial(search, concepts, count, error);
+    if (options->cpu_strategy == PARAC_FCA_CPU_WORK_STEALING) return fca_fcbo_steal(search, threads, 0, concepts, count, error);
+    /* AUTO is on-demand copying: fastest on every case of the H200 host's 16 cores (docs/fca.md). */
+    if (options->cpu_strategy == PARAC_FCA_CPU_ON_DEMAND || options->cpu_strategy == PARAC_FCA_CPU_AUTO)
+        return fca_fcbo_steal(search, threads, 1, concepts, count, error);
+    return fca_fcbo_parallel(search, threads, options->cpu_strategy, concepts, count, error);
+}
+
+#ifdef PARAC_HAVE_CUDA
+static parac_status run_gpu(const parac_fca_options *options, const fca_search *search, parac_fca_concepts *concepts,
+                            uint64_t *count, parac_error *error)
+{
+    struct parac_cuda_context *shared = options->engine ? options->engine->cuda_context : NULL;
+    int ordinal = options->engine && shared ? options->engine->cuda_device : options->exec.cuda_device;
+    return fca_fcbo_cuda(search, ordinal, shared, options->gpu_strategy, options->gpu_pool_bytes,
+                         options->max_device_bytes, concepts, count, error);
+}
+
+/* After the watcher stopped the CPU search: its concepts (stored, or spilled to disk in a streamed
+ * run) are thrown away and the GPU searches from the start, reporting to the caller's callback. */
+static parac_status hand_over(const parac_fca_context *context, const parac_fca_options *options, fca_search *search,
+                              parac_progress_gate *gate, parac_fca_concepts *concepts, uint64_t *count,
+                              parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    *count = 0;
+    if (concepts) {
+        concepts->count = 0;
+        if (concepts->spill) status = fca_concept_spill_clear(concepts->spill, error);
+    }
+    if (status == PARAC_OK && !search->rows) status = fca_search_fill_dense(context, search, error); /* after sparse */
+    parac_progress_gate_init(gate, &options->exec, FCA_PROGRESS_TOTAL);
+    search->progress = options->exec.progress ? gate : NULL;
+    return status == PARAC_OK ? run_gpu(options, search, concepts, count, error) : status;
+}
+#endif
 
 parac_status fca_run_search(const parac_fca_context *context, const parac_fca_options *options,
                             parac_fca_concepts *concepts, uint64_t *count, parac_error *error)
@@ -80,21 +115,18 @@ parac_status fca_run_search(const parac_fca_context *context, const parac_fca_op
     parac_fca_options defaults = {0};
     parac_device device;
     fca_search search;
+    fca_handover handover;
     parac_progress_gate gate;
     parac_status status;
     double density;
-    int threads, needs_search = 0, sparse;
+    int threads, watch = 0, sparse;
     if (!context || !count) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca: context and result are required");
     if (!options) options = &defaults;
     density = context_density(context);
     /* the attribute order first; the dense rows and columns only when the path chosen needs them */
     status = fca_search_create_order(context, options->min_support, &search, error);
     if (status == PARAC_OK) search.concept_spill = concepts ? concepts->spill : NULL;
-    if (status == PARAC_OK) status = choose_device(NULL, density, options, &device, &needs_search, error);
-    if (status == PARAC_OK && needs_search) {
-        status = fca_search_fill_dense(context, &search, error);
-        if (status == PARAC_OK) status = choose_device(&search, density, options, &device, &needs_search, error);
-    }
+    if (status == PARAC_OK) status = choose_device(density, options, &device, &watch, error);
     if (status != PARAC_OK) {
         fca_search_destroy(&search); /* a second destroy (after a failed half) is harmless */
         return status;
@@ -104,27 +136,27 @@ parac_status fca_run_search(const parac_fca_context *context, const parac_fca_op
     /* All cores even on a busy machine: the work-stealing search yields instead of spinning and
      * was faster with 2 threads than 1 with 1-2 cores taken (docs/PERFORMANCE.md, issue 16). */
     threads = parac_threads_resolve(options->exec.threads);
-    parac_progress_gate_init(&gate, &options->exec, FCA_PROGRESS_TOTAL);
-    search.progress = options->exec.progress ? &gate : NULL;
+    if (watch) {
+        /* the gate always has a callback here: the watcher (it forwards to the caller's) */
+        fca_handover_begin(&handover, &options->exec, threads,
+                           (double)search.objects * (double)search.attribute_words * 8.0 * 2.0);
+        parac_progress_gate_init(&gate, &handover.exec, FCA_PROGRESS_TOTAL);
+        search.progress = &gate;
+    } else {
+        parac_progress_gate_init(&gate, &options->exec, FCA_PROGRESS_TOTAL);
+        search.progress = options->exec.progress ? &gate : NULL;
+    }
 #ifdef PARAC_HAVE_CUDA
-    if (device == PARAC_DEVICE_CUDA) {
-        struct parac_cuda_context *shared = options->engine ? options->engine->cuda_context : NULL;
-        int ordinal = options->engine && shared ? options->engine->cuda_device : options->exec.cuda_device;
-        status = fca_fcbo_cuda(&search, ordinal, shared, options->gpu_strategy, options->gpu_pool_bytes,
-                               options->max_device_bytes, concepts, count, error);
-    } else
-#endif
-    if (sparse)
-        status = fca_sparse_search(context, &search, threads, concepts, count, error);
-    else if (threads <= 1)
-        status = fca_fcbo_serial(&search, concepts, count, error);
-    else if (options->cpu_strategy == PARAC_FCA_CPU_WORK_STEALING)
-        status = fca_fcbo_steal(&search, threads, 0, concepts, count, error);
-    /* AUTO is on-demand copying: fastest on every case of the H200 host's 16 cores (docs/fca.md). */
-    else if (options->cpu_strategy == PARAC_FCA_CPU_ON_DEMAND || options->cpu_strategy == PARAC_FCA_CPU_AUTO)
-        status = fca_fcbo_steal(&search, threads, 1, concepts, count, error);
+    if (device == PARAC_DEVICE_CUDA)
+        status = run_gpu(options, &search, concepts, count, error);
     else
-        status = fca_fcbo_parallel(&search, threads, options->cpu_strategy, concepts, count, error);
+#endif
+        status = run_cpu(context, options, &search, sparse, threads, concepts, count, error);
+#ifdef PARAC_HAVE_CUDA
+    if (watch && status == PARAC_ERR_CANCELLED && handover.handed_over)
+        status = hand_over(context, options, &search, &gate, concepts, count, error);
+#endif
+    if (watch) fca_handover_record(&handover, &options->exec);
     if (status == PARAC_OK && parac_progress_gate_finish(&gate))
         status = parac_fail(error, PARAC_ERR_CANCELLED, "fca: cancelled");
     if (status == PARAC_OK) status = fca_search_finish(&search, concepts, count, error);

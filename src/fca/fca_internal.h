@@ -30,9 +30,8 @@ struct parac_fca_context {
 parac_status fca_context_alloc(size_t objects, size_t attributes, parac_fca_context **context, parac_error *error);
 /* 1 when objects x attributes is within PARAC_FCA_MAX_CONTEXT_CELLS (readers check before they allocate). */
 int fca_context_size_ok(size_t objects, size_t attributes);
-/* Sets (object, attribute) in rows; fca_context_finish derives the columns. */
+/* Sets (object, attribute) in rows and in columns. */
 void fca_context_set(parac_fca_context *context, size_t object, size_t attribute);
-void fca_context_finish(parac_fca_context *context);
 
 parac_status fca_read_fimi(const parac_input *input, parac_fca_context **context, parac_error *error);
 parac_status fca_read_cxt(const parac_input *input, parac_fca_context **context, parac_error *error);
@@ -73,6 +72,10 @@ struct fca_concept_spill {
 /* Sorts the store's intents (with `threads` threads), writes them as one run, empties the store. */
 parac_status fca_concept_spill_store(fca_concept_spill *spill, parac_fca_concepts *store, int threads,
                                      parac_error *error);
+
+/* Forgets every intent the spill holds (a search that was stopped and starts again elsewhere:
+ * fca/device_handover.h); not thread-safe: between searches only. */
+parac_status fca_concept_spill_clear(fca_concept_spill *spill, parac_error *error);
 
 /* The search works on a copy of the context whose attributes are sorted by
  * ascending support (rarest first): the concept set is the same, the tree

@@ -177,7 +177,6 @@ parac_status fca_read_csv01(const parac_input *input, parac_fca_context **contex
     if (status == PARAC_OK) {
         for (size_t i = 0; i < table.bit_count; i++)
             if (table.bits[i]) fca_context_set(made, i / table.columns, i % table.columns);
-        fca_context_finish(made);
         if (table.has_row_names) status = take_names(&table.object_names, table.rows, 0, &made->object_names, error);
         if (status == PARAC_OK && table.attribute_names.count)
             status = take_names(&table.attribute_names, table.columns, skip, &made->attribute_names, error);

@@ -117,7 +117,6 @@ static parac_status read_rows(parac_line_reader *reader, parac_fca_context *cont
     if (got > 0)
         return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
                              "more rows than the header's %zu objects", context->objects);
-    fca_context_finish(context);
     return PARAC_OK;
 }
 

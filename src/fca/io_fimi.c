@@ -65,7 +65,6 @@ static parac_status build_context(const id_list *ids, const id_list *starts, uin
     if (status != PARAC_OK) return status;
     for (size_t o = 0; o < objects; o++)
         for (size_t i = starts->ids[o]; i < starts->ids[o + 1]; i++) fca_context_set(*context, o, ids->ids[i]);
-    fca_context_finish(*context);
     return PARAC_OK;
 }
 

@@ -59,6 +59,24 @@ int main(void)
         CHECK(cpu2 > 7.9 * cpu16 && gpu2 == gpu16, "%g %g %g %g", cpu2, cpu16, gpu2, gpu16);
     }
 
+    /* The CPU side read backwards: the units that take 1.5 s on 2 (or 16) threads take the model 1.5 s
+     * there; a non-parallel kind ignores the threads; no time, no work. */
+    for (int kind = 0; kind < PARAC_WORKLOAD_KINDS; kind++)
+        for (int threads = 2; threads <= 16; threads += 14) {
+            parac_workload work = {(parac_workload_kind)kind, 0.0, 0.0};
+            work.units = parac_device_units_for_cpu_seconds(work.kind, 1.5, threads);
+            parac_device_estimate(&work, threads, &cpu, &gpu);
+            CHECK(work.units > 0 && cpu > 1.5 * (1 - 1e-12) && cpu < 1.5 * (1 + 1e-12), "%s: %g units, %g s",
+                  parac_workload_name(work.kind), work.units, cpu);
+            CHECK(parac_device_units_for_cpu_seconds(work.kind, 0.0, threads) == 0.0, "%s", parac_workload_name(work.kind));
+        }
+    {
+        double two = parac_device_units_for_cpu_seconds(PARAC_WORKLOAD_FCA, 1.0, 2);
+        double sixteen = parac_device_units_for_cpu_seconds(PARAC_WORKLOAD_FCA, 1.0, 16);
+        CHECK(sixteen > 8.0 * two * (1 - 1e-12) && sixteen < 8.0 * two * (1 + 1e-12),
+              "fca's CPU path is parallel: 2 threads do an eighth of 16's work (%g, %g)", two, sixteen);
+    }
+
     /* Through parac_choose_device: explicit CPU, and AUTO on a tiny run (CPU on any machine). */
     memset(&exec, 0, sizeof exec);
     memset(&chosen, 0, sizeof chosen);

@@ -117,6 +117,34 @@ static void check_mixed_runs(void)
     free(c.records);
 }
 
+/* Records added (some written out as runs, some buffered), then cleared: only those added after the
+ * clear come out, sorted, and the count starts again from 0. */
+static void check_clear(uint64_t budget)
+{
+    parac_external_sort *sorter = make_sorter(budget, NULL);
+    collected c = {malloc(300 * sizeof(record)), 0, 300, 0};
+    parac_error error = {0};
+    for (uint32_t i = 0; i < 500; i++) {
+        record r = {1000 + i % 7, i, 0}; /* keys no record after the clear has */
+        r.payload = (uint64_t)r.key * 3 + 1;
+        CHECK_OK(parac_external_sort_add(sorter, &r, &error), &error);
+    }
+    CHECK(budget > 500 * 2 * sizeof(record) || parac_external_sort_runs(sorter) > 0, "spilled before the clear");
+    CHECK_OK(parac_external_sort_clear(sorter, &error), &error);
+    CHECK(parac_external_sort_count(sorter) == 0 && parac_external_sort_runs(sorter) == 0, "cleared");
+    for (uint32_t i = 0; i < 200; i++) {
+        record r = {(i * 37) % 50, i, 0};
+        r.payload = (uint64_t)r.key * 3 + 1;
+        CHECK_OK(parac_external_sort_add(sorter, &r, &error), &error);
+    }
+    CHECK_OK(parac_external_sort_finish(sorter, collect, &c, &error), &error);
+    check_sorted(&c, 200);
+    CHECK(c.count == 200 && c.records[199].key < 1000, "nothing from before the clear");
+    CHECK(parac_external_sort_clear(sorter, &error) == PARAC_ERR_INVALID_ARGUMENT, "clear after finish is refused");
+    parac_external_sort_destroy(sorter);
+    free(c.records);
+}
+
 static void check_empty(uint64_t budget)
 {
     parac_external_sort *sorter = make_sorter(budget, NULL);
@@ -183,6 +211,8 @@ static void check_full_disk(void)
 
 int main(void)
 {
+    check_clear(4 * sizeof(record));   /* a run every two records */
+    check_clear(1 << 20);              /* all in memory */
     check_random(0, 10, 1 << 20);
     check_random(1, 10, 1);
     check_random(5000, 1u << 30, 1 << 20);                 /* in memory */
