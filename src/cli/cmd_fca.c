@@ -19,15 +19,18 @@ typedef struct fca_cli_options {
     int count_only, extents, names, verify;
 } fca_cli_options;
 
-/* "auto" (NULL), "sparse", "dense" (= "on_demand"), "work_stealing", "shared_pool", "per_thread";
- * -1 when unknown. */
+/* "auto" (NULL), "sparse", "dense" (= "on_demand"); -1 when unknown. The removed names map to their
+ * reserved values, which the library refuses saying where they went (dev/fca/). */
 static int parse_cpu_strategy(const char *text, parac_fca_cpu_strategy *strategy)
 {
     static const struct { const char *name; parac_fca_cpu_strategy strategy; } names[] = {
-        {"auto", PARAC_FCA_CPU_AUTO},           {"sparse", PARAC_FCA_CPU_SPARSE},
-        {"dense", PARAC_FCA_CPU_ON_DEMAND},     {"on_demand", PARAC_FCA_CPU_ON_DEMAND},
-        {"work_stealing", PARAC_FCA_CPU_WORK_STEALING}, {"shared_pool", PARAC_FCA_CPU_SHARED_POOL},
-        {"per_thread", PARAC_FCA_CPU_PER_THREAD},
+        {"auto", PARAC_FCA_CPU_AUTO},
+        {"sparse", PARAC_FCA_CPU_SPARSE},
+        {"dense", PARAC_FCA_CPU_ON_DEMAND},
+        {"on_demand", PARAC_FCA_CPU_ON_DEMAND},
+        {"shared_pool", PARAC_FCA_CPU_REMOVED_SHARED_POOL},
+        {"per_thread", PARAC_FCA_CPU_REMOVED_PER_THREAD},
+        {"work_stealing", PARAC_FCA_CPU_REMOVED_WORK_STEALING},
     };
     *strategy = PARAC_FCA_CPU_AUTO;
     if (!text) return 0;
@@ -222,7 +225,7 @@ int cli_fca(int argc, char **argv)
     if (code != CLI_CONTINUE) return code;
     if (parse_input_format(options.format, &format)) return cli_usage_error("fca", "unknown --format '%s'", options.format);
     if (parse_cpu_strategy(options.cpu_strategy, &cpu_strategy))
-        return cli_usage_error("fca", "unknown --cpu-strategy '%s' (auto|sparse|dense|on_demand|work_stealing|shared_pool|per_thread)",
+        return cli_usage_error("fca", "unknown --cpu-strategy '%s' (auto|sparse|dense|on_demand)",
                                options.cpu_strategy);
     if (options.min_support < 0) return cli_bad_value("fca", "--min-support must be >= 0");
     if (options.max_device_memory &&

@@ -74,6 +74,26 @@ static parac_status choose_device(const fca_search *search, double density, cons
     return parac_choose_device(&options->exec, &work, device, error);
 }
 
+/* The strategies that lost to ON_DEMAND everywhere moved to the kernel lab (issue 20); their numbers
+ * stay reserved so that a caller naming one is told where it went. */
+static parac_status check_cpu_strategy(parac_fca_cpu_strategy strategy, parac_error *error)
+{
+    static const char *const removed[][2] = {
+        [PARAC_FCA_CPU_REMOVED_SHARED_POOL] = {"shared_pool", "01_shared_pool.c"},
+        [PARAC_FCA_CPU_REMOVED_PER_THREAD] = {"per_thread", "02_per_thread.c"},
+        [PARAC_FCA_CPU_REMOVED_WORK_STEALING] = {"work_stealing", "03_work_stealing.c"},
+    };
+    if ((int)strategy < PARAC_FCA_CPU_AUTO || (int)strategy > PARAC_FCA_CPU_SPARSE)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca: unknown cpu_strategy %d", (int)strategy);
+    if (strategy >= PARAC_FCA_CPU_REMOVED_SHARED_POOL && strategy <= PARAC_FCA_CPU_REMOVED_WORK_STEALING)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
+                          "fca: the %s CPU strategy was removed from the library (slower than on_demand on every "
+                          "case measured); it moved to dev/fca/%s with its measurements (the kernel lab, "
+                          "dev/README.md)",
+                          removed[strategy][0], removed[strategy][1]);
+    return PARAC_OK;
+}
+
 parac_status fca_run_search(const parac_fca_context *context, const parac_fca_options *options,
                             parac_fca_concepts *concepts, uint64_t *count, parac_error *error)
 {
@@ -86,6 +106,7 @@ parac_status fca_run_search(const parac_fca_context *context, const parac_fca_op
     int threads, needs_search = 0, sparse;
     if (!context || !count) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca: context and result are required");
     if (!options) options = &defaults;
+    if ((status = check_cpu_strategy(options->cpu_strategy, error)) != PARAC_OK) return status;
     density = context_density(context);
     /* the attribute order first; the dense rows and columns only when the path chosen needs them */
     status = fca_search_create_order(context, options->min_support, &search, error);
@@ -118,13 +139,8 @@ parac_status fca_run_search(const parac_fca_context *context, const parac_fca_op
         status = fca_sparse_search(context, &search, threads, concepts, count, error);
     else if (threads <= 1)
         status = fca_fcbo_serial(&search, concepts, count, error);
-    else if (options->cpu_strategy == PARAC_FCA_CPU_WORK_STEALING)
-        status = fca_fcbo_steal(&search, threads, 0, concepts, count, error);
-    /* AUTO is on-demand copying: fastest on every case of the H200 host's 16 cores (docs/fca.md). */
-    else if (options->cpu_strategy == PARAC_FCA_CPU_ON_DEMAND || options->cpu_strategy == PARAC_FCA_CPU_AUTO)
-        status = fca_fcbo_steal(&search, threads, 1, concepts, count, error);
-    else
-        status = fca_fcbo_parallel(&search, threads, options->cpu_strategy, concepts, count, error);
+    else /* AUTO and ON_DEMAND (and SPARSE where it does not suit): fastest on every case of the H200 host's 16 cores (docs/fca.md) */
+        status = fca_fcbo_on_demand(&search, threads, concepts, count, error);
     if (status == PARAC_OK && parac_progress_gate_finish(&gate))
         status = parac_fail(error, PARAC_ERR_CANCELLED, "fca: cancelled");
     if (status == PARAC_OK) status = fca_search_finish(&search, concepts, count, error);
