@@ -42,17 +42,6 @@ static int parse_cpu_strategy(const char *text, parac_fca_cpu_strategy *strategy
     return -1;
 }
 
-/* "auto" (NULL), "fimi", "cxt", "csv"; -1 when unknown. */
-static int parse_input_format(const char *text, parac_fca_format *format)
-{
-    if (!text || strcmp(text, "auto") == 0) *format = PARAC_FCA_FORMAT_AUTO;
-    else if (strcmp(text, "fimi") == 0 || strcmp(text, "dat") == 0) *format = PARAC_FCA_FORMAT_FIMI;
-    else if (strcmp(text, "cxt") == 0) *format = PARAC_FCA_FORMAT_CXT;
-    else if (strcmp(text, "csv") == 0 || strcmp(text, "tsv") == 0) *format = PARAC_FCA_FORMAT_CSV;
-    else return -1;
-    return 0;
-}
-
 static void print_ids(FILE *out, const uint32_t *ids, size_t count, const parac_fca_context *context, int names,
                       int objects)
 {
@@ -223,7 +212,7 @@ int cli_fca(int argc, char **argv)
     uint64_t count = 0, max_device_bytes = 0, max_host_bytes = 0;
     double started;
     if (code != CLI_CONTINUE) return code;
-    if (parse_input_format(options.format, &format)) return cli_usage_error("fca", "unknown --format '%s'", options.format);
+    if (cli_parse_fca_format(options.format, &format)) return cli_usage_error("fca", "unknown --format '%s'", options.format);
     if (parse_cpu_strategy(options.cpu_strategy, &cpu_strategy))
         return cli_usage_error("fca", "unknown --cpu-strategy '%s' (auto|sparse|dense|on_demand)",
                                options.cpu_strategy);
