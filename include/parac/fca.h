@@ -171,7 +171,9 @@ typedef struct parac_fca_options {
 } parac_fca_options;
 
 /* The defaults: all concepts (min_support 0), automatic GPU and CPU strategies, no engine, no
- * caps on the GPU pool or device memory, parac_exec_init's device and threads. */
+ * caps on the GPU pool or device memory, the enumerations' host budget a quarter of physical
+ * memory (max_host_bytes 0) with runs in $TMPDIR (temp_directory NULL), parac_exec_init's device
+ * and threads. */
 void parac_fca_options_init(parac_fca_options *options);
 
 /* Creates an engine for exec's device (exec->cuda_device for the GPU; on the
