@@ -40,7 +40,6 @@ static const struct { parac_fca_gpu_strategy strategy; const char *name; } gpu_s
 static const struct { parac_fca_cpu_strategy strategy; const char *name; } cpu_strategies[] = {
     {PARAC_FCA_CPU_ON_DEMAND, "on_demand"}};
 #define CPU_STRATEGY_COUNT (sizeof cpu_strategies / sizeof cpu_strategies[0])
-#define FIRST_SCALING_STRATEGY 0 /* every one of them: timed interleaved with 1 thread */
 
 static int wanted(const bench_settings *settings, const char *name)
 {
@@ -124,7 +123,7 @@ static double run_scaling(bench_settings *settings, const char *name, const para
                           int many_runs)
 {
     enum { MAX_RUNS = 5 };
-    size_t scaling = CPU_STRATEGY_COUNT - FIRST_SCALING_STRATEGY;
+    size_t scaling = CPU_STRATEGY_COUNT;
     double one[MAX_RUNS], many[CPU_STRATEGY_COUNT][MAX_RUNS], baseline;
     int cores = parac_threads_available(), rounds = one_runs > many_runs ? one_runs : many_runs;
     uint64_t count = 0;
@@ -136,8 +135,8 @@ static double run_scaling(bench_settings *settings, const char *name, const para
         if (r < one_runs) one[r] = time_count(context, &options, 1, &count);
         for (size_t v = 0; cores > 1 && r < many_runs && v < scaling; v++) {
             options = options_for(PARAC_DEVICE_CPU, cores);
-            options.cpu_strategy = cpu_strategies[FIRST_SCALING_STRATEGY + v].strategy;
-            many[v][r] = wanted(settings, cpu_strategies[FIRST_SCALING_STRATEGY + v].name)
+            options.cpu_strategy = cpu_strategies[v].strategy;
+            many[v][r] = wanted(settings, cpu_strategies[v].name)
                              ? time_count(context, &options, 1, &count) : 0.0;
         }
     }
@@ -148,12 +147,12 @@ static double run_scaling(bench_settings *settings, const char *name, const para
     emit_more(settings, name, "cpu", 1, baseline, count, baseline, more);
     for (size_t v = 0; cores > 1 && v < scaling; v++) {
         int used = 0;
-        if (!wanted(settings, cpu_strategies[FIRST_SCALING_STRATEGY + v].name)) continue;
+        if (!wanted(settings, cpu_strategies[v].name)) continue;
         used = snprintf(more, sizeof more, ",\"runs\":%d,\"seconds_each\":[", many_runs);
         for (int r = 0; r < many_runs && used < (int)sizeof more - 16; r++)
             used += snprintf(more + used, sizeof more - (size_t)used, "%s%.3f", r ? "," : "", many[v][r]);
         snprintf(more + used, sizeof more - (size_t)used, "]");
-        snprintf(label, sizeof label, "%s [%s]", name, cpu_strategies[FIRST_SCALING_STRATEGY + v].name);
+        snprintf(label, sizeof label, "%s [%s]", name, cpu_strategies[v].name);
         emit_more(settings, label, "cpu", cores, bench_median(many[v], many_runs), count, baseline, more);
     }
     return baseline;
@@ -277,7 +276,8 @@ static void run_stored_capped(bench_settings *settings, const char *name, const 
     emit_more(settings, label, "cuda", 0, seconds, count, 0.0, more);
 }
 
-/* A large random context (seed 1): interleaved CPU scaling, the GPU strategies; and, when cap, the stored-under-a-device-cap row. */
+/* A large random context (seed 1): interleaved CPU scaling, the GPU strategies; and, when cap, the
+ * stored-under-a-device-cap row. */
 static void run_random(bench_settings *settings, const char *name, size_t objects, size_t attributes,
                        double density, int one_runs, int gpu_repeats, uint64_t cap)
 {

@@ -139,7 +139,8 @@ parac_status fca_run_search(const parac_fca_context *context, const parac_fca_op
         status = fca_sparse_search(context, &search, threads, concepts, count, error);
     else if (threads <= 1)
         status = fca_fcbo_serial(&search, concepts, count, error);
-    else /* AUTO and ON_DEMAND (and SPARSE where it does not suit): fastest on every case of the H200 host's 16 cores (docs/fca.md) */
+    else /* AUTO and ON_DEMAND (and SPARSE where it does not suit): the fastest on every case of the
+          * H200 host's 16 cores (docs/fca.md) */
         status = fca_fcbo_on_demand(&search, threads, concepts, count, error);
     if (status == PARAC_OK && parac_progress_gate_finish(&gate))
         status = parac_fail(error, PARAC_ERR_CANCELLED, "fca: cancelled");
