@@ -24,7 +24,9 @@
 #include "fca/fcbo_tree.h"
 
 #define STEAL_CACHE_LINE 64
-#define STEAL_DEQUE_CAPACITY 64 /* ring size; a policy keeps at most half of it queued (see steal_half) */
+#define STEAL_DEQUE_CAPACITY 64 /* ring size: a policy queues a few tasks (on_demand 1, the lab's work
+                                   stealing 8) and a thief adds at most half of a victim's, so it never
+                                   fills (steal_and_run runs a task inline if it ever did) */
 #define STEAL_SMALLEST_TAIL 3   /* a child with fewer attributes left is a tiny subtree: cheaper to expand
                                    in place than to copy, so no policy queues one */
 
