@@ -1,18 +1,19 @@
 /* bench/bench_fca.c — FCbO concept counting (--count, nothing stored):
  *   shared data sets (mushroom, vote, primary-tumor) at 1 thread, all threads, GPU;
  *   random 200x100 d0.45 seed1 (35,027,171 concepts): CPU scaling and the GPU. The 1-thread and the
- *   all-core runs of work_stealing and on_demand are interleaved, 3 rounds, medians reported, so one
+ *   all-core runs of on_demand are interleaved, 3 rounds, medians reported, so one
  *   noisy run cannot decide the ratio ("speedup_vs_1thread", "runs" lists every time);
- *   random 200x100 d0.49 seed1 (120,509,940 concepts): the >= 10^8 case; 1 thread once, the two
- *   scaling strategies 3 times each after it ("speedup_vs_1_thread" of the cuda lines is the issue's
- *   GPU / 1-thread ratio); shared_pool/per_thread are timed on the 35 M case only;
+ *   random 200x100 d0.49 seed1 (120,509,940 concepts): the >= 10^8 case; 1 thread once, on_demand
+ *   3 times after it ("speedup_vs_1_thread" of the cuda lines is the issue's GPU / 1-thread ratio);
+ *   the CPU strategies that lost (shared_pool, per_thread, work_stealing) are timed by the kernel lab
+ *   (dev/fca/, dev/run), not here;
  *   "mushroom stored [local_rows|local_stream]": concepts stored (parac_fca_compute, sort included)
  *   on the GPU, per-round download vs output streamed back while the next round computes;
  *   "random 200x100 d0.45 stored, device cap 256 MiB [auto]": the 35 M concepts stored under
  *   max_device_bytes = 256 MiB, their intents ("output_bytes", 560 MB) over twice the cap.
  * Every strategy is timed: CPU all-threads runs once per parac_fca_cpu_strategy, GPU runs once per
  * parac_fca_gpu_strategy; the case name ends in [strategy]. PARAC_FCA_VARIANT=rounds|local|local_rows|local_stream|
- * local_staged (GPU) or shared_pool|per_thread|work_stealing|on_demand (CPU) keeps only that one. GPU runs share one engine (device set up
+ * local_staged (GPU) or on_demand (CPU) keeps only that one. GPU runs share one engine (device set up
  * once, reported as its own "engine setup" line), so their seconds are the search alone.
  * Usage: bench_fca [--device cpu|cuda|all] [--quick]. One JSON line per case, a table last. */
 #include <stdio.h>
@@ -37,10 +38,8 @@ static const struct { parac_fca_gpu_strategy strategy; const char *name; } gpu_s
     {PARAC_FCA_GPU_ROUNDS, "rounds"}, {PARAC_FCA_GPU_LOCAL, "local"}, {PARAC_FCA_GPU_LOCAL_ROWS, "local_rows"},
     {PARAC_FCA_GPU_LOCAL_STREAM, "local_stream"}, {PARAC_FCA_GPU_LOCAL_STAGED, "local_staged"}};
 static const struct { parac_fca_cpu_strategy strategy; const char *name; } cpu_strategies[] = {
-    {PARAC_FCA_CPU_SHARED_POOL, "shared_pool"}, {PARAC_FCA_CPU_PER_THREAD, "per_thread"},
-    {PARAC_FCA_CPU_WORK_STEALING, "work_stealing"}, {PARAC_FCA_CPU_ON_DEMAND, "on_demand"}};
+    {PARAC_FCA_CPU_ON_DEMAND, "on_demand"}};
 #define CPU_STRATEGY_COUNT (sizeof cpu_strategies / sizeof cpu_strategies[0])
-#define FIRST_SCALING_STRATEGY 2 /* work_stealing, on_demand: timed interleaved with 1 thread */
 
 static int wanted(const bench_settings *settings, const char *name)
 {
@@ -124,7 +123,7 @@ static double run_scaling(bench_settings *settings, const char *name, const para
                           int many_runs)
 {
     enum { MAX_RUNS = 5 };
-    size_t scaling = CPU_STRATEGY_COUNT - FIRST_SCALING_STRATEGY;
+    size_t scaling = CPU_STRATEGY_COUNT;
     double one[MAX_RUNS], many[CPU_STRATEGY_COUNT][MAX_RUNS], baseline;
     int cores = parac_threads_available(), rounds = one_runs > many_runs ? one_runs : many_runs;
     uint64_t count = 0;
@@ -136,8 +135,8 @@ static double run_scaling(bench_settings *settings, const char *name, const para
         if (r < one_runs) one[r] = time_count(context, &options, 1, &count);
         for (size_t v = 0; cores > 1 && r < many_runs && v < scaling; v++) {
             options = options_for(PARAC_DEVICE_CPU, cores);
-            options.cpu_strategy = cpu_strategies[FIRST_SCALING_STRATEGY + v].strategy;
-            many[v][r] = wanted(settings, cpu_strategies[FIRST_SCALING_STRATEGY + v].name)
+            options.cpu_strategy = cpu_strategies[v].strategy;
+            many[v][r] = wanted(settings, cpu_strategies[v].name)
                              ? time_count(context, &options, 1, &count) : 0.0;
         }
     }
@@ -148,12 +147,12 @@ static double run_scaling(bench_settings *settings, const char *name, const para
     emit_more(settings, name, "cpu", 1, baseline, count, baseline, more);
     for (size_t v = 0; cores > 1 && v < scaling; v++) {
         int used = 0;
-        if (!wanted(settings, cpu_strategies[FIRST_SCALING_STRATEGY + v].name)) continue;
+        if (!wanted(settings, cpu_strategies[v].name)) continue;
         used = snprintf(more, sizeof more, ",\"runs\":%d,\"seconds_each\":[", many_runs);
         for (int r = 0; r < many_runs && used < (int)sizeof more - 16; r++)
             used += snprintf(more + used, sizeof more - (size_t)used, "%s%.3f", r ? "," : "", many[v][r]);
         snprintf(more + used, sizeof more - (size_t)used, "]");
-        snprintf(label, sizeof label, "%s [%s]", name, cpu_strategies[FIRST_SCALING_STRATEGY + v].name);
+        snprintf(label, sizeof label, "%s [%s]", name, cpu_strategies[v].name);
         emit_more(settings, label, "cpu", cores, bench_median(many[v], many_runs), count, baseline, more);
     }
     return baseline;
@@ -277,10 +276,10 @@ static void run_stored_capped(bench_settings *settings, const char *name, const 
     emit_more(settings, label, "cuda", 0, seconds, count, 0.0, more);
 }
 
-/* A large random context (seed 1): interleaved CPU scaling, the other CPU strategies once when
- * others, the GPU strategies; and, when cap, the stored-under-a-device-cap row. */
+/* A large random context (seed 1): interleaved CPU scaling, the GPU strategies; and, when cap, the
+ * stored-under-a-device-cap row. */
 static void run_random(bench_settings *settings, const char *name, size_t objects, size_t attributes,
-                       double density, int one_runs, int others, int gpu_repeats, uint64_t cap)
+                       double density, int one_runs, int gpu_repeats, uint64_t cap)
 {
     parac_fca_context *context = NULL;
     parac_error error;
@@ -290,7 +289,6 @@ static void run_random(bench_settings *settings, const char *name, size_t object
         return;
     }
     baseline = run_scaling(settings, name, context, one_runs, 3);
-    if (others) run_cpu_strategies(settings, name, context, 0, FIRST_SCALING_STRATEGY, 1, baseline);
     run_gpu_strategies(settings, name, context, gpu_repeats, baseline);
     if (cap) run_stored_capped(settings, name, context, cap);
     parac_fca_context_destroy(context);
@@ -334,12 +332,12 @@ int main(int argc, char **argv)
     if (settings.gpu) create_engine(&settings);
     run_data_sets(&settings);
     if (settings.quick) {
-        run_random(&settings, "random 80x50 d0.5 seed1", 80, 50, 0.5, 1, 1, 1, (uint64_t)4 << 20);
+        run_random(&settings, "random 80x50 d0.5 seed1", 80, 50, 0.5, 1, 1, (uint64_t)4 << 20);
     } else {
         /* 35,027,171 concepts: CPU scaling (3 interleaved rounds, ~70 s), the GPU, stored under 256 MiB */
-        run_random(&settings, "random 200x100 d0.45 seed1", 200, 100, 0.45, 3, 1, 3, (uint64_t)256 << 20);
+        run_random(&settings, "random 200x100 d0.45 seed1", 200, 100, 0.45, 3, 3, (uint64_t)256 << 20);
         /* 120,509,940 concepts: the >= 10^8 case (1 thread about 55-65 s once, all cores 3x each) */
-        run_random(&settings, "random 200x100 d0.49 seed1", 200, 100, 0.49, 1, 0, 3, 0);
+        run_random(&settings, "random 200x100 d0.49 seed1", 200, 100, 0.49, 1, 3, 0);
     }
     parac_fca_engine_destroy(settings.engine);
     bench_print_table(&settings.report);

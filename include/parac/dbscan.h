@@ -154,11 +154,15 @@ parac_status parac_dbscan_run(const parac_dbscan_options *options, const double 
 parac_status parac_dbscan_run_f32(const parac_dbscan_options *options, const float *points, size_t count, size_t dim,
                                   int32_t *labels, uint8_t *core_mask, parac_dbscan_info *info, parac_error *error);
 
-/* "auto", "grid", "brute-force", "reference". */
+/* "auto", "grid", "brute-force", "reference" ("unknown" outside the enum); parse: INVALID_ARGUMENT for any
+ * other name. */
 const char *parac_dbscan_method_name(parac_dbscan_method method);
 parac_status parac_dbscan_method_parse(const char *name, parac_dbscan_method *method, parac_error *error);
 
-/* "auto", "classic", "table", "coarse", "table-fused", "coarse-fused", "coarse-listed", "sparse". */
+/* "auto", "classic", "table", "coarse", "table-fused", "coarse-fused", "sparse"; "coarse-listed" for the
+ * removed value (so a caller naming it is told where it went); "unknown" outside the enum. Parse: the
+ * variant named; INVALID_ARGUMENT (naming the choices) for an unknown name, and for "coarse-listed"
+ * with a message naming its dev/dbscan/ file. */
 const char *parac_dbscan_gpu_variant_name(parac_dbscan_gpu_variant variant);
 parac_status parac_dbscan_gpu_variant_parse(const char *name, parac_dbscan_gpu_variant *variant, parac_error *error);
 

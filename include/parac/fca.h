@@ -117,14 +117,20 @@ typedef enum parac_fca_gpu_strategy {
 typedef enum parac_fca_cpu_strategy {
     PARAC_FCA_CPU_AUTO = 0,      /* the measured best: PARAC_FCA_CPU_SPARSE on contexts under 5 % dense,
                                     PARAC_FCA_CPU_ON_DEMAND on the others */
-    PARAC_FCA_CPU_SHARED_POOL,   /* tasks borrow scratch from a locked pool of workers */
-    PARAC_FCA_CPU_PER_THREAD,    /* one cache-line-aligned worker per thread, no lock on the task path */
-    PARAC_FCA_CPU_WORK_STEALING, /* a locked deque per thread: the owner works newest-first, idle
-                                    threads steal the oldest half; spawns only while a thread is idle
-                                    or its deque is nearly empty */
-    PARAC_FCA_CPU_ON_DEMAND,     /* the same deques, but a thread recurses in place and copies a node
-                                    (the pending one nearest the root) only while some thread is idle
-                                    and its deque is empty: no copies while every thread is busy */
+    PARAC_FCA_CPU_REMOVED_SHARED_POOL,   /* removed (OpenMP tasks borrowing scratch from a locked pool:
+                                            slower than ON_DEMAND on every case measured, docs/fca.md):
+                                            now dev/fca/01_shared_pool.c; refused with
+                                            INVALID_ARGUMENT. The number stays reserved */
+    PARAC_FCA_CPU_REMOVED_PER_THREAD,    /* removed (OpenMP tasks, one worker per thread: slower than
+                                            ON_DEMAND everywhere): now dev/fca/02_per_thread.c; refused
+                                            as REMOVED_SHARED_POOL */
+    PARAC_FCA_CPU_REMOVED_WORK_STEALING, /* removed (ON_DEMAND's deques, copying ahead: slower than
+                                            ON_DEMAND everywhere): now dev/fca/03_work_stealing.c;
+                                            refused as REMOVED_SHARED_POOL */
+    PARAC_FCA_CPU_ON_DEMAND,     /* a deque per thread, idle threads steal the oldest half of another's;
+                                    a thread recurses in place and copies a node (the pending one
+                                    nearest the root) only while some thread is idle and its deque is
+                                    empty: no copies while every thread is busy */
     PARAC_FCA_CPU_SPARSE         /* the context by its occupied cells and each closure found as LCM
                                     does (occurrence delivery over conditional databases of merged
                                     transactions): time and memory follow the cells, not objects x
@@ -142,7 +148,7 @@ typedef struct parac_fca_options {
     uint64_t min_support; /* only concepts whose extent has >= min_support objects; 0 = all
                              (the bottom concept, possibly with an empty extent, included) */
     parac_fca_gpu_strategy gpu_strategy; /* 0 = auto */
-    parac_fca_cpu_strategy cpu_strategy; /* 0 = auto */
+    parac_fca_cpu_strategy cpu_strategy; /* 0 = auto; a removed or unknown value: INVALID_ARGUMENT */
     parac_fca_engine *engine;            /* NULL: set up (and tear down) the device for this run alone */
     uint64_t gpu_pool_bytes;             /* cap on the GPU task pool + child buffers; 0 = half the free
                                             device memory, at most 16 GiB. Tasks beyond it spill to host
@@ -165,7 +171,9 @@ typedef struct parac_fca_options {
 } parac_fca_options;
 
 /* The defaults: all concepts (min_support 0), automatic GPU and CPU strategies, no engine, no
- * caps on the GPU pool or device memory, parac_exec_init's device and threads. */
+ * caps on the GPU pool or device memory, the enumerations' host budget a quarter of physical
+ * memory (max_host_bytes 0) with runs in $TMPDIR (temp_directory NULL), parac_exec_init's device
+ * and threads. */
 void parac_fca_options_init(parac_fca_options *options);
 
 /* Creates an engine for exec's device (exec->cuda_device for the GPU; on the

@@ -25,6 +25,7 @@
 #include "cuda/device_guard.cuh"
 #include "cuda/cub_wrappers.h"
 #include "cuda/cuda_check.h"
+#include "cuda/launch.cuh"
 
 #define BIRCH_THREADS 256
 #define EMPTY_SLOT 0xffffffffu
@@ -202,8 +203,7 @@ static parac_status alloc_batch(birch_cuda *gpu, batch_buffers *b, size_t batch,
     BIRCH_ALLOC(seg_entry_ssd, batch * sizeof(double));
     BIRCH_ALLOC(seg_delta_ssd, batch * sizeof(double));
     BIRCH_ALLOC(absorbed, batch);
-    fill_ones<<<blocks_for(batch), BIRCH_THREADS, 0, stream_of(gpu)>>>(b->ones, batch);
-    PARAC_CUDA_TRY_LAUNCH();
+    PARAC_TRY(parac_cuda_launch_items(fill_ones, batch, BIRCH_THREADS, stream_of(gpu), error, b->ones, batch));
     return PARAC_OK;
 fail:
     return status;
@@ -260,10 +260,8 @@ static parac_status absorb_batch(birch_cuda *gpu, batch_buffers *b, const birch_
     PARAC_TRY(upload_tree(gpu, b, tree, error));
     view = tree_view(tree, b);
     PARAC_TRY(parac_cuda_upload(&gpu->context, b->rows, points, n * dims * sizeof(double), error));
-    transpose_points<<<blocks_for(n), BIRCH_THREADS, 0, stream>>>(b->rows, n, dims, b->soa);
-    PARAC_CUDA_TRY_LAUNCH();
-    descend_points<<<blocks_for(n), BIRCH_THREADS, 0, stream>>>(view, b->soa, n, b->slot, b->index);
-    PARAC_CUDA_TRY_LAUNCH();
+    PARAC_TRY(parac_cuda_launch_items(transpose_points, n, BIRCH_THREADS, stream, error, b->rows, n, dims, b->soa));
+    PARAC_TRY(parac_cuda_launch_items(descend_points, n, BIRCH_THREADS, stream, error, view, b->soa, n, b->slot, b->index));
     PARAC_TRY(parac_cub_sort_pairs_u32_u32(&gpu->context, b->slot, b->sorted_slot, b->index, b->sorted_index, n, 0, error));
     PARAC_TRY(parac_cub_reduce_by_key_sum_u32_i32(&gpu->context, b->sorted_slot, b->unique_slot, b->ones, b->length, n,
                                                   &runs, error));
@@ -275,8 +273,7 @@ static parac_status absorb_batch(birch_cuda *gpu, batch_buffers *b, const birch_
     segments.entry_mean = b->seg_entry_mean, segments.entry_ssd = b->seg_entry_ssd;
     segments.delta_mean = b->seg_delta_mean, segments.delta_ssd = b->seg_delta_ssd;
     segments.absorbed = b->absorbed;
-    absorb_segments<<<blocks_for(runs), BIRCH_THREADS, 0, stream>>>(view, b->soa, n, runs, segments);
-    PARAC_CUDA_TRY_LAUNCH();
+    PARAC_TRY(parac_cuda_launch_items(absorb_segments, runs, BIRCH_THREADS, stream, error, view, b->soa, n, runs, segments));
     /* The empty-tree run (slot EMPTY_SLOT) sorts last and holds only rejected points. */
     result->segment_count = runs;
     if (runs > 0) {
@@ -384,11 +381,10 @@ extern "C" parac_status birch_cuda_speculate(birch_cuda *gpu, const birch_tree *
     PARAC_TRY(reserve_speculation(gpu, n, dims, height, error));
     PARAC_TRY(upload_tree(gpu, gpu->spec_tree, tree, error));
     PARAC_TRY(parac_cuda_upload(&gpu->context, gpu->spec_rows, points, n * dims * sizeof(double), error));
-    transpose_points<<<blocks_for(n), BIRCH_THREADS, 0, stream>>>(gpu->spec_rows, n, dims, gpu->spec_soa);
-    PARAC_CUDA_TRY_LAUNCH();
-    speculate_points<<<blocks_for(n), BIRCH_THREADS, 0, stream>>>(tree_view(tree, gpu->spec_tree), gpu->spec_soa, n,
-                                                                   gpu->spec_leaf, gpu->spec_margins);
-    PARAC_CUDA_TRY_LAUNCH();
+    PARAC_TRY(parac_cuda_launch_items(transpose_points, n, BIRCH_THREADS, stream, error, gpu->spec_rows, n, dims,
+                                      gpu->spec_soa));
+    PARAC_TRY(parac_cuda_launch_items(speculate_points, n, BIRCH_THREADS, stream, error, tree_view(tree, gpu->spec_tree),
+                                      gpu->spec_soa, n, gpu->spec_leaf, gpu->spec_margins));
     PARAC_TRY(parac_cuda_download(&gpu->context, leaf_slot, gpu->spec_leaf, n * sizeof(int32_t), error));
     PARAC_TRY(parac_cuda_download(&gpu->context, margins, gpu->spec_margins, n * height * sizeof(double), error));
     return PARAC_OK;
@@ -514,13 +510,11 @@ extern "C" parac_status birch_cuda_ward(birch_cuda *gpu, const double *centers, 
     PARAC_TRY(parac_cuda_alloc(&gpu->context, (void **)&d_chain, m * sizeof(uint32_t), error));
     PARAC_TRY(parac_cuda_alloc(&gpu->context, (void **)&d_merges, m * sizeof(birch_merge), error));
     PARAC_TRY(parac_cuda_upload(&gpu->context, d_centers, centers, m * dims * sizeof(double), error));
-    {
-        dim3 grid(blocks_for(m), (unsigned)(m < 65535 ? m : 65535));
-        ward_distances<<<grid, BIRCH_THREADS, 0, stream>>>(d_centers, m, dims, d_distances);
-        PARAC_CUDA_TRY_LAUNCH();
-    }
-    ward_chain<<<1, CHAIN_THREADS, 0, stream>>>(d_distances, d_size, d_chain, m, d_merges);
-    PARAC_CUDA_TRY_LAUNCH();
+    /* a row of blocks per subcluster i (grid-strided beyond 65,535 rows), its columns j over x */
+    PARAC_TRY(parac_cuda_launch_grid(ward_distances, dim3(blocks_for(m), (unsigned)(m < 65535 ? m : 65535)),
+                                     BIRCH_THREADS, 0, stream, error, d_centers, m, dims, d_distances));
+    PARAC_TRY(parac_cuda_launch_grid(ward_chain, dim3(1), CHAIN_THREADS, 0, stream, error, d_distances, d_size, d_chain,
+                                     m, d_merges));
     PARAC_TRY(parac_cuda_download(&gpu->context, merges, d_merges, (m - 1) * sizeof(birch_merge), error));
 fail:
     parac_cuda_free(&gpu->context, d_centers), parac_cuda_free(&gpu->context, d_distances);
@@ -582,9 +576,8 @@ extern "C" parac_status birch_cuda_nearest(birch_cuda *gpu, const double *center
     for (size_t start = 0; start < count; start += chunk) {
         size_t n = count - start < chunk ? count - start : chunk;
         PARAC_TRY(parac_cuda_upload(&gpu->context, d_points, points + start * dims, n * dims * sizeof(double), error));
-        nearest_centroid<<<blocks_for(n), BIRCH_THREADS, TILE_BYTES, stream_of(gpu)>>>(d_centers, m, dims, d_points, n,
-                                                                                      d_nearest);
-        PARAC_CUDA_TRY_LAUNCH();
+        PARAC_TRY(parac_cuda_launch_items_shared(nearest_centroid, n, BIRCH_THREADS, TILE_BYTES, stream_of(gpu), error,
+                                                 d_centers, m, dims, d_points, n, d_nearest));
         PARAC_TRY(parac_cuda_download(&gpu->context, nearest + start, d_nearest, n * sizeof(int32_t), error));
     }
 fail:

@@ -5,7 +5,11 @@
  * are shared with the in-order commit (speculative_window.h).
  * Data written on every point by one task and read by another lives on cache
  * lines of its own (grouped point copies, node records, counters, paths): on
- * 16 cores, shared lines cost more than the work (docs/birch.md, round 6). */
+ * 16 cores, shared lines cost more than the work (docs/birch.md, round 6).
+ * About 900 lines, one concern kept whole: grouping, the root pre-pass, the subtree commit and the
+ * phase loop all read and write the same root_task and phase_state records (cursors, stops,
+ * reroutes); split, those records and a dozen inline accessors would move into a header used by
+ * this file's phases alone. */
 #include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>

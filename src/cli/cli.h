@@ -15,6 +15,7 @@
 
 #include <parac/devices.h>
 #include <parac/exec.h>
+#include <parac/fca.h>
 #include <parac/status.h>
 
 #include "core/json_writer.h"
@@ -98,6 +99,10 @@ int cli_byte_size_option(const char *command, const char *option, const char *te
  * from the command line are checked before any multiplication: "too large" is bad input, not
  * "out of memory"). */
 int cli_too_large(uint64_t count, uint64_t per_item, uint64_t item_bytes);
+
+/* An fca input's --format: NULL or "auto", "fimi" (or "dat"), "cxt", "csv" (or "tsv"); 0 on
+ * success, -1 when unknown (parac fca, its implications and rules, parac-mpi fca). */
+int cli_parse_fca_format(const char *text, parac_fca_format *format);
 
 /* --- output files, whole or not at all (cli_output.c) ---------------------------------------
  * Every output of every command goes through a cli_output:

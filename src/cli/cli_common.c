@@ -92,3 +92,13 @@ void cli_summary_end(parac_json_writer *json)
     fputc('\n', json->out);
     fflush(json->out);
 }
+
+int cli_parse_fca_format(const char *text, parac_fca_format *format)
+{
+    if (!text || strcmp(text, "auto") == 0) *format = PARAC_FCA_FORMAT_AUTO;
+    else if (strcmp(text, "fimi") == 0 || strcmp(text, "dat") == 0) *format = PARAC_FCA_FORMAT_FIMI;
+    else if (strcmp(text, "cxt") == 0) *format = PARAC_FCA_FORMAT_CXT;
+    else if (strcmp(text, "csv") == 0 || strcmp(text, "tsv") == 0) *format = PARAC_FCA_FORMAT_CSV;
+    else return -1;
+    return 0;
+}

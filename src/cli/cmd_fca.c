@@ -19,15 +19,18 @@ typedef struct fca_cli_options {
     int count_only, extents, names, verify;
 } fca_cli_options;
 
-/* "auto" (NULL), "sparse", "dense" (= "on_demand"), "work_stealing", "shared_pool", "per_thread";
- * -1 when unknown. */
+/* "auto" (NULL), "sparse", "dense" (= "on_demand"); -1 when unknown. The removed names map to their
+ * reserved values, which the library refuses saying where they went (dev/fca/). */
 static int parse_cpu_strategy(const char *text, parac_fca_cpu_strategy *strategy)
 {
     static const struct { const char *name; parac_fca_cpu_strategy strategy; } names[] = {
-        {"auto", PARAC_FCA_CPU_AUTO},           {"sparse", PARAC_FCA_CPU_SPARSE},
-        {"dense", PARAC_FCA_CPU_ON_DEMAND},     {"on_demand", PARAC_FCA_CPU_ON_DEMAND},
-        {"work_stealing", PARAC_FCA_CPU_WORK_STEALING}, {"shared_pool", PARAC_FCA_CPU_SHARED_POOL},
-        {"per_thread", PARAC_FCA_CPU_PER_THREAD},
+        {"auto", PARAC_FCA_CPU_AUTO},
+        {"sparse", PARAC_FCA_CPU_SPARSE},
+        {"dense", PARAC_FCA_CPU_ON_DEMAND},
+        {"on_demand", PARAC_FCA_CPU_ON_DEMAND},
+        {"shared_pool", PARAC_FCA_CPU_REMOVED_SHARED_POOL},
+        {"per_thread", PARAC_FCA_CPU_REMOVED_PER_THREAD},
+        {"work_stealing", PARAC_FCA_CPU_REMOVED_WORK_STEALING},
     };
     *strategy = PARAC_FCA_CPU_AUTO;
     if (!text) return 0;
@@ -37,17 +40,6 @@ static int parse_cpu_strategy(const char *text, parac_fca_cpu_strategy *strategy
             return 0;
         }
     return -1;
-}
-
-/* "auto" (NULL), "fimi", "cxt", "csv"; -1 when unknown. */
-static int parse_input_format(const char *text, parac_fca_format *format)
-{
-    if (!text || strcmp(text, "auto") == 0) *format = PARAC_FCA_FORMAT_AUTO;
-    else if (strcmp(text, "fimi") == 0 || strcmp(text, "dat") == 0) *format = PARAC_FCA_FORMAT_FIMI;
-    else if (strcmp(text, "cxt") == 0) *format = PARAC_FCA_FORMAT_CXT;
-    else if (strcmp(text, "csv") == 0 || strcmp(text, "tsv") == 0) *format = PARAC_FCA_FORMAT_CSV;
-    else return -1;
-    return 0;
 }
 
 static void print_ids(FILE *out, const uint32_t *ids, size_t count, const parac_fca_context *context, int names,
@@ -220,9 +212,9 @@ int cli_fca(int argc, char **argv)
     uint64_t count = 0, max_device_bytes = 0, max_host_bytes = 0;
     double started;
     if (code != CLI_CONTINUE) return code;
-    if (parse_input_format(options.format, &format)) return cli_usage_error("fca", "unknown --format '%s'", options.format);
+    if (cli_parse_fca_format(options.format, &format)) return cli_usage_error("fca", "unknown --format '%s'", options.format);
     if (parse_cpu_strategy(options.cpu_strategy, &cpu_strategy))
-        return cli_usage_error("fca", "unknown --cpu-strategy '%s' (auto|sparse|dense|on_demand|work_stealing|shared_pool|per_thread)",
+        return cli_usage_error("fca", "unknown --cpu-strategy '%s' (auto|sparse|dense|on_demand)",
                                options.cpu_strategy);
     if (options.min_support < 0) return cli_bad_value("fca", "--min-support must be >= 0");
     if (options.max_device_memory &&

@@ -37,17 +37,6 @@ static const char *RULES_DESCRIPTION =
     "Luxenburger basis (X and X u Y neighbours in the concept lattice), with --all-rules every pair of\n"
     "closed itemsets (at most --max-rules of them, else exit 2). Exact rules are the implications.";
 
-/* "auto" (NULL), "fimi", "cxt", "csv"; -1 when unknown. */
-static int parse_input_format(const char *text, parac_fca_format *format)
-{
-    if (!text || strcmp(text, "auto") == 0) *format = PARAC_FCA_FORMAT_AUTO;
-    else if (strcmp(text, "fimi") == 0 || strcmp(text, "dat") == 0) *format = PARAC_FCA_FORMAT_FIMI;
-    else if (strcmp(text, "cxt") == 0) *format = PARAC_FCA_FORMAT_CXT;
-    else if (strcmp(text, "csv") == 0 || strcmp(text, "tsv") == 0) *format = PARAC_FCA_FORMAT_CSV;
-    else return -1;
-    return 0;
-}
-
 static void print_attribute_ids(FILE *out, const uint32_t *ids, size_t count, const parac_fca_context *context,
                                 int names)
 {
@@ -132,7 +121,7 @@ static int check_options(const rules_cli_options *options, parac_fca_format *for
 {
     if (options->implications && options->rules)
         return cli_usage_error("fca", "--implications and --rules exclude each other");
-    if (parse_input_format(options->format, format)) return cli_usage_error("fca", "unknown --format '%s'", options->format);
+    if (cli_parse_fca_format(options->format, format)) return cli_usage_error("fca", "unknown --format '%s'", options->format);
     if (!options->rules && (options->all_rules || options->max_rules || options->min_confidence != 0.0))
         return cli_usage_error("fca", "--all-rules, --max-rules and --min-confidence need --rules");
     if (options->max_rules && !options->all_rules) return cli_usage_error("fca", "--max-rules needs --all-rules");

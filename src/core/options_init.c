@@ -35,6 +35,8 @@ void parac_fca_options_init(parac_fca_options *options)
     options->engine = NULL;
     options->gpu_pool_bytes = 0;
     options->max_device_bytes = 0;
+    options->max_host_bytes = 0;
+    options->temp_directory = NULL;
 }
 
 void parac_gemm_options_init(parac_gemm_options *options)

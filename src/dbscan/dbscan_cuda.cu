@@ -45,7 +45,7 @@
  *   dbscan_cuda_union.cuh   union (cuda/union_find.cuh)
  *   dbscan_cuda_border.cuh  border roots, canonical labels, counts
  *   this file               the host driver: one run's device buffers, plan, phases in order, slabs.
- *                           About 830 lines: the phases share gpu_run and its release/peak
+ *                           About 880 lines: the phases share gpu_run and its release/peak
  *                           accounting, which would otherwise need a header of its own.
  */
 #include <stdlib.h>

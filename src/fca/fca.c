@@ -68,16 +68,34 @@ static parac_status choose_device(double density, const parac_fca_options *optio
     return PARAC_OK;
 }
 
-static parac_status run_cpu(const parac_fca_context *context, const parac_fca_options *options, fca_search *search,
-                            int sparse, int threads, parac_fca_concepts *concepts, uint64_t *count, parac_error *error)
+/* The strategies that lost to ON_DEMAND everywhere moved to the kernel lab (issue 20); their numbers
+ * stay reserved so that a caller naming one is told where it went. */
+static parac_status check_cpu_strategy(parac_fca_cpu_strategy strategy, parac_error *error)
+{
+    static const char *const removed[][2] = {
+        [PARAC_FCA_CPU_REMOVED_SHARED_POOL] = {"shared_pool", "01_shared_pool.c"},
+        [PARAC_FCA_CPU_REMOVED_PER_THREAD] = {"per_thread", "02_per_thread.c"},
+        [PARAC_FCA_CPU_REMOVED_WORK_STEALING] = {"work_stealing", "03_work_stealing.c"},
+    };
+    if ((int)strategy < PARAC_FCA_CPU_AUTO || (int)strategy > PARAC_FCA_CPU_SPARSE)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca: unknown cpu_strategy %d", (int)strategy);
+    if (strategy >= PARAC_FCA_CPU_REMOVED_SHARED_POOL && strategy <= PARAC_FCA_CPU_REMOVED_WORK_STEALING)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
+                          "fca: the %s CPU strategy was removed from the library (slower than on_demand on every "
+                          "case measured); it moved to dev/fca/%s with its measurements (the kernel lab, "
+                          "dev/README.md)",
+                          removed[strategy][0], removed[strategy][1]);
+    return PARAC_OK;
+}
+
+static parac_status run_cpu(const parac_fca_context *context, fca_search *search, int sparse, int threads,
+                            parac_fca_concepts *concepts, uint64_t *count, parac_error *error)
 {
     if (sparse) return fca_sparse_search(context, search, threads, concepts, count, error);
     if (threads <= 1) return fca_fcbo_serial(search, concepts, count, error);
-    if (options->cpu_strategy == PARAC_FCA_CPU_WORK_STEALING) return fca_fcbo_steal(search, threads, 0, concepts, count, error);
-    /* AUTO is on-demand copying: fastest on every case of the H200 host's 16 cores (docs/fca.md). */
-    if (options->cpu_strategy == PARAC_FCA_CPU_ON_DEMAND || options->cpu_strategy == PARAC_FCA_CPU_AUTO)
-        return fca_fcbo_steal(search, threads, 1, concepts, count, error);
-    return fca_fcbo_parallel(search, threads, options->cpu_strategy, concepts, count, error);
+    /* AUTO and ON_DEMAND (and SPARSE where it does not suit): the fastest on every case of the H200
+     * host's 16 cores (docs/fca.md) */
+    return fca_fcbo_on_demand(search, threads, concepts, count, error);
 }
 
 #ifdef PARAC_HAVE_CUDA
@@ -122,6 +140,7 @@ parac_status fca_run_search(const parac_fca_context *context, const parac_fca_op
     int threads, watch = 0, sparse;
     if (!context || !count) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca: context and result are required");
     if (!options) options = &defaults;
+    if ((status = check_cpu_strategy(options->cpu_strategy, error)) != PARAC_OK) return status;
     density = context_density(context);
     /* the attribute order first; the dense rows and columns only when the path chosen needs them */
     status = fca_search_create_order(context, options->min_support, &search, error);
@@ -151,7 +170,7 @@ parac_status fca_run_search(const parac_fca_context *context, const parac_fca_op
         status = run_gpu(options, &search, concepts, count, error);
     else
 #endif
-        status = run_cpu(context, options, &search, sparse, threads, concepts, count, error);
+        status = run_cpu(context, &search, sparse, threads, concepts, count, error);
 #ifdef PARAC_HAVE_CUDA
     if (watch && status == PARAC_ERR_CANCELLED && handover.handed_over)
         status = hand_over(context, options, &search, &gate, concepts, count, error);

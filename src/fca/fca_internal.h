@@ -127,16 +127,13 @@ int fca_search_cancelled(const fca_search *search, parac_error *error);
 parac_status fca_run_search(const parac_fca_context *context, const parac_fca_options *options,
                             parac_fca_concepts *concepts, uint64_t *count, parac_error *error);
 
-/* FCbO on one thread / on OpenMP tasks / on the GPU. concepts NULL = count only.
- * Concepts come out in search order, mapped to original ids, unsorted. */
+/* FCbO on one thread / on all cores (PARAC_FCA_CPU_ON_DEMAND: a deque per thread, a node copied out only
+ * while some thread is idle; fcbo_on_demand.c over steal_team.c) / on the GPU. concepts NULL = count
+ * only. Concepts come out in search order, mapped to original ids, unsorted. */
 parac_status fca_fcbo_serial(const fca_search *search, parac_fca_concepts *concepts, uint64_t *count,
                              parac_error *error);
-parac_status fca_fcbo_parallel(const fca_search *search, int threads, parac_fca_cpu_strategy strategy,
-                               parac_fca_concepts *concepts, uint64_t *count, parac_error *error);
-/* PARAC_FCA_CPU_WORK_STEALING: per-thread deques, steal half (fcbo_steal.c); on_demand:
- * PARAC_FCA_CPU_ON_DEMAND (recurse in place, copy a node only while some thread is idle). */
-parac_status fca_fcbo_steal(const fca_search *search, int threads, int on_demand, parac_fca_concepts *concepts,
-                            uint64_t *count, parac_error *error);
+parac_status fca_fcbo_on_demand(const fca_search *search, int threads, parac_fca_concepts *concepts,
+                                uint64_t *count, parac_error *error);
 
 /* The sparse search (sparse_search.c, sparse_parallel.c): FCbO's canonicity test over a context held
  * by its occupied cells, each node's closure found LCM's way (occurrence delivery over a conditional

@@ -306,6 +306,30 @@ void fcbo_expand(fcbo_worker *worker, const fcbo_node *node)
     fcbo_stack_restore(&worker->stack, mark);
 }
 
+task_bundle *fcbo_copy_node(const fca_search *search, const fcbo_node *child)
+{
+    size_t object_words = search->object_words, words = search->attribute_words, n = search->attributes;
+    size_t list_words = fcbo_words_for(object_words, sizeof(uint32_t));
+    size_t y = child->next_attribute;
+    task_bundle *bundle = malloc(sizeof *bundle + (object_words + list_words + words + n * words) * sizeof(parac_word));
+    if (!bundle) return NULL;
+    bundle->node.extent = bundle->words;
+    bundle->node.nonzero_words = (uint32_t *)(bundle->words + object_words);
+    bundle->node.intent = bundle->words + object_words + list_words;
+    bundle->node.failed = bundle->node.intent + words;
+    bundle->node.next_attribute = y;
+    bundle->node.weight = child->weight;
+    bundle->node.nonzero_count = child->nonzero_count;
+    for (size_t i = 0; i < child->nonzero_count; i++) {
+        uint32_t w = child->nonzero_words[i];
+        bundle->node.nonzero_words[i] = w;
+        bundle->node.extent[w] = child->extent[w];
+    }
+    memcpy(bundle->node.intent, child->intent, words * sizeof(parac_word));
+    memcpy(bundle->node.failed + y * words, child->failed + y * words, (n - y) * words * sizeof(parac_word));
+    return bundle;
+}
+
 int fcbo_make_root(fcbo_worker *worker, fcbo_node *root)
 {
     const fca_search *search = worker->search;

@@ -1,5 +1,6 @@
 /* fca/fcbo_tree.h — one node of the FCbO search tree and the worker that
- * expands it, shared by the serial and the OpenMP paths. */
+ * expands it, shared by the serial path, ON_DEMAND (fcbo_on_demand.c) and the
+ * kernel lab's schedulers (dev/fca/). */
 #ifndef PARAC_FCA_FCBO_TREE_H
 #define PARAC_FCA_FCBO_TREE_H
 
@@ -45,7 +46,8 @@ struct fcbo_worker {
     uint64_t count;
     parac_status status;          /* first failure (out of memory) */
     parac_error error;
-    fcbo_spawn_fn spawn;          /* NULL on one thread */
+    fcbo_spawn_fn spawn;          /* NULL in the library's searches (ON_DEMAND queues from its own
+                                     frames); the kernel lab's schedulers (dev/fca/) set it */
     void *spawn_data;
     uint64_t progress_credit;     /* units finished, not yet handed to search->progress */
     unsigned progress_nodes;      /* nodes opened since the last hand-over */

@@ -8,7 +8,7 @@
  * whichever thread takes it, with that thread's own worker (taken by thread number: tasks are
  * tied, so a task run inline at a scheduling point nests on the worker's arrays LIFO, and the
  * search addresses them by index, never by a pointer held across a spawn). With every thread busy
- * nothing is copied. Why not fcbo_steal.c's deques: its frames hold dense bitset nodes; a sparse
+ * nothing is copied. Why not steal_team.h's deques: their tasks hold dense bitset nodes; a sparse
  * node is a database whose copy is proportional to its cells, and a plain task queue with a
  * throttle was enough on the machines measured (docs/fca.md, "Sparse contexts").
  */

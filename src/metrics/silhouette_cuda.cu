@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "cuda/context.h"
 #include "cuda/cuda_check.h"
+#include "cuda/launch.cuh"
 #include "metrics/silhouette_cuda.h"
 
 #define THREADS 256
@@ -107,7 +108,6 @@ static parac_status run_on_device(parac_cuda_context *context, const sorted_inpu
     parac_status status = PARAC_OK;
     double *device_xs = NULL, *device_sizes = NULL, *device_values = NULL, *sorted_values = NULL;
     uint32_t *device_cluster = NULL, *device_offsets = NULL;
-    unsigned blocks = (unsigned)((n + THREADS - 1) / THREADS);
     PARAC_TRY(parac_cuda_alloc(context, (void **)&device_xs, n * d * sizeof(double), error));
     PARAC_TRY(parac_cuda_alloc(context, (void **)&device_cluster, n * sizeof(uint32_t), error));
     PARAC_TRY(parac_cuda_alloc(context, (void **)&device_offsets, (clusters + 1) * sizeof(uint32_t), error));
@@ -117,9 +117,9 @@ static parac_status run_on_device(parac_cuda_context *context, const sorted_inpu
     PARAC_TRY(parac_cuda_upload(context, device_cluster, in->sorted_cluster, n * sizeof(uint32_t), error));
     PARAC_TRY(parac_cuda_upload(context, device_offsets, in->offsets, (clusters + 1) * sizeof(uint32_t), error));
     PARAC_TRY(parac_cuda_upload(context, device_sizes, sizes, clusters * sizeof(double), error));
-    silhouette_values<<<blocks, THREADS, tile * d * sizeof(double), (cudaStream_t)context->stream>>>(
-        device_xs, n, d, device_cluster, device_offsets, device_sizes, clusters, tile, device_values);
-    PARAC_CUDA_TRY_LAUNCH();
+    PARAC_TRY(parac_cuda_launch_items_shared(silhouette_values, n, THREADS, tile * d * sizeof(double),
+                                             (cudaStream_t)context->stream, error, device_xs, n, d, device_cluster,
+                                             device_offsets, device_sizes, clusters, tile, device_values));
     sorted_values = (double *)malloc(n * sizeof(double));
     if (!sorted_values) {
         status = parac_fail_no_memory(error, "silhouette values", n * sizeof(double));

@@ -17,16 +17,6 @@ typedef struct fca_args {
     int count_only, timings;
 } fca_args;
 
-static int parse_format(const char *text, parac_fca_format *format)
-{
-    if (!text || strcmp(text, "auto") == 0) *format = PARAC_FCA_FORMAT_AUTO;
-    else if (strcmp(text, "fimi") == 0 || strcmp(text, "dat") == 0) *format = PARAC_FCA_FORMAT_FIMI;
-    else if (strcmp(text, "cxt") == 0) *format = PARAC_FCA_FORMAT_CXT;
-    else if (strcmp(text, "csv") == 0 || strcmp(text, "tsv") == 0) *format = PARAC_FCA_FORMAT_CSV;
-    else return -1;
-    return 0;
-}
-
 /* Rank 0: one concept a line, its intent's ascending attribute ids (as `parac fca`). */
 static parac_status write_concepts(const fca_args *args, const parac_fca_context *context,
                                    const parac_fca_concepts *concepts, uint64_t count, parac_error *error)
@@ -80,7 +70,7 @@ int mpi_cmd_fca(MPI_Comm comm, int argc, char **argv)
     code = mpi_cli_parse(rank, &command, argc, argv, &common, positionals, &positional_count);
     if (code != CLI_CONTINUE) return code;
     parac_error_clear(&error);
-    if (parse_format(args.format, &format)) return rank == 0 ? cli_usage_error("fca", "unknown --format '%s'", args.format) : 1;
+    if (cli_parse_fca_format(args.format, &format)) return rank == 0 ? cli_usage_error("fca", "unknown --format '%s'", args.format) : 1;
     if (args.min_support < 0)
         parac_fail(&error, PARAC_ERR_INVALID_ARGUMENT, "fca: --min-support must be >= 0");
     else if (rank == 0)

@@ -80,6 +80,8 @@ static void check_fca(void)
     CHECK(options.engine == NULL);
     CHECK_EQ_INT(options.gpu_pool_bytes, 0);
     CHECK_EQ_INT(options.max_device_bytes, 0);
+    CHECK_EQ_INT(options.max_host_bytes, 0);
+    CHECK(options.temp_directory == NULL);
     check_exec_defaults(&options.exec);
 }
 

@@ -43,10 +43,8 @@ typedef struct path {
 } path;
 
 static const path PATHS[] = {
-    {"serial", 1, PARAC_FCA_CPU_AUTO},          {"on-demand", 4, PARAC_FCA_CPU_ON_DEMAND},
-    {"stealing", 4, PARAC_FCA_CPU_WORK_STEALING}, {"per-thread", 4, PARAC_FCA_CPU_PER_THREAD},
-    {"shared-pool", 4, PARAC_FCA_CPU_SHARED_POOL}, {"sparse", 1, PARAC_FCA_CPU_SPARSE},
-    {"sparse-parallel", 4, PARAC_FCA_CPU_SPARSE},
+    {"serial", 1, PARAC_FCA_CPU_AUTO},   {"on-demand", 4, PARAC_FCA_CPU_ON_DEMAND},
+    {"sparse", 1, PARAC_FCA_CPU_SPARSE}, {"sparse-parallel", 4, PARAC_FCA_CPU_SPARSE},
 };
 
 static parac_fca_options options_for(const path *p, watcher *w)

@@ -67,6 +67,10 @@ static void test_brute_force(void)
     free(closed);
 }
 
+/* Every CPU strategy the library has (the others moved to dev/fca/, test_removed_strategies). */
+static const parac_fca_cpu_strategy CPU_STRATEGIES[] = {PARAC_FCA_CPU_AUTO, PARAC_FCA_CPU_ON_DEMAND,
+                                                       PARAC_FCA_CPU_SPARSE};
+
 static void test_serial_vs_parallel(void)
 {
     static const size_t shapes[][2] = {{1, 1}, {7, 5}, {63, 17}, {65, 33}, {130, 40}, {200, 63}, {257, 65}, {90, 90}, {3, 70}};
@@ -86,9 +90,10 @@ static void test_serial_vs_parallel(void)
             options.min_support = min_support;
             CHECK(fca_test_same_concepts(serial, parallel), "shape %zux%zu density %.2f: serial != parallel",
                   shapes[s][0], shapes[s][1], density);
-            for (int strategy = PARAC_FCA_CPU_AUTO; strategy <= PARAC_FCA_CPU_ON_DEMAND; strategy++) {
+            for (size_t k = 0; k < sizeof CPU_STRATEGIES / sizeof CPU_STRATEGIES[0]; k++) {
                 parac_fca_concepts *other = NULL;
-                options.cpu_strategy = (parac_fca_cpu_strategy)strategy;
+                int strategy = CPU_STRATEGIES[k];
+                options.cpu_strategy = CPU_STRATEGIES[k];
                 CHECK_OK(parac_fca_count(context, &options, &count, &error), &error);
                 CHECK(count == parac_fca_concepts_size(serial), "strategy %d: count %llu vs %zu", strategy,
                       (unsigned long long)count, parac_fca_concepts_size(serial));
@@ -118,18 +123,50 @@ static void check_known_count(const char *name, uint64_t expected)
     CHECK_OK(parac_fca_engine_create(&options.exec, &options.engine, &error), &error); /* holds nothing on the CPU */
     for (int threads = 1; threads <= 3; threads++) {
         options.exec.threads = threads;
-        options.cpu_strategy = threads == 3 ? PARAC_FCA_CPU_SHARED_POOL : PARAC_FCA_CPU_AUTO;
-        CHECK_OK(parac_fca_count(context, &options, &count, &error), &error);
-        CHECK(count == expected, "%s with %d threads: %llu concepts, expected %llu", name, threads,
-              (unsigned long long)count, (unsigned long long)expected);
-        for (int strategy = PARAC_FCA_CPU_WORK_STEALING; strategy <= PARAC_FCA_CPU_ON_DEMAND; strategy++) {
-            options.cpu_strategy = (parac_fca_cpu_strategy)strategy;
+        for (size_t k = 0; k < sizeof CPU_STRATEGIES / sizeof CPU_STRATEGIES[0]; k++) {
+            int strategy = CPU_STRATEGIES[k];
+            options.cpu_strategy = CPU_STRATEGIES[k];
             CHECK_OK(parac_fca_count(context, &options, &count, &error), &error);
             CHECK(count == expected, "%s with %d threads, strategy %d: %llu concepts, expected %llu", name, threads,
                   strategy, (unsigned long long)count, (unsigned long long)expected);
         }
     }
     parac_fca_engine_destroy(options.engine);
+    parac_fca_context_destroy(context);
+}
+
+/* shared_pool, per_thread and work_stealing moved to dev/fca/ (issue 20): their numbers stay reserved
+ * and are refused, naming the lab file; values outside the enum are refused too. */
+static void test_removed_strategies(void)
+{
+    static const struct { parac_fca_cpu_strategy strategy; const char *file; } removed[] = {
+        {PARAC_FCA_CPU_REMOVED_SHARED_POOL, "dev/fca/01_shared_pool.c"},
+        {PARAC_FCA_CPU_REMOVED_PER_THREAD, "dev/fca/02_per_thread.c"},
+        {PARAC_FCA_CPU_REMOVED_WORK_STEALING, "dev/fca/03_work_stealing.c"},
+    };
+    parac_fca_context *context = fca_test_random_context(40, 12, 0.3, 5);
+    parac_fca_options options;
+    parac_error error;
+    uint64_t count = 7;
+    memset(&options, 0, sizeof options);
+    options.exec.device = PARAC_DEVICE_CPU;
+    for (size_t r = 0; r < sizeof removed / sizeof removed[0]; r++)
+        for (int threads = 1; threads <= 2; threads++) {
+            parac_fca_concepts *concepts = NULL;
+            options.cpu_strategy = removed[r].strategy;
+            options.exec.threads = threads;
+            CHECK(parac_fca_count(context, &options, &count, &error) == PARAC_ERR_INVALID_ARGUMENT,
+                  "removed strategy %d counted", (int)removed[r].strategy);
+            CHECK(strstr(error.message, removed[r].file) != NULL, "removed strategy: %s", error.message);
+            CHECK(parac_fca_compute(context, &options, &concepts, &error) == PARAC_ERR_INVALID_ARGUMENT &&
+                      concepts == NULL,
+                  "removed strategy %d computed", (int)removed[r].strategy);
+        }
+    CHECK(count == 7, "a refused run wrote its count (%llu)", (unsigned long long)count);
+    options.cpu_strategy = (parac_fca_cpu_strategy)(PARAC_FCA_CPU_SPARSE + 1);
+    CHECK(parac_fca_count(context, &options, &count, &error) == PARAC_ERR_INVALID_ARGUMENT, "unknown strategy counted");
+    options.cpu_strategy = (parac_fca_cpu_strategy)-1;
+    CHECK(parac_fca_count(context, &options, &count, &error) == PARAC_ERR_INVALID_ARGUMENT, "strategy -1 counted");
     parac_fca_context_destroy(context);
 }
 
@@ -160,6 +197,7 @@ int main(void)
     test_canonical_order();
     test_brute_force();
     test_serial_vs_parallel();
+    test_removed_strategies();
     check_known_count("vote.dat", 227033);
     check_known_count("primary-tumor.dat", 87232);
     return test_finish("fca.fcbo");

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/fca/test_sparse_cli.sh — `parac fca --cpu-strategy`: the sparse search's output is
 # byte-identical to the dense search's (intents, extents, min support, 1 and 2 threads) on a sparse
-# and a dense context, auto agrees, and an unknown strategy is a usage error (exit 1).
+# and a dense context, auto agrees, an unknown strategy is a usage error (exit 1) and a removed one
+# (moved to dev/fca/) a bad value that says where it went (exit 2).
 set -u
 PARAC=${PARAC:-./parac}
 dir=$(mktemp -d /tmp/parac-fca-sparse-cli.XXXXXX)
@@ -31,6 +32,12 @@ done
 
 out=$("$PARAC" fca "$dir/dense.dat" --cpu-strategy quick 2>&1 >/dev/null); code=$?
 [[ $code == 1 && $out == *"--cpu-strategy"* ]] || fail "unknown strategy: exit $code ($out)"
+[[ $out != *work_stealing* && $out != *shared_pool* && $out != *per_thread* ]] ||
+  fail "the usage message lists a removed strategy ($out)"
+for strategy in shared_pool per_thread work_stealing; do # moved to dev/fca/: refused, saying where they went
+  out=$("$PARAC" fca "$dir/dense.dat" --device cpu --threads 2 --cpu-strategy $strategy --count 2>&1 >/dev/null); code=$?
+  [[ $code == 2 && $out == *"dev/fca/"*"$strategy.c"* ]] || fail "removed $strategy: exit $code ($out)"
+done
 
 if (( failures )); then echo "$failures failure(s)"; exit 1; fi
 echo "fca sparse cli: ok"

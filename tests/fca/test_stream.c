@@ -56,14 +56,15 @@ static parac_status stream_into(const parac_fca_context *context, const parac_fc
 static void check_same(const parac_fca_context *context, const char *label, uint64_t min_support, int full)
 {
     static const uint64_t budgets[] = {0, 4096, 1, 100000};
-    static const parac_fca_cpu_strategy strategies[] = {PARAC_FCA_CPU_AUTO, PARAC_FCA_CPU_SHARED_POOL,
-                                                        PARAC_FCA_CPU_PER_THREAD, PARAC_FCA_CPU_WORK_STEALING};
+    static const parac_fca_cpu_strategy strategies[] = {PARAC_FCA_CPU_AUTO, PARAC_FCA_CPU_ON_DEMAND,
+                                                        PARAC_FCA_CPU_SPARSE};
+    const size_t strategy_count = sizeof strategies / sizeof strategies[0];
     parac_fca_concepts *expected = fca_test_compute(context, PARAC_DEVICE_CPU, 1, min_support);
     size_t n = parac_fca_concepts_size(expected);
     if (!expected) return;
     for (size_t b = 0; b < (full ? sizeof budgets / sizeof budgets[0] : 2u); b++)
         for (int threads = 1; threads <= (full ? 3 : 2); threads++)
-            for (size_t s = 0; s < (threads > 1 && full ? 4u : 1u); s++) {
+            for (size_t s = 0; s < (threads > 1 && full ? strategy_count : 1u); s++) {
                 stream_check check;
                 parac_error error = {0};
                 CHECK_OK(stream_into(context, expected, threads, strategies[s], budgets[b], min_support, NULL, &check,

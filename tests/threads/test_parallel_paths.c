@@ -138,8 +138,7 @@ static int same_intents(const parac_fca_concepts *a, const parac_fca_concepts *b
 
 static void check_fca(int threads)
 {
-    static const parac_fca_cpu_strategy STRATEGIES[] = {PARAC_FCA_CPU_SHARED_POOL, PARAC_FCA_CPU_PER_THREAD,
-                                                        PARAC_FCA_CPU_WORK_STEALING, PARAC_FCA_CPU_ON_DEMAND};
+    static const parac_fca_cpu_strategy STRATEGIES[] = {PARAC_FCA_CPU_ON_DEMAND, PARAC_FCA_CPU_SPARSE};
     const size_t attributes = 40;
     parac_fca_context *context = NULL;
     parac_fca_concepts *serial;

@@ -1,4 +1,5 @@
-/* fca/fcbo_omp.c — FCbO on all cores with OpenMP tasks.
+/* dev/fca/lab_omp_tasks.h — FCbO on all cores with OpenMP tasks: the scheduler of the lab's
+ * 01_shared_pool.c and 02_per_thread.c (fca/fcbo_omp.c until issue 20 moved it here).
  *
  * Load balancing is dynamic: a worker expanding a node hands a child to the
  * task pool only while fewer than SPAWN_PER_THREAD tasks per thread are
@@ -9,15 +10,18 @@
  * (scratch stack + result buffer) from a pool, so a task run inline at a
  * scheduling point never shares scratch with the one it interrupted.
  *
- * Two strategies here (parac_fca_cpu_strategy; WORK_STEALING lives in fcbo_steal.c):
- *   SHARED_POOL — the first version: tasks borrow a worker from a locked
- *                 pool, the pending counter shares a cache line with the lock.
- *   PER_THREAD  — one worker per thread, cache-line aligned, taken by thread
- *                 number without a lock. Safe because tasks are tied: a task
- *                 run inline at a scheduling point sits above the interrupted
- *                 one on the same C stack, so it uses the worker's scratch
- *                 stack strictly LIFO. The pending counter has its own line.
+ * Two ways of finding a task's worker (omp_tasks_search's per_thread):
+ *   0 (SHARED_POOL) — the first version: tasks borrow a worker from a locked
+ *                     pool, the pending counter shares a cache line with the lock.
+ *   1 (PER_THREAD)  — one worker per thread, cache-line aligned, taken by thread
+ *                     number without a lock. Safe because tasks are tied: a task
+ *                     run inline at a scheduling point sits above the interrupted
+ *                     one on the same C stack, so it uses the worker's scratch
+ *                     stack strictly LIFO. The pending counter has its own line.
  */
+#ifndef PARAC_LAB_OMP_TASKS_H
+#define PARAC_LAB_OMP_TASKS_H
+
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,8 +38,8 @@ typedef struct parallel_state {
     const fca_search *search;
     int store;
     int spawn_limit;
-    int per_thread;       /* PARAC_FCA_CPU_PER_THREAD: workers[thread], no lock */
-    int pending;          /* SHARED_POOL: tasks created and not yet started (atomic) */
+    int per_thread;       /* 02_per_thread.c: workers[thread], no lock */
+    int pending;          /* 01_shared_pool.c: tasks created and not yet started (atomic) */
     int *pending_counter; /* &pending, or a counter alone on its cache line */
     omp_lock_t lock;      /* guards the worker lists */
     fcbo_worker **all;    /* every worker created */
@@ -50,7 +54,7 @@ static void release_worker(parallel_state *state, fcbo_worker *worker);
 static void run_bundle(parallel_state *state, task_bundle *bundle)
 {
     fcbo_worker *worker;
-int *pending = state->pending_counter;
+    int *pending = state->pending_counter;
 #pragma omp atomic
     (*pending)--;
     worker = acquire_worker(state);
@@ -59,30 +63,6 @@ int *pending = state->pending_counter;
         release_worker(state, worker);
     }
     free(bundle);
-}
-
-task_bundle *fcbo_copy_node(const fca_search *search, const fcbo_node *child)
-{
-    size_t object_words = search->object_words, words = search->attribute_words, n = search->attributes;
-    size_t list_words = fcbo_words_for(object_words, sizeof(uint32_t));
-    size_t y = child->next_attribute;
-    task_bundle *bundle = malloc(sizeof *bundle + (object_words + list_words + words + n * words) * sizeof(parac_word));
-    if (!bundle) return NULL;
-    bundle->node.extent = bundle->words;
-    bundle->node.nonzero_words = (uint32_t *)(bundle->words + object_words);
-    bundle->node.intent = bundle->words + object_words + list_words;
-    bundle->node.failed = bundle->node.intent + words;
-    bundle->node.next_attribute = y;
-    bundle->node.weight = child->weight;
-    bundle->node.nonzero_count = child->nonzero_count;
-    for (size_t i = 0; i < child->nonzero_count; i++) {
-        uint32_t w = child->nonzero_words[i];
-        bundle->node.nonzero_words[i] = w;
-        bundle->node.extent[w] = child->extent[w];
-    }
-    memcpy(bundle->node.intent, child->intent, words * sizeof(parac_word));
-    memcpy(bundle->node.failed + y * words, child->failed + y * words, (n - y) * words * sizeof(parac_word));
-    return bundle;
 }
 
 static int spawn_child(fcbo_worker *worker, const fcbo_node *child)
@@ -200,8 +180,8 @@ static void create_thread_workers(parallel_state *state, int threads)
     }
 }
 
-parac_status fca_fcbo_parallel(const fca_search *search, int threads, parac_fca_cpu_strategy strategy,
-                               parac_fca_concepts *concepts, uint64_t *count, parac_error *error)
+static parac_status omp_tasks_search(const fca_search *search, int threads, int per_thread,
+                                     parac_fca_concepts *concepts, uint64_t *count, parac_error *error)
 {
     parallel_state state;
     parac_status status;
@@ -210,8 +190,7 @@ parac_status fca_fcbo_parallel(const fca_search *search, int threads, parac_fca_
     state.search = search;
     state.store = concepts != NULL;
     state.spawn_limit = SPAWN_PER_THREAD * threads;
-    /* Only SHARED_POOL and PER_THREAD reach here (AUTO goes to work stealing, fca.c). */
-    state.per_thread = strategy == PARAC_FCA_CPU_PER_THREAD && alone;
+    state.per_thread = per_thread && alone;
     state.pending_counter = state.per_thread ? alone : &state.pending;
     *state.pending_counter = 0;
     omp_init_lock(&state.lock);
@@ -235,3 +214,5 @@ parac_status fca_fcbo_parallel(const fca_search *search, int threads, parac_fca_
     free(state.idle);
     return status;
 }
+
+#endif
