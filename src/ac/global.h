@@ -159,6 +159,13 @@ typedef struct parac_csp_global {
     size_t transition_count;
     int64_t state_count;        /* REGULAR/MDD: states are 0..state_count-1 (the reader numbers names) */
 
+    /* 1 when the reader replaced expression terms (add(x,1), mul(x,y) in a list) by auxiliary
+     * variables (network.h) and a variable of one expression also occurs in another term of the
+     * constraint: GAC over the auxiliary variables is then weaker than GAC over the original ones
+     * (ac_global_strength reports "decomposition"). Without such a shared variable the
+     * decomposition is Berge-acyclic and its GAC is the original constraint's. */
+    int shared_expression_variables;
+
     long line;                  /* source line, for messages */
 } parac_csp_global;
 

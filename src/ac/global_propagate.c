@@ -8,6 +8,7 @@ const char *ac_strength_name(ac_strength strength)
 {
     switch (strength) {
     case AC_STRENGTH_GAC: return "gac";
+    case AC_STRENGTH_DECOMPOSITION: return "decomposition";
     case AC_STRENGTH_BOUNDS: return "bounds";
     default: return "partial";
     }
@@ -88,7 +89,8 @@ ac_strength ac_global_strength(const parac_csp_network *network, const parac_csp
 {
     ac_strength dedicated = ac_global_dedicated_strength(network, global);
     if (!ac_global_well_formed(global)) return AC_STRENGTH_PARTIAL;
-    if (dedicated == AC_STRENGTH_GAC || fits_support_search(network, global)) return AC_STRENGTH_GAC;
+    if (dedicated == AC_STRENGTH_GAC || fits_support_search(network, global))
+        return global->shared_expression_variables ? AC_STRENGTH_DECOMPOSITION : AC_STRENGTH_GAC;
     return dedicated;
 }
 

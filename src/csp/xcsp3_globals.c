@@ -22,6 +22,7 @@ typedef struct global_reader {
     parac_csp_global g;
     parac_error *error;
     int droppable; /* the failure is a form parac does not read: ignore_unsupported drops the constraint */
+    term_list expression_variables; /* the distinct variables of each expression term read, one run per term */
 } global_reader;
 
 /* ---- messages ------------------------------------------------------------------------------- */
@@ -103,14 +104,71 @@ static int boolean_attribute(xmlNodePtr node, const char *name, int fallback)
 
 /* ---- terms ---------------------------------------------------------------------------------- */
 
-static parac_status parse_text(global_reader *r, xmlNodePtr at, const char *text, term_list *out)
+static int is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
+
+static const char *skip_spaces(const char *at)
+{
+    while (is_space(*at)) at++;
+    return at;
+}
+
+static parac_status parse_plain_text(global_reader *r, xmlNodePtr at, const char *text, term_list *out)
 {
     int parsed = xcsp3_parse_terms(r->x, text, r->args, out);
     if (parsed == -2) return no_memory(r);
-    if (parsed < 0 && strchr(text, '('))
-        return UNSUPPORTED(r, at, "an expression as a list term (e.g. add(x,1)); only variables and integers");
     if (parsed < 0) return BAD(r, at, "%s", r->x->why);
     return PARAC_OK;
+}
+
+/* The end of the term that starts at `at`: the next space outside parentheses (an expression
+ * such as "add(x[0], 1)" may hold spaces); NULL when a parenthesis is left open. */
+static const char *term_end(const char *at)
+{
+    int depth = 0;
+    for (; *at && (depth > 0 || !is_space(*at)); at++) {
+        depth += *at == '(';
+        depth -= *at == ')';
+        if (depth < 0) return NULL;
+    }
+    return depth ? NULL : at;
+}
+
+/* A list with expression terms ("x[0] add(x[1],1) mul(x[2],y)", as pycsp3 writes
+ * AllDifferent(x[i] + i)): each expression becomes an auxiliary variable (xcsp3_expression_term),
+ * the other terms are read as usual. */
+static parac_status parse_text_with_expressions(global_reader *r, xmlNodePtr at, const char *text, term_list *out)
+{
+    parac_status status = PARAC_OK;
+    const char *cursor = skip_spaces(text);
+    char *plain = NULL;
+    if (strstr(text, "%..."))
+        return UNSUPPORTED(r, at, "%%... in a list with expression terms");
+    while (status == PARAC_OK && *cursor) {
+        const char *end = term_end(cursor);
+        if (!end) return BAD(r, at, "an expression term with unbalanced parentheses");
+        if (memchr(cursor, '(', (size_t)(end - cursor))) {
+            term value = {0};
+            status = xcsp3_expression_term(r->x, at, cursor, (size_t)(end - cursor), r->args, &value,
+                                           &r->expression_variables, r->error);
+            r->droppable = status == PARAC_ERR_UNSUPPORTED;
+            if (status == PARAC_OK && xcsp3_push_term(out, value.var, value.constant) < 0) status = no_memory(r);
+        } else if (!(plain = malloc((size_t)(end - cursor) + 1))) {
+            status = no_memory(r);
+        } else {
+            memcpy(plain, cursor, (size_t)(end - cursor));
+            plain[end - cursor] = '\0';
+            status = parse_plain_text(r, at, plain, out);
+            free(plain);
+            plain = NULL;
+        }
+        cursor = skip_spaces(end);
+    }
+    return status;
+}
+
+static parac_status parse_text(global_reader *r, xmlNodePtr at, const char *text, term_list *out)
+{
+    return strchr(text, '(') ? parse_text_with_expressions(r, at, text, out) : parse_plain_text(r, at, text, out);
 }
 
 /* The terms of node's text, appended to out. */
@@ -216,13 +274,6 @@ static parac_status read_except(global_reader *r)
 
 /* ---- conditions: "(le, 10)", "(eq, y)", "(in, 2..5)", "(in, {1,3})" ------------------------- */
 
-static int is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
-
-static const char *skip_spaces(const char *at)
-{
-    while (is_space(*at)) at++;
-    return at;
-}
 
 static ac_operator operator_named(const char *name, size_t length)
 {
@@ -421,6 +472,33 @@ static uint64_t stored_terms(const parac_csp_global *g)
     return terms;
 }
 
+static int compare_terms_by_variable(const void *a, const void *b)
+{
+    int64_t x = ((const term *)a)->var, y = ((const term *)b)->var;
+    return (x > y) - (x < y);
+}
+
+/* Sets g.shared_expression_variables when a variable read by an expression term occurs in a
+ * second expression or as a term of its own (global.h: GAC is then that of the decomposition). */
+static parac_status mark_shared_expression_variables(global_reader *r)
+{
+    term_list *e = &r->expression_variables;
+    size_t declared = r->x->network->declared_variable_count, count = ac_global_scope(&r->g, NULL, 0);
+    uint32_t *scope = malloc((count + 1) * sizeof *scope);
+    int shared = 0;
+    if (!scope) return no_memory(r);
+    ac_global_scope(&r->g, scope, count);
+    qsort(e->items, e->count, sizeof *e->items, compare_terms_by_variable);
+    for (size_t i = 1; i < e->count; i++) shared |= e->items[i].var == e->items[i - 1].var;
+    for (size_t i = 0; i < count && !shared; i++) {
+        term key = {scope[i], 0};
+        shared = scope[i] < declared && bsearch(&key, e->items, e->count, sizeof *e->items, compare_terms_by_variable);
+    }
+    free(scope);
+    r->g.shared_expression_variables = shared;
+    return PARAC_OK;
+}
+
 /* Adds the global, within the value budget for all globals together: a compact reference (x[])
  * repeated in many constraints must not multiply into unbounded memory. */
 static parac_status add_global(global_reader *r)
@@ -434,6 +512,10 @@ static parac_status add_global(global_reader *r)
         return status;
     }
     r->x->global_terms += terms;
+    if (r->expression_variables.count) {
+        parac_status status = mark_shared_expression_variables(r);
+        if (status != PARAC_OK) return status;
+    }
     return parac_csp_add_global(r->x->network, &r->g, r->error);
 }
 
@@ -1112,6 +1194,7 @@ parac_status xcsp3_read_global(xcsp3 *x, xmlNodePtr node, const term_list *args,
     ac_global_init(&r.g, entry->kind == AC_GLOBAL_KIND_COUNT ? AC_GLOBAL_ALL_DIFFERENT : entry->kind);
     status = entry->read(&r);
     ac_global_free(&r.g);
+    free(r.expression_variables.items);
     if (status == PARAC_ERR_UNSUPPORTED && r.droppable && x->options->ignore_unsupported) {
         char description[PARAC_ERROR_MESSAGE_SIZE + 64];
         snprintf(description, sizeof description, "element <%s> at line %ld (%s)", (const char *)node->name,

@@ -713,6 +713,71 @@ static parac_status read_intension(xcsp3 *x, xmlNodePtr node, parac_error *error
     return status;
 }
 
+/* ---- expressions as list terms (xcsp3_internal.h) ------------------------------------------- */
+
+/* Binds each leaf of an expression to a variable or a constant (its group parameter bound by
+ * args); fills vars/constants (leaves->count entries each). */
+static parac_status bind_leaves(xcsp3 *x, xmlNodePtr node, const term_list *leaves, const term_list *args,
+                                int64_t *vars, int64_t *constants, parac_error *error)
+{
+    for (size_t k = 0; k < leaves->count; k++) {
+        int64_t key = leaves->items[k].var;
+        vars[k] = key;
+        constants[k] = 0;
+        if (key >= 0) continue;
+        if (!args || (size_t)(-1 - key) >= args->count)
+            return fail_node(x, node, PARAC_ERR_PARSE, "parameter %i outside a group or past its <args>", error);
+        vars[k] = args->items[-1 - key].var;
+        constants[k] = args->items[-1 - key].constant;
+    }
+    return PARAC_OK;
+}
+
+/* A name for the next auxiliary variable that no declared variable or array has. */
+static void auxiliary_name(xcsp3 *x, char *name, size_t size)
+{
+    do snprintf(name, size, "parac_aux_%llu", (unsigned long long)x->expression_terms++);
+    while (xcsp_names_get(&x->names, name, strlen(name)) != -1);
+}
+
+parac_status xcsp3_expression_term(xcsp3 *x, xmlNodePtr node, const char *text, size_t length, const term_list *args,
+                                   term *out, term_list *variables, parac_error *error)
+{
+    char *copy = malloc(length + 1), name[48];
+    xcsp_expr expr = {0};
+    leaf_context leaves = {0};
+    int64_t *vars = NULL, *constants = NULL;
+    xcsp_site site = site_of(x, node);
+    parac_status status;
+    if (!copy) return parac_fail_no_memory(error, "expression term", length + 1);
+    memcpy(copy, text, length);
+    copy[length] = '\0';
+    status = parse_intension_text(x, node, copy, &expr, &leaves, error);
+    if (status == PARAC_OK) {
+        vars = malloc((leaves.leaves.count + 1) * sizeof *vars);
+        constants = malloc((leaves.leaves.count + 1) * sizeof *constants);
+        if (!vars || !constants) status = parac_fail_no_memory(error, "expression term", leaves.leaves.count * 16);
+    }
+    if (status == PARAC_OK) status = bind_leaves(x, node, &leaves.leaves, args, vars, constants, error);
+    for (size_t k = 0; status == PARAC_OK && k < leaves.leaves.count; k++) {
+        int seen = 0;
+        if (vars[k] < 0) continue;
+        for (size_t j = 0; j < k; j++) seen |= vars[j] == vars[k];
+        if (!seen && push_term(variables, vars[k], 0) < 0) status = parac_fail_no_memory(error, "expression term", 16);
+    }
+    if (status == PARAC_OK) {
+        auxiliary_name(x, name, sizeof name);
+        status = xcsp_add_expression_variable(x->network, &expr, vars, constants, leaves.leaves.count, name,
+                                              x->in->limits.max_values, &site, &out->var, &out->constant, error);
+    }
+    free(copy);
+    free(vars);
+    free(constants);
+    xcsp_expr_free(&expr);
+    leaves_free(&leaves);
+    return status;
+}
+
 static xmlNodePtr first_element(xmlNodePtr node)
 {
     for (xmlNodePtr c = node->children; c; c = c->next)
