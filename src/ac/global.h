@@ -65,6 +65,14 @@
  *               | when given                                  |
  * CIRCUIT       | lists[0] terms (successors)                 | start_index; size (a term, or var -1 and
  *               |                                             | value 0 when absent)
+ * BIN_PACKING   | lists[0] terms (the bin of each item)       | coeffs = the items' sizes (integers, one
+ *               |                                             | per term), condition (le / lt, a constant
+ *               |                                             | or a variable) on the load of every bin
+ *               |                                             | that some item is put in
+ * KNAPSACK      | lists[0] terms (how many of each item)      | coeffs = weights, values = profits (one
+ *               |                                             | per term, in list order, not sorted),
+ *               |                                             | condition on sum(weights * list),
+ *               |                                             | condition2 on sum(profits * list)
  *
  * instantiation is not a global here: the reader applies it to the domains.
  */
@@ -99,6 +107,8 @@ typedef enum ac_global_kind {
     AC_GLOBAL_NO_OVERLAP,
     AC_GLOBAL_CUMULATIVE,
     AC_GLOBAL_CIRCUIT,
+    AC_GLOBAL_BIN_PACKING,
+    AC_GLOBAL_KNAPSACK,
     AC_GLOBAL_KIND_COUNT
 } ac_global_kind;
 
@@ -137,13 +147,14 @@ typedef struct parac_csp_global {
 
     int64_t *coeffs;            /* SUM coefficients, ORDERED lengths */
     size_t coeff_count;
-    int64_t *values;            /* except values (sorted, distinct) */
+    int64_t *values;            /* except values (sorted, distinct); KNAPSACK: the profits */
     size_t value_count;
     ac_range *ranges;           /* CARDINALITY occurrences given as ranges: ranges[k] for value k when
                                    lists[2][k].var == AC_TERM_CONSTANT and has_ranges */
     int has_ranges;
 
     ac_condition condition;
+    ac_condition condition2;    /* KNAPSACK: the condition on the profit */
     ac_operator op;             /* ORDERED, LEX */
     ac_term index, index2;      /* ELEMENT */
     int64_t start_index, start_index2;
@@ -169,7 +180,7 @@ typedef struct parac_csp_global {
     long line;                  /* source line, for messages */
 } parac_csp_global;
 
-/* Zeroes *global and sets its kind, with every single term (condition operand, index, index2,
+/* Zeroes *global and sets its kind, with every single term (condition operands, index, index2,
  * size) a constant 0 and condition.op AC_OP_NONE: a term left at var 0 would name variable 0, so
  * a reader starts every constraint from here. */
 void ac_global_init(parac_csp_global *global, ac_global_kind kind);

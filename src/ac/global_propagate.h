@@ -111,6 +111,8 @@ AC_PROPAGATOR(min_max); /* minimum and maximum */
 AC_PROPAGATOR(no_overlap);
 AC_PROPAGATOR(cumulative);
 AC_PROPAGATOR(circuit);
+AC_PROPAGATOR(bin_packing);
+AC_PROPAGATOR(knapsack);
 
 /* 1 when count's values are one variable (its own exact propagation). */
 int ac_count_variable_value(const parac_csp_global *global);

@@ -467,7 +467,8 @@ static parac_status read_matrix(global_reader *r, xmlNodePtr node, term_list *ce
 /* The integers a global holds: its memory, up to a constant factor. */
 static uint64_t stored_terms(const parac_csp_global *g)
 {
-    uint64_t terms = g->coeff_count + g->value_count + g->condition.set_count + g->final_count + 3 * (uint64_t)g->transition_count;
+    uint64_t terms = g->coeff_count + g->value_count + g->condition.set_count + g->condition2.set_count + g->final_count +
+                     3 * (uint64_t)g->transition_count;
     for (size_t l = 0; l < g->list_count; l++) terms += g->list_length[l];
     return terms;
 }
@@ -1143,6 +1144,53 @@ typedef struct global_entry {
     parac_status (*read)(global_reader *r);
 } global_entry;
 
+/* Integers of `name` (one per term of the main list) into *values. */
+static parac_status per_item_integers(global_reader *r, const char *name, int64_t **values, size_t *count)
+{
+    xmlNodePtr node = xcsp_child(r->node, name);
+    parac_status status;
+    if (!node) return BAD(r, NULL, "no <%s>", name);
+    status = node_integers(r, node, values, count);
+    if (status == PARAC_OK && *count != r->g.list_length[0])
+        status = BAD(r, node, "%zu <%s> for a list of %zu", *count, name, r->g.list_length[0]);
+    return status;
+}
+
+static parac_status read_bin_packing(global_reader *r)
+{
+    static const char *const known[] = {"list", "sizes", "condition", NULL};
+    parac_status status = only_children(r, known);
+    if (status == PARAC_OK) status = main_list(r, NULL);
+    if (status == PARAC_OK) status = per_item_integers(r, "sizes", &r->g.coeffs, &r->g.coeff_count);
+    if (status == PARAC_OK) status = required_condition(r);
+    /* a load at least k (ge, gt, eq, in ...) depends on which bins exist: refused, not guessed */
+    if (status == PARAC_OK && r->g.condition.op != AC_OP_LE && r->g.condition.op != AC_OP_LT)
+        status = UNSUPPORTED(r, xcsp_child(r->node, "condition"), "a load condition other than le or lt");
+    return status == PARAC_OK ? add_global(r) : status;
+}
+
+/* <list>, <weights>, <profits> and two <condition>s: the first on the weight, the second on the
+ * profit, as pycsp3 writes Knapsack(x, weights, wlimit, profits) >= p. */
+static parac_status read_knapsack(global_reader *r)
+{
+    static const char *const known[] = {"list", "weights", "profits", "condition", NULL};
+    xmlNodePtr conditions[2] = {NULL, NULL};
+    size_t found = 0;
+    parac_status status = only_children(r, known);
+    for (xmlNodePtr c = r->node->children; c; c = c->next)
+        if (is_named(c, "condition")) {
+            if (found == 2) return BAD(r, c, "more than two <condition>s");
+            conditions[found++] = c;
+        }
+    if (status == PARAC_OK && found != 2) status = BAD(r, NULL, "two <condition>s (weight, profit) expected");
+    if (status == PARAC_OK) status = main_list(r, NULL);
+    if (status == PARAC_OK) status = per_item_integers(r, "weights", &r->g.coeffs, &r->g.coeff_count);
+    if (status == PARAC_OK) status = per_item_integers(r, "profits", &r->g.values, &r->g.value_count);
+    if (status == PARAC_OK) status = parse_condition(r, conditions[0], &r->g.condition);
+    if (status == PARAC_OK) status = parse_condition(r, conditions[1], &r->g.condition2);
+    return status == PARAC_OK ? add_global(r) : status;
+}
+
 static parac_status read_at_least(global_reader *r) { return read_count_bound(r, AC_OP_GE); }
 static parac_status read_at_most(global_reader *r) { return read_count_bound(r, AC_OP_LE); }
 static parac_status read_exactly(global_reader *r) { return read_count_bound(r, AC_OP_EQ); }
@@ -1169,6 +1217,8 @@ static const global_entry entries[] = {
     {"noOverlap", AC_GLOBAL_NO_OVERLAP, read_no_overlap},
     {"cumulative", AC_GLOBAL_CUMULATIVE, read_cumulative},
     {"circuit", AC_GLOBAL_CIRCUIT, read_circuit},
+    {"binPacking", AC_GLOBAL_BIN_PACKING, read_bin_packing},
+    {"knapsack", AC_GLOBAL_KNAPSACK, read_knapsack},
 };
 
 static const global_entry *entry_named(const char *name)
