@@ -5,18 +5,19 @@ For each XCSP3 instance it runs
   * ACE (the solver pycsp3 ships, pycsp3/solvers/ace/ACE-*.jar) with `-search=false -rap`:
     preprocessing only (ACE's root propagation: AC, with its own propagator per constraint), then
     "Domain State (removals after preprocessing)" lists the values each variable lost; a second
-    run with -v=2 gives each variable's initial domain size;
+    run with -v=2 gives each variable's domain as loaded;
   * `parac ac FILE --domains OUT --json`: the values left by parac (GAC, or the documented strength).
 It fails when parac keeps a value ACE removes (or ACE wipes out and parac does not): ACE's removals
 are sound, and on the constraints where ACE's propagator is exact they are the GAC closure, which
 parac must reach. Values parac removes and ACE keeps are counted ("parac removes more"): that is
 fine where parac is exact and ACE is not (ACE reports such constraints as nNotAC).
 
-usage: compare_ace.py --parac PATH --ace JAR [--markdown] FILE.xml...
+usage: compare_ace.py --parac PATH --ace JAR [--markdown] [--jobs N] FILE.xml...
 Prints one line per instance (a Markdown table with --markdown); exits 1 on any value parac keeps
 that ACE removes, 2 when a tool fails.
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -24,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 
-VARIABLE_LINE = re.compile(r"^Variable (\S+) with num=\d+, degree=\d+, (\d+) values ")
+VARIABLE_LINE = re.compile(r"^Variable (\S+) with num=\d+, degree=\d+, (\d+) values \{([^}]*)\}")
 REMOVAL_LINE = re.compile(r"^\s+(\S+) : #(\d+) --> (.*)$")
 
 
@@ -41,24 +42,29 @@ def parse_values(text):
 
 
 def ace_output(jar, path, timeout, verbosity):
-    command = ["java", "-jar", jar, path, "-search=false", "-rap", "-npc=true", f"-v={verbosity}"]
+    # a short-lived JVM: the client compiler only and the serial collector start fastest
+    command = ["java", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-jar", jar, path, "-search=false", "-rap", "-npc=true", f"-v={verbosity}"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     # ACE colours its output with ANSI escapes unless told otherwise; strip them.
     return re.sub(r"\x1b\[[0-9;]*m", "", done.stdout + done.stderr)
 
 
 def run_ace(jar, path, timeout):
-    """Two runs: -v=2 lists each variable with its initial domain size before it describes the
-    constraints (where it may stop with an error), -v=1 runs the preprocessing and lists removals."""
-    sizes, removed, not_ac, unsat, in_state = {}, {}, 0, False, False
+    """Two runs: -v=2 lists each variable with its domain after loading (ACE may already have
+    reduced it then) before it describes the constraints (where it may stop with an error), -v=1 runs
+    the preprocessing and lists the removals since the file's domain. ACE's domain after its root
+    propagation is the first less the second."""
+    loaded, removed, not_ac, unsat, in_state = {}, {}, 0, False, False
     out = ace_output(jar, path, timeout, 2)
     if "Problem when parsing" in out:
         return None  # ACE's parser refuses the file (e.g. forms.xml's mixed <occurs>): nothing to compare
     for line in out.splitlines():
         match = VARIABLE_LINE.match(line)
         if match:
-            sizes[match.group(1)] = int(match.group(2))
-    if not sizes:
+            loaded[match.group(1)] = parse_values(match.group(3))
+            if len(loaded[match.group(1)]) != int(match.group(2)):
+                raise RuntimeError(f"{path}: ACE's domain of {match.group(1)} is cut: {line!r}")
+    if not loaded:
         raise RuntimeError(f"{path}: ACE printed no variables: {out[-400:]}")
     out = ace_output(jar, path, timeout, 1)
     if "Domain State" not in out:
@@ -80,7 +86,7 @@ def run_ace(jar, path, timeout):
                 removed[match.group(1)] = values
             elif line.strip():
                 in_state = False
-    return {"sizes": sizes, "removed": removed, "not_ac": not_ac, "unsat": unsat}
+    return {"loaded": loaded, "removed": removed, "not_ac": not_ac, "unsat": unsat}
 
 
 def run_parac(parac, path, timeout):
@@ -99,24 +105,20 @@ def run_parac(parac, path, timeout):
 def compare(ace, parac):
     """Counts over the variables both know (ACE's own auxiliary variables are left out)."""
     kept_removed, extra, ace_removes, parac_removes, values = [], 0, 0, 0, 0
-    wiped = parac["summary"]["wipeout"]
     for name, remaining in parac["domains"].items():
-        if name not in ace["sizes"]:
+        if name not in ace["loaded"]:
             continue
-        size = ace["sizes"][name]
-        removed_by_ace = set() if ace["unsat"] else ace["removed"].get(name, set())
-        ace_left = size - len(removed_by_ace)
-        values += size
-        ace_removes += size if ace["unsat"] else len(removed_by_ace)
-        parac_removes += size - len(remaining)
-        if ace["unsat"] and not wiped:
-            kept_removed.append((name, sorted(remaining)[:5]))
-            continue
-        kept = remaining & removed_by_ace
+        loaded, removed_by_ace = ace["loaded"][name], ace["removed"].get(name, set())
+        initial = loaded | removed_by_ace  # the file's domain (as far as the two runs show it)
+        ace_left = set() if ace["unsat"] else loaded - removed_by_ace
+        values += len(initial)
+        ace_removes += len(initial) - len(ace_left)
+        parac_removes += len(initial - remaining)
+        kept = remaining - ace_left
         if kept:
             kept_removed.append((name, sorted(kept)[:5]))
-        elif not ace["unsat"]:
-            extra += ace_left - len(remaining)
+        else:
+            extra += len(ace_left - remaining)
     return {"values": values, "ace_removes": ace_removes, "parac_removes": parac_removes, "extra": extra,
             "kept_removed": kept_removed}
 
@@ -127,15 +129,22 @@ def main():
     parser.add_argument("--ace", required=True, help="ACE's jar")
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--timeout", type=float, default=300)
+    parser.add_argument("--jobs", type=int, default=2, help="instances compared at once")
     parser.add_argument("files", nargs="+")
     args = parser.parse_args()
     failures, rows = 0, []
-    for path in args.files:
-        name = os.path.basename(path)
+
+    def run_both(path):
         try:
-            ace = run_ace(args.ace, path, args.timeout)
-            parac = run_parac(args.parac, path, args.timeout)
+            return run_ace(args.ace, path, args.timeout), run_parac(args.parac, path, args.timeout), None
         except (RuntimeError, subprocess.TimeoutExpired, ValueError) as problem:
+            return None, None, problem
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        results = list(pool.map(run_both, args.files))
+    for path, (ace, parac, problem) in zip(args.files, results):
+        name = os.path.basename(path)
+        if problem:
             print(f"ERROR {name}: {problem}", file=sys.stderr)
             return 2
         if ace is None:

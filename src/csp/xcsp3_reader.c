@@ -187,9 +187,18 @@ static int parse_terms(xcsp3 *x, const char *text, const term_list *args, term_l
         }
         if ((*start >= '0' && *start <= '9') || *start == '-') {
             const char *digits = start;
-            if (!xcsp_read_integer(&digits, &value) || digits != at) goto unknown;
-            if (!terms_fit(x, out, 1)) return terms_over_budget(x);
-            if (push_term(out, -1, value) < 0) return -2;
+            int64_t times = 1;
+            if (!xcsp_read_integer(&digits, &value)) goto unknown;
+            /* "3x4": the integer 3 four times, XCSP3's compact form (pycsp3 writes sizes so) */
+            if (*digits == 'x' && digits + 1 < at) {
+                digits++;
+                if (!xcsp_read_integer(&digits, &times) || times < 1) goto unknown;
+            }
+            if (digits != at) goto unknown;
+            if ((uint64_t)times > x->in->limits.max_variables || !terms_fit(x, out, (uint64_t)times))
+                return terms_over_budget(x);
+            for (int64_t k = 0; k < times; k++)
+                if (push_term(out, -1, value) < 0) return -2;
             continue;
         }
         int status = expand_reference(x, start, (size_t)(at - start), out);

@@ -249,7 +249,7 @@ static void test_scheduling(void)
 static void test_packing(void)
 {
     parac_csp *csp = load(HEAD "<binPacking><list> x[] </list><sizes> 2 3 1 2 </sizes><condition> (le,4) </condition></binPacking>"
-                               "<binPacking><list> x[0..2] </list><sizes> 1 1 1 </sizes><condition> (lt,y) </condition></binPacking>"
+                               "<binPacking><list> x[0..2] </list><sizes> 1x3 </sizes><condition> (lt,y) </condition></binPacking>"
                                "<knapsack><list> x[] </list><weights> 2 3 1 2 </weights><condition> (le,6) </condition>"
                                "<profits> 1 2 3 1 </profits><condition> (ge,y) </condition></knapsack>" TAIL,
                           PARAC_OK, NULL);
@@ -259,6 +259,7 @@ static void test_packing(void)
           g->condition.op == AC_OP_LE && g->condition.operand.value == 4);
     g = global_of(csp, 1);
     CHECK(g->condition.op == AC_OP_LT && g->condition.operand.var == Y);
+    CHECK(g->coeff_count == 3 && g->coeffs[0] == 1 && g->coeffs[2] == 1, "1x3: the integer 1 three times");
     g = global_of(csp, 2);
     CHECK(g->kind == AC_GLOBAL_KNAPSACK && g->coeff_count == 4 && g->value_count == 4 && g->values[2] == 3 &&
           g->condition.op == AC_OP_LE && g->condition.operand.value == 6 && g->condition2.op == AC_OP_GE &&
@@ -388,6 +389,7 @@ static void test_malformed(void)
         {"<circuit><list> x[] </list><size> 1 2 </size></circuit>", PARAC_ERR_PARSE, "one variable or integer"},
         {"<stretch><list> x[] </list></stretch>", PARAC_ERR_UNSUPPORTED, "unsupported constraint <stretch>"},
         {"<binPacking><list> x[] </list><condition> (le,3) </condition></binPacking>", PARAC_ERR_PARSE, "no <sizes>"},
+        {"<binPacking><list> x[] </list><sizes> 1x0 1 1 1 </sizes><condition> (le,3) </condition></binPacking>", PARAC_ERR_PARSE, "'1x0'"},
         {"<binPacking><list> x[] </list><sizes> 1 2 </sizes><condition> (le,3) </condition></binPacking>", PARAC_ERR_PARSE, "2 <sizes> for a list of 4"},
         {"<binPacking><list> x[] </list><sizes> 1 2 1 1 </sizes><condition> (ge,3) </condition></binPacking>", PARAC_ERR_UNSUPPORTED, "load condition"},
         {"<binPacking><list> x[] </list><sizes> 1 2 1 1 </sizes><limits> 3 3 3 3 </limits></binPacking>", PARAC_ERR_UNSUPPORTED, "<limits>"},
