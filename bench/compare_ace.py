@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 
-VARIABLE_LINE = re.compile(r"^Variable (\S+) with num=\d+, degree=\d+, (\d+) values \{([^}]*)\}")
+VARIABLE_LINE = re.compile(r"^Variable (\S+) with num=\d+, degree=\d+, (\d+) values \{([^}]*)\}", re.M)
 REMOVAL_LINE = re.compile(r"^\s+(\S+) : #(\d+) --> (.*)$")
 
 
@@ -57,7 +57,9 @@ def run_ace(jar, path, timeout):
     loaded, removed, not_ac, unsat, in_state = {}, {}, 0, False, False
     out = ace_output(jar, path, timeout, 2)
     if "Problem when parsing" in out:
-        return None  # ACE's parser refuses the file (e.g. forms.xml's mixed <occurs>): nothing to compare
+        return "its parser refuses the file"  # e.g. forms.xml's mixed <occurs>: nothing to compare
+    if "! ERROR" in out and not VARIABLE_LINE.search(out):
+        return "it stops with an error while loading: " + out[out.index("! ERROR"):].splitlines()[0][:100]
     for line in out.splitlines():
         match = VARIABLE_LINE.match(line)
         if match:
@@ -147,10 +149,11 @@ def main():
         if problem:
             print(f"ERROR {name}: {problem}", file=sys.stderr)
             return 2
-        if ace is None:
-            print(f"{name}: ACE cannot read it (its parser refuses the file): not compared", file=sys.stderr)
+        if isinstance(ace, str):
+            print(f"{name}: ACE cannot read it ({ace}): not compared", file=sys.stderr)
             rows.append((name,) + ("-",) * 4 + (parac["summary"]["removed"],
-                                                "yes" if parac["summary"]["wipeout"] else "no", "-", "-", "ACE refuses the file"))
+                                                "yes" if parac["summary"]["wipeout"] else "no", "-", "-",
+                                                "ACE cannot load the file"))
             continue
         result = compare(ace, parac)
         consistency = ",".join(f"{k}:{v}" for k, v in parac["summary"]["consistency"].items() if v != "gac")
