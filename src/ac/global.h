@@ -23,7 +23,8 @@
  *               | matrix form: one constraint per row and per column, added by the reader
  * ALL_EQUAL     | lists[0] terms                              | values = except values
  * SUM           | lists[0] terms                              | coeffs[i] per term (all 1 when none given;
- *               |                                             | coefficients given as variables: refused),
+ *               |                                             | variable coefficients: the reader makes
+ *               |                                             | mul(x, c) an auxiliary term, coefficient 1),
  *               |                                             | condition
  * COUNT         | lists[0] terms                              | lists[1] = the counted values (terms:
  *               |                                             | constants or variables), condition on the

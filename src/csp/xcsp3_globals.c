@@ -573,6 +573,50 @@ static parac_status read_all_equal(global_reader *r)
     return status == PARAC_OK ? add_global(r) : status;
 }
 
+/* Term i of the sum times a variable coefficient c (pycsp3's x * y <= 4 gives <coeffs> y[]):
+ * c itself with the constant as its coefficient, or an auxiliary variable for mul(x, c). */
+static parac_status variable_coefficient(global_reader *r, xmlNodePtr coeffs, size_t i, const term *coefficient)
+{
+    const parac_csp_network *n = r->x->network;
+    ac_term *x = &r->g.lists[0][i];
+    char text[2 * PARAC_ERROR_MESSAGE_SIZE];
+    term product = {0};
+    parac_status status;
+    if (x->var == AC_TERM_CONSTANT) {
+        r->g.coeffs[i] = x->value; /* k * c: the sum merges repeats of c, no decomposition */
+        x->var = coefficient->var, x->value = 0;
+        return PARAC_OK;
+    }
+    if ((size_t)x->var >= n->declared_variable_count || (size_t)coefficient->var >= n->declared_variable_count)
+        return UNSUPPORTED(r, coeffs, "a variable coefficient of an expression term");
+    snprintf(text, sizeof text, "mul(%s,%s)", n->variable_names[x->var], n->variable_names[coefficient->var]);
+    status = xcsp3_expression_term(r->x, coeffs, text, strlen(text), NULL, &product, &r->expression_variables, r->error);
+    r->droppable = status == PARAC_ERR_UNSUPPORTED;
+    if (status != PARAC_OK) return status;
+    x->var = product.var >= 0 ? product.var : AC_TERM_CONSTANT;
+    x->value = product.var >= 0 ? 0 : product.constant;
+    r->g.coeffs[i] = 1;
+    return PARAC_OK;
+}
+
+/* <coeffs>: integers, or variables (a scalar product), one per term. */
+static parac_status read_sum_coeffs(global_reader *r, xmlNodePtr coeffs)
+{
+    term_list terms = {0};
+    size_t n = r->g.list_length[0];
+    parac_status status = node_terms(r, coeffs, &terms);
+    if (status == PARAC_OK && terms.count != n)
+        status = BAD(r, coeffs, "%zu coefficients for a list of %zu", terms.count, n);
+    if (status == PARAC_OK && n && !(r->g.coeffs = malloc(n * sizeof *r->g.coeffs))) status = no_memory(r);
+    if (status == PARAC_OK) r->g.coeff_count = n;
+    for (size_t i = 0; status == PARAC_OK && i < n; i++) {
+        if (terms.items[i].var < 0) r->g.coeffs[i] = terms.items[i].constant;
+        else status = variable_coefficient(r, coeffs, i, &terms.items[i]);
+    }
+    free(terms.items);
+    return status;
+}
+
 static parac_status read_sum(global_reader *r)
 {
     static const char *const known[] = {"list", "coeffs", "condition", NULL};
@@ -580,9 +624,7 @@ static parac_status read_sum(global_reader *r)
     parac_status status = only_children(r, known);
     if (status == PARAC_OK) status = main_list(r, NULL);
     if (status == PARAC_OK && coeffs) {
-        status = node_integers(r, coeffs, &r->g.coeffs, &r->g.coeff_count);
-        if (status == PARAC_OK && r->g.coeff_count != r->g.list_length[0])
-            status = BAD(r, coeffs, "%zu coefficients for a list of %zu", r->g.coeff_count, r->g.list_length[0]);
+        status = read_sum_coeffs(r, coeffs);
     } else if (status == PARAC_OK && r->g.list_length[0]) {
         if (!(r->g.coeffs = malloc(r->g.list_length[0] * sizeof *r->g.coeffs))) return no_memory(r);
         for (size_t i = 0; i < r->g.list_length[0]; i++) r->g.coeffs[i] = 1;

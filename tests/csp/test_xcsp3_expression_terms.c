@@ -297,10 +297,53 @@ static void check_group_and_constant(void)
     parac_csp_destroy(csp);
 }
 
+/* A scalar product (pycsp3's x * y <= k: variable <coeffs>) against brute force over x[0..2] in 0..3:
+ * x0*x2 + 2*x1 <= 3 (exact: gac) and x0*x2 + 3*x1 + 2*x0 <= 4 (x0 shared: decomposition, a superset). */
+static void check_scalar_product(const char *list, const char *coeffs, int64_t limit, int shared)
+{
+    char xml[1024];
+    parac_csp *csp = NULL;
+    parac_error error = {0};
+    parac_ac_stats stats;
+    int supported[3][4] = {{0}};
+    const char *kinds[2], *levels[2];
+    snprintf(xml, sizeof xml,
+             "<instance format=\"XCSP3\" type=\"CSP\"><variables><array id=\"x\" size=\"[3]\"> 0..3 </array>"
+             "</variables><constraints><sum><list> %s </list><coeffs> %s </coeffs><condition> (le,%lld) </condition>"
+             "</sum></constraints></instance>", list, coeffs, (long long)limit);
+    CHECK_OK(parac_csp_load_memory(xml, strlen(xml), "scalar.xml", NULL, &csp, &error), &error);
+    if (!csp) return;
+    for (int64_t a = 0; a < 4; a++)
+        for (int64_t b = 0; b < 4; b++)
+            for (int64_t c = 0; c < 4; c++) {
+                int64_t total = shared ? a * c + 3 * b + 2 * a : a * c + 2 * b;
+                if (total <= limit) supported[0][a] = supported[1][b] = supported[2][c] = 1;
+            }
+    uint64_t *domains = calloc(parac_ac_domain_words(parac_csp_value_count(csp)) + 1, sizeof *domains);
+    CHECK_OK(parac_ac_enforce(csp, NULL, domains, &stats, &error), &error);
+    for (size_t v = 0; v < 3; v++) {
+        int64_t values[4];
+        int kept[4] = {0};
+        size_t count = parac_ac_remaining_values(csp, domains, v, values);
+        for (size_t k = 0; k < count; k++) kept[values[k]] = 1;
+        for (int a = 0; a < 4; a++) {
+            CHECK(!supported[v][a] || kept[a], "%s: x[%zu] = %d supported but removed", xml, v, a);
+            if (!shared) CHECK(supported[v][a] == kept[a], "%s: x[%zu] = %d: GAC differs", xml, v, a);
+        }
+    }
+    CHECK(parac_ac_global_consistency(csp, kinds, levels, 2) == 1 &&
+              strcmp(levels[0], shared ? "decomposition" : "gac") == 0, "%s: consistency %s", xml, levels[0]);
+    CHECK(stats.removed > 0, "%s: something is removed", xml);
+    free(domains);
+    parac_csp_destroy(csp);
+}
+
 int main(void)
 {
     int instances = test_quick() ? 300 : 1500;
     check_group_and_constant();
+    check_scalar_product("x[0] x[1]", "x[2] 2", 3, 0);
+    check_scalar_product("x[0] x[1] 2", "x[2] 3 x[0]", 4, 1);
     for (int i = 0; i < instances; i++) check_instance((uint64_t)i);
     printf("%d instances: %d exact (gac), %d with shared variables (decomposition), %d without solution, %d pruned\n",
            instances, exact_count, decomposed_count, wipe_count, pruned_count);

@@ -351,7 +351,7 @@ static void test_malformed(void)
         {"<sum><list> mul(x[0],x[1]) %... </list><condition> (le,3) </condition></sum>", PARAC_ERR_UNSUPPORTED, "%..."},
         {"<allEqual><list> x[] </list><foo/></allEqual>", PARAC_ERR_UNSUPPORTED, "<foo>"},
         {"<sum><list> x[] </list><condition> (le,3) </condition><coeffs> 1 2 </coeffs></sum>", PARAC_ERR_PARSE, "2 coefficients"},
-        {"<sum><list> x[] </list><coeffs> 1 y 1 1 </coeffs><condition> (le,3) </condition></sum>", PARAC_ERR_UNSUPPORTED, "variable in <coeffs>"},
+        {"<sum><list> add(x[0],1) x[1] x[2] x[3] </list><coeffs> y 1 1 1 </coeffs><condition> (le,3) </condition></sum>", PARAC_ERR_UNSUPPORTED, "variable coefficient of an expression term"},
         {"<sum><list> x[] </list></sum>", PARAC_ERR_PARSE, "no <condition>"},
         {"<sum><list> x[] </list><condition> le,3 </condition></sum>", PARAC_ERR_PARSE, "(operator, operand)"},
         {"<sum><list> x[] </list><condition> (lq,3) </condition></sum>", PARAC_ERR_PARSE, "condition"},
