@@ -62,7 +62,7 @@ def run_ace(jar, path, timeout):
         return "it stops with an error while loading: " + out[out.index("! ERROR"):].splitlines()[0][:100]
     for line in out.splitlines():
         match = VARIABLE_LINE.match(line)
-        if match:
+        if match and not match.group(1).startswith("_ax"):
             loaded[match.group(1)] = parse_values(match.group(3))
             if len(loaded[match.group(1)]) != int(match.group(2)):
                 raise RuntimeError(f"{path}: ACE's domain of {match.group(1)} is cut: {line!r}")
@@ -81,6 +81,8 @@ def run_ace(jar, path, timeout):
             continue
         if in_state:
             match = REMOVAL_LINE.match(line)
+            if match and match.group(1).startswith("_ax"):
+                continue  # ACE's own auxiliary variables (not compared; their counts do not always match)
             if match:
                 values = parse_values(match.group(3))
                 if len(values) != int(match.group(2)):

@@ -120,19 +120,6 @@ static parac_status parse_plain_text(global_reader *r, xmlNodePtr at, const char
     return PARAC_OK;
 }
 
-/* The end of the term that starts at `at`: the next space outside parentheses (an expression
- * such as "add(x[0], 1)" may hold spaces); NULL when a parenthesis is left open. */
-static const char *term_end(const char *at)
-{
-    int depth = 0;
-    for (; *at && (depth > 0 || !is_space(*at)); at++) {
-        depth += *at == '(';
-        depth -= *at == ')';
-        if (depth < 0) return NULL;
-    }
-    return depth ? NULL : at;
-}
-
 /* A list with expression terms ("x[0] add(x[1],1) mul(x[2],y)", as pycsp3 writes
  * AllDifferent(x[i] + i)): each expression becomes an auxiliary variable (xcsp3_expression_term),
  * the other terms are read as usual. */
@@ -144,7 +131,7 @@ static parac_status parse_text_with_expressions(global_reader *r, xmlNodePtr at,
     if (strstr(text, "%..."))
         return UNSUPPORTED(r, at, "%%... in a list with expression terms");
     while (status == PARAC_OK && *cursor) {
-        const char *end = term_end(cursor);
+        const char *end = xcsp3_term_end(cursor);
         if (!end) return BAD(r, at, "an expression term with unbalanced parentheses");
         if (memchr(cursor, '(', (size_t)(end - cursor))) {
             term value = {0};
@@ -1281,6 +1268,10 @@ parac_status xcsp3_read_global(xcsp3 *x, xmlNodePtr node, const term_list *args,
     memset(&r, 0, sizeof r);
     r.x = x;
     r.args = args;
+    /* the variables of expressions among the group's <args> (read_global_group) */
+    for (size_t i = 0; args && i < x->args_expression_variables.count; i++)
+        if (xcsp3_push_term(&r.expression_variables, x->args_expression_variables.items[i].var, 0) < 0)
+            return parac_fail_no_memory(error, "global constraint", 64);
     r.node = node;
     r.error = error;
     ac_global_init(&r.g, entry->kind == AC_GLOBAL_KIND_COUNT ? AC_GLOBAL_ALL_DIFFERENT : entry->kind);

@@ -957,6 +957,65 @@ static parac_status read_intension_group(xcsp3 *x, xmlNodePtr group, xmlNodePtr 
 
 static parac_status read_constraint(xcsp3 *x, xmlNodePtr node, parac_error *error);
 
+const char *xcsp3_term_end(const char *at)
+{
+    int depth = 0;
+    for (; *at && (depth > 0 || !is_space(*at)); at++) {
+        depth += *at == '(';
+        depth -= *at == ')';
+        if (depth < 0) return NULL;
+    }
+    return depth ? NULL : at;
+}
+
+/* The terms of one <args> of a group over a global, where pycsp3 puts expressions
+ * ("mul(x[0][0],y[0])"): each becomes an auxiliary variable (xcsp3_expression_term), its
+ * variables kept in x->args_expression_variables for the global's strength. */
+static parac_status read_global_args(xcsp3 *x, xmlNodePtr node, term_list *args, parac_error *error)
+{
+    char *text = xcsp_node_text(node);
+    const char *cursor = text;
+    parac_status status = PARAC_OK;
+    args->count = 0;
+    x->args_expression_variables.count = 0;
+    if (!strchr(text, '(')) {
+        xmlFree(text);
+        return read_args(x, node, args, error);
+    }
+    while (is_space(*cursor)) cursor++;
+    while (status == PARAC_OK && *cursor) {
+        const char *end = xcsp3_term_end(cursor);
+        if (!end) {
+            status = fail_node(x, node, PARAC_ERR_PARSE, "an expression in <args> with unbalanced parentheses", error);
+            break;
+        }
+        if (memchr(cursor, '(', (size_t)(end - cursor))) {
+            term value = {0};
+            status = xcsp3_expression_term(x, node, cursor, (size_t)(end - cursor), NULL, &value,
+                                           &x->args_expression_variables, error);
+            if (status == PARAC_OK && push_term(args, value.var, value.constant) < 0)
+                status = parac_fail_no_memory(error, "args", 64);
+        } else {
+            char *token = malloc((size_t)(end - cursor) + 1);
+            int parsed;
+            if (!token) {
+                status = parac_fail_no_memory(error, "args", 64);
+                break;
+            }
+            memcpy(token, cursor, (size_t)(end - cursor));
+            token[end - cursor] = '\0';
+            parsed = parse_terms(x, token, NULL, args);
+            free(token);
+            if (parsed == -2) status = parac_fail_no_memory(error, "args", 64);
+            else if (parsed < 0) status = fail_node(x, node, PARAC_ERR_PARSE, x->why, error);
+        }
+        cursor = end;
+        while (is_space(*cursor)) cursor++;
+    }
+    xmlFree(text);
+    return status;
+}
+
 /* A group over a global constraint: the template element is read again for each <args>. */
 static parac_status read_global_group(xcsp3 *x, xmlNodePtr group, xmlNodePtr template, parac_error *error)
 {
@@ -967,10 +1026,11 @@ static parac_status read_global_group(xcsp3 *x, xmlNodePtr group, xmlNodePtr tem
     xmlFree(text);
     for (xmlNodePtr c = group->children; c && status == PARAC_OK; c = c->next) {
         if (!is_named(c, "args")) continue;
-        status = read_args(x, c, &args, error);
+        status = read_global_args(x, c, &args, error);
         if (status == PARAC_OK) status = xcsp3_count_template(x, template, length, error);
         if (status == PARAC_OK) status = xcsp3_read_global(x, template, &args, error);
     }
+    x->args_expression_variables.count = 0;
     free(args.items);
     return status;
 }
@@ -1284,5 +1344,6 @@ parac_status xcsp3_read(xcsp_input *in, parac_csp_network *network, const parac_
     free(x.objectives);
     xcsp_names_free(&x.names);
     free(x.arrays);
+    free(x.args_expression_variables.items);
     return status;
 }

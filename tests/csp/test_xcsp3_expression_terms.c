@@ -338,8 +338,39 @@ static void check_scalar_product(const char *list, const char *coeffs, int64_t l
     parac_csp_destroy(csp);
 }
 
+/* pycsp3 puts the expressions of a group over a global in its <args>: max(x0 + 2, 2 * x1) = y keeps
+ * y in 2..6, and the second <args> gets auxiliary variables of its own. */
+static void check_expressions_in_args(void)
+{
+    const char *xml =
+        "<instance format=\"XCSP3\" type=\"CSP\"><variables><array id=\"x\" size=\"[3]\"> 0..3 </array>"
+        "<var id=\"y\"> 0..20 </var></variables><constraints>\n"
+        "<group><maximum><list> %0 %1 </list><condition> (eq,%2) </condition></maximum>"
+        "<args> add(x[0],2) mul(x[1],2) y </args><args> x[2] add(x[2], 1) y </args></group>\n"
+        "</constraints></instance>\n";
+    parac_csp *csp = NULL;
+    parac_error error = {0};
+    parac_ac_stats stats;
+    int64_t values[32];
+    const char *kinds[2], *levels[2];
+    CHECK_OK(parac_csp_load_memory(xml, strlen(xml), "args.xml", NULL, &csp, &error), &error);
+    if (!csp) return;
+    CHECK_EQ_INT(parac_csp_network_of(csp)->variable_count, (size_t)(4 + 3));
+    uint64_t *domains = calloc(parac_ac_domain_words(parac_csp_value_count(csp)) + 1, sizeof *domains);
+    CHECK_OK(parac_ac_enforce(csp, NULL, domains, &stats, &error), &error);
+    size_t count = parac_ac_remaining_values(csp, domains, 3, values);
+    /* and max(x2, x2 + 1) = x2 + 1 = y: y in 1..4 too, so 2..4 */
+    CHECK(count == 3 && values[0] == 2 && values[2] == 4, "y keeps 2..4 (%zu values)", count);
+    /* the second group member shares x[2] between its terms: decomposition */
+    CHECK(parac_ac_global_consistency(csp, kinds, levels, 2) == 1 && strcmp(levels[0], "decomposition") == 0,
+          "consistency %s", levels[0]);
+    free(domains);
+    parac_csp_destroy(csp);
+}
+
 int main(void)
 {
+    check_expressions_in_args();
     int instances = test_quick() ? 300 : 1500;
     check_group_and_constant();
     check_scalar_product("x[0] x[1]", "x[2] 2", 3, 0);

@@ -198,6 +198,18 @@ satisfy(
     y[2] == 2
 )
 """,
+    # groups over globals whose <args> hold expressions, and a scalar product with variable <coeffs>
+    "groups-expressions": """
+x = VarArray(size=[3, 3], dom=range(4))
+y = VarArray(size=3, dom=range(3))
+satisfy(
+    [Sum(x[i][j] * y[j] for j in range(3)) <= 5 for i in range(3)],
+    [AllDifferent(x[i][j] + j for j in range(3)) for i in range(3)],
+    [Maximum(x[i][j] + 1 for j in range(3)) == y[i] + 1 for i in range(3)],
+    x[0] * y <= 4,
+    x[1][1] == 1
+)
+""",
     # binPacking (load condition) and knapsack (weight and profit conditions)
     "packing": """
 b = VarArray(size=6, dom=range(3))
