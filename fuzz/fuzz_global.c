@@ -50,7 +50,7 @@ static size_t mask_values(unsigned mask, int64_t *out, size_t capacity)
 
 static void decode_global(byte_reader *r, uint32_t variables, parac_csp_global *g, global_storage *s)
 {
-    static const size_t lists_of[AC_GLOBAL_KIND_COUNT] = {0, 1, 1, 1, 2, 1, 3, 1, 2, 1, 3, 1, 1, 1, 1, 2, 3, 1};
+    static const size_t lists_of[AC_GLOBAL_KIND_COUNT] = {0, 1, 1, 1, 2, 1, 3, 1, 2, 1, 3, 1, 1, 1, 1, 2, 3, 1, 1, 1};
     ac_global_kind kind = (ac_global_kind)(1 + next(r) % (AC_GLOBAL_KIND_COUNT - 1));
     size_t length = (size_t)small(r, 1, 5), list_count = lists_of[kind];
     ac_global_init(g, kind);
@@ -82,6 +82,10 @@ static void decode_global(byte_reader *r, uint32_t variables, parac_csp_global *
         if (kind == AC_GLOBAL_CIRCUIT && next(r) % 3 == 0) g->size = term(r, variables);
     }
     if (kind == AC_GLOBAL_NO_OVERLAP && next(r) % 3 == 0) g->dims[0] = 2;
+    if (kind == AC_GLOBAL_KNAPSACK) { /* the profit's condition; profits are the values (their count must fit) */
+        g->condition2.op = (ac_operator)small(r, AC_OP_LT, AC_OP_NE);
+        g->condition2.operand = term(r, variables);
+    }
     g->zero_ignored = (int)(next(r) & 1), g->closed = (int)(next(r) & 1), g->has_ranges = (int)(next(r) & 1);
     for (size_t k = 0; k < 6; k++) s->ranges[k].low = small(r, 0, 2), s->ranges[k].high = s->ranges[k].low + small(r, -1, 2);
     g->ranges = s->ranges;

@@ -93,8 +93,11 @@ parac_status parac_csp_write_xcsp3(const parac_csp *csp, const char *path, int t
 
 void parac_csp_destroy(parac_csp *csp);
 
-/* Counts. values = sum of initial domain sizes; present_values = after unary constraints
- * (ACE's "values before" AC); edges = the N-E model's edges, sum over binary constraints
+/* Counts. variables = the variables the file declares (names 0..count-1); values = the value
+ * ids, the size of a domains buffer (ac.h): the declared variables' initial domains, then those
+ * of the auxiliary variables that stand for expression terms of global constraints (docs/xcsp.md),
+ * which no other function here shows; present_values = the declared variables' values after
+ * unary constraints (ACE's "values before" AC); edges = the N-E model's edges, sum over binary constraints
  * of |D(x)|*|D(y)|. */
 size_t parac_csp_variable_count(const parac_csp *csp);
 size_t parac_csp_constraint_count(const parac_csp *csp);

@@ -282,7 +282,7 @@ parac_status ac_enforce_network_limited(const parac_csp_network *network, const 
     /* done/total: SAC's variables probed in the current pass; plain AC has no known end (0 %, time only) */
     parac_progress_gate_init(&gate, &options->exec, network->variable_count);
     model.progress = options->exec.progress ? &gate : NULL;
-    stats.values_before = ac_domains_total(&model, &current);
+    stats.values_before = ac_domains_total(&model, &current); /* declared variables only (network.h) */
     stats.ne_nodes = network->value_count;
     stats.ne_edges = parac_csp_edge_count(network);
     stats.table_count = ac_network_table_count(network);
@@ -297,7 +297,7 @@ parac_status ac_enforce_network_limited(const parac_csp_network *network, const 
     if (status != PARAC_OK) goto done;
     /* GPU paths add their uploads and BuildNE to build_seconds: keep them out of propagation. */
     stats.propagate_seconds = parac_now_seconds() - start - (stats.build_seconds - build_before);
-    stats.values_after = stats.wipeout ? 0 : parac_bitset_popcount(value_bits, words);
+    stats.values_after = stats.wipeout ? 0 : parac_csp_declared_values_in(network, value_bits);
     if (stats.wipeout) memset(value_bits, 0, words * sizeof *value_bits);
     stats.removed = stats.values_before - stats.values_after;
     if (domains) memcpy(domains, value_bits, words * sizeof *domains);

@@ -260,7 +260,7 @@ void ac_domains_export(const ac_model *model, const ac_domains *domains, int wip
 uint64_t ac_domains_total(const ac_model *model, const ac_domains *domains)
 {
     uint64_t total = 0;
-    for (size_t v = 0; v < model->network->variable_count; v++) total += domains->size[v];
+    for (size_t v = 0; v < parac_csp_declared_variables(model->network); v++) total += domains->size[v];
     return total;
 }
 

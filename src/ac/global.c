@@ -16,7 +16,7 @@ void ac_global_init(parac_csp_global *global, ac_global_kind kind)
     static const ac_term constant_zero = {AC_TERM_CONSTANT, 0};
     memset(global, 0, sizeof *global);
     global->kind = kind;
-    global->condition.operand = constant_zero;
+    global->condition.operand = global->condition2.operand = constant_zero;
     global->index = global->index2 = global->size = constant_zero;
 }
 
@@ -34,6 +34,7 @@ static size_t collect_variables(const parac_csp_global *global, uint32_t *scope,
     for (size_t l = 0; l < global->list_count && l < AC_GLOBAL_MAX_LISTS; l++)
         for (size_t i = 0; i < global->list_length[l]; i++) note_term(&global->lists[l][i], scope, capacity, &count);
     note_term(&global->condition.operand, scope, capacity, &count);
+    note_term(&global->condition2.operand, scope, capacity, &count);
     note_term(&global->index, scope, capacity, &count);
     note_term(&global->index2, scope, capacity, &count);
     note_term(&global->size, scope, capacity, &count);
@@ -81,6 +82,7 @@ int ac_global_copy(parac_csp_global *to, const parac_csp_global *from)
     failed |= copy_array((void **)&to->ranges, from->ranges, from->has_ranges && from->list_count > 2 ? from->list_length[2] : 0,
                          sizeof(ac_range));
     failed |= copy_array((void **)&to->condition.set, from->condition.set, from->condition.set_count, sizeof(int64_t));
+    failed |= copy_array((void **)&to->condition2.set, from->condition2.set, from->condition2.set_count, sizeof(int64_t));
     failed |= copy_array((void **)&to->finals, from->finals, from->final_count, sizeof(int64_t));
     if (from->transition_count > SIZE_MAX / 3) failed = -1;
     else failed |= copy_array((void **)&to->transitions, from->transitions, 3 * from->transition_count, sizeof(int64_t));
@@ -99,6 +101,7 @@ void ac_global_free(parac_csp_global *global)
     free(global->values);
     free(global->ranges);
     free(global->condition.set);
+    free(global->condition2.set);
     free(global->finals);
     free(global->transitions);
     memset(global, 0, sizeof *global);
@@ -115,7 +118,8 @@ const char *ac_global_kind_name(ac_global_kind kind)
         [AC_GLOBAL_REGULAR] = "regular",            [AC_GLOBAL_MDD] = "mdd",
         [AC_GLOBAL_MINIMUM] = "minimum",            [AC_GLOBAL_MAXIMUM] = "maximum",
         [AC_GLOBAL_NO_OVERLAP] = "noOverlap",       [AC_GLOBAL_CUMULATIVE] = "cumulative",
-        [AC_GLOBAL_CIRCUIT] = "circuit",
+        [AC_GLOBAL_CIRCUIT] = "circuit",            [AC_GLOBAL_BIN_PACKING] = "binPacking",
+        [AC_GLOBAL_KNAPSACK] = "knapsack",
     };
     return kind > 0 && kind < AC_GLOBAL_KIND_COUNT ? names[kind] : "unknown";
 }

@@ -23,7 +23,8 @@
  *               | matrix form: one constraint per row and per column, added by the reader
  * ALL_EQUAL     | lists[0] terms                              | values = except values
  * SUM           | lists[0] terms                              | coeffs[i] per term (all 1 when none given;
- *               |                                             | coefficients given as variables: refused),
+ *               |                                             | variable coefficients: the reader makes
+ *               |                                             | mul(x, c) an auxiliary term, coefficient 1),
  *               |                                             | condition
  * COUNT         | lists[0] terms                              | lists[1] = the counted values (terms:
  *               |                                             | constants or variables), condition on the
@@ -65,6 +66,14 @@
  *               | when given                                  |
  * CIRCUIT       | lists[0] terms (successors)                 | start_index; size (a term, or var -1 and
  *               |                                             | value 0 when absent)
+ * BIN_PACKING   | lists[0] terms (the bin of each item)       | coeffs = the items' sizes (integers, one
+ *               |                                             | per term), condition (le / lt, a constant
+ *               |                                             | or a variable) on the load of every bin
+ *               |                                             | that some item is put in
+ * KNAPSACK      | lists[0] terms (how many of each item)      | coeffs = weights, values = profits (one
+ *               |                                             | per term, in list order, not sorted),
+ *               |                                             | condition on sum(weights * list),
+ *               |                                             | condition2 on sum(profits * list)
  *
  * instantiation is not a global here: the reader applies it to the domains.
  */
@@ -99,6 +108,8 @@ typedef enum ac_global_kind {
     AC_GLOBAL_NO_OVERLAP,
     AC_GLOBAL_CUMULATIVE,
     AC_GLOBAL_CIRCUIT,
+    AC_GLOBAL_BIN_PACKING,
+    AC_GLOBAL_KNAPSACK,
     AC_GLOBAL_KIND_COUNT
 } ac_global_kind;
 
@@ -137,13 +148,14 @@ typedef struct parac_csp_global {
 
     int64_t *coeffs;            /* SUM coefficients, ORDERED lengths */
     size_t coeff_count;
-    int64_t *values;            /* except values (sorted, distinct) */
+    int64_t *values;            /* except values (sorted, distinct); KNAPSACK: the profits */
     size_t value_count;
     ac_range *ranges;           /* CARDINALITY occurrences given as ranges: ranges[k] for value k when
                                    lists[2][k].var == AC_TERM_CONSTANT and has_ranges */
     int has_ranges;
 
     ac_condition condition;
+    ac_condition condition2;    /* KNAPSACK: the condition on the profit */
     ac_operator op;             /* ORDERED, LEX */
     ac_term index, index2;      /* ELEMENT */
     int64_t start_index, start_index2;
@@ -159,10 +171,17 @@ typedef struct parac_csp_global {
     size_t transition_count;
     int64_t state_count;        /* REGULAR/MDD: states are 0..state_count-1 (the reader numbers names) */
 
+    /* 1 when the reader replaced expression terms (add(x,1), mul(x,y) in a list) by auxiliary
+     * variables (network.h) and a variable of one expression also occurs in another term of the
+     * constraint: GAC over the auxiliary variables is then weaker than GAC over the original ones
+     * (ac_global_strength reports "decomposition"). Without such a shared variable the
+     * decomposition is Berge-acyclic and its GAC is the original constraint's. */
+    int shared_expression_variables;
+
     long line;                  /* source line, for messages */
 } parac_csp_global;
 
-/* Zeroes *global and sets its kind, with every single term (condition operand, index, index2,
+/* Zeroes *global and sets its kind, with every single term (condition operands, index, index2,
  * size) a constant 0 and condition.op AC_OP_NONE: a term left at var 0 would name variable 0, so
  * a reader starts every constraint from here. */
 void ac_global_init(parac_csp_global *global, ac_global_kind kind);

@@ -79,6 +79,42 @@ static int check_sum(const assignment *a, const parac_csp_global *g)
     return condition_at(a, &g->condition, total);
 }
 
+/* sum(weights[i] * list[i]) satisfies condition; 0 on overflow (no 64-bit sum is that value). */
+static int weighted_sum_holds(const assignment *a, const ac_term *terms, size_t count, const int64_t *weights,
+                              const ac_condition *condition)
+{
+    int64_t total = 0;
+    for (size_t i = 0; i < count; i++) {
+        int64_t term;
+        if (__builtin_mul_overflow(weights[i], value_of(a, &terms[i]), &term)) return 0;
+        if (__builtin_add_overflow(total, term, &total)) return 0;
+    }
+    return condition_at(a, condition, total);
+}
+
+static int check_knapsack(const assignment *a, const parac_csp_global *g)
+{
+    return weighted_sum_holds(a, g->lists[0], g->list_length[0], g->coeffs, &g->condition) &&
+           weighted_sum_holds(a, g->lists[0], g->list_length[0], g->values, &g->condition2);
+}
+
+/* Every bin that some item is put in has a load (the sum of its items' sizes) satisfying the
+ * condition. */
+static int check_bin_packing(const assignment *a, const parac_csp_global *g)
+{
+    size_t n = g->list_length[0];
+    for (size_t i = 0; i < n; i++) {
+        int64_t bin = value_of(a, &g->lists[0][i]), load = 0;
+        int first = 1;
+        for (size_t j = 0; j < n && first; j++) first = j >= i || value_of(a, &g->lists[0][j]) != bin;
+        if (!first) continue; /* bin i's load was checked at its first item */
+        for (size_t j = i; j < n; j++)
+            if (value_of(a, &g->lists[0][j]) == bin && __builtin_add_overflow(load, g->coeffs[j], &load)) return 0;
+        if (!condition_at(a, &g->condition, load)) return 0;
+    }
+    return 1;
+}
+
 static int check_count(const assignment *a, const parac_csp_global *g)
 {
     int64_t count = 0;
@@ -322,6 +358,9 @@ int ac_global_well_formed(const parac_csp_global *g)
     case AC_GLOBAL_ELEMENT: return g->dims[1] <= 0 || g->dims[0] >= 0;
     case AC_GLOBAL_MINIMUM:
     case AC_GLOBAL_MAXIMUM: return n >= 1;
+    case AC_GLOBAL_BIN_PACKING:
+        return g->coeff_count == n && (g->condition.op == AC_OP_LE || g->condition.op == AC_OP_LT);
+    case AC_GLOBAL_KNAPSACK: return g->coeff_count == n && g->value_count == n && (n == 0 || g->values);
     default: return 1;
     }
 }
@@ -348,6 +387,8 @@ int ac_global_satisfied(const parac_csp_global *global, const uint32_t *scope, c
     case AC_GLOBAL_NO_OVERLAP: return check_no_overlap(&a, global);
     case AC_GLOBAL_CUMULATIVE: return check_cumulative(&a, global);
     case AC_GLOBAL_CIRCUIT: return check_circuit(&a, global);
+    case AC_GLOBAL_BIN_PACKING: return check_bin_packing(&a, global);
+    case AC_GLOBAL_KNAPSACK: return check_knapsack(&a, global);
     default: return 1;
     }
 }

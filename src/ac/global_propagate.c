@@ -8,6 +8,7 @@ const char *ac_strength_name(ac_strength strength)
 {
     switch (strength) {
     case AC_STRENGTH_GAC: return "gac";
+    case AC_STRENGTH_DECOMPOSITION: return "decomposition";
     case AC_STRENGTH_BOUNDS: return "bounds";
     default: return "partial";
     }
@@ -19,6 +20,7 @@ static size_t term_count(const parac_csp_global *global)
     for (size_t l = 0; l < global->list_count && l < AC_GLOBAL_MAX_LISTS; l++)
         for (size_t i = 0; i < global->list_length[l]; i++) count += global->lists[l][i].var >= 0;
     count += global->condition.operand.var >= 0;
+    count += global->condition2.operand.var >= 0;
     count += global->index.var >= 0;
     count += global->index2.var >= 0;
     count += global->size.var >= 0;
@@ -88,7 +90,8 @@ ac_strength ac_global_strength(const parac_csp_network *network, const parac_csp
 {
     ac_strength dedicated = ac_global_dedicated_strength(network, global);
     if (!ac_global_well_formed(global)) return AC_STRENGTH_PARTIAL;
-    if (dedicated == AC_STRENGTH_GAC || fits_support_search(network, global)) return AC_STRENGTH_GAC;
+    if (dedicated == AC_STRENGTH_GAC || fits_support_search(network, global))
+        return global->shared_expression_variables ? AC_STRENGTH_DECOMPOSITION : AC_STRENGTH_GAC;
     return dedicated;
 }
 
@@ -113,6 +116,8 @@ static int run_dedicated(const ac_model *model, ac_domains *domains, const parac
     case AC_GLOBAL_NO_OVERLAP: return ac_propagate_no_overlap(model, domains, global, changed, stats);
     case AC_GLOBAL_CUMULATIVE: return ac_propagate_cumulative(model, domains, global, changed, stats);
     case AC_GLOBAL_CIRCUIT: return ac_propagate_circuit(model, domains, global, changed, stats);
+    case AC_GLOBAL_BIN_PACKING: return ac_propagate_bin_packing(model, domains, global, changed, stats);
+    case AC_GLOBAL_KNAPSACK: return ac_propagate_knapsack(model, domains, global, changed, stats);
     default: return 0;
     }
 }

@@ -27,11 +27,13 @@
 
 typedef enum ac_strength {
     AC_STRENGTH_GAC = 0,     /* every value without a support is removed */
+    AC_STRENGTH_DECOMPOSITION, /* GAC over the auxiliary variables of expression terms whose variables
+                                  overlap (global.h, shared_expression_variables) */
     AC_STRENGTH_BOUNDS,      /* bounds consistency (or the standard bounds reasoning of the kind) */
     AC_STRENGTH_PARTIAL      /* a documented polynomial filtering weaker than bounds consistency */
 } ac_strength;
 
-const char *ac_strength_name(ac_strength strength); /* "gac", "bounds", "partial" */
+const char *ac_strength_name(ac_strength strength); /* "gac", "decomposition", "bounds", "partial" */
 
 /* The strength the network's revisions of `global` reach (the reported one): GAC when the
  * dedicated propagator is exact for it or the support search covers its initial domains. */
@@ -109,6 +111,8 @@ AC_PROPAGATOR(min_max); /* minimum and maximum */
 AC_PROPAGATOR(no_overlap);
 AC_PROPAGATOR(cumulative);
 AC_PROPAGATOR(circuit);
+AC_PROPAGATOR(bin_packing);
+AC_PROPAGATOR(knapsack);
 
 /* 1 when count's values are one variable (its own exact propagation). */
 int ac_count_variable_value(const parac_csp_global *global);

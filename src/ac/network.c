@@ -134,6 +134,30 @@ parac_status parac_csp_finish_variables(parac_csp_network *network, parac_error 
     network->present[0] = 0;
     parac_bitset_fill(network->present, (size_t)network->value_count);
     network->value_offset[network->variable_count] = network->value_count;
+    network->declared_variable_count = network->variable_count;
+    return PARAC_OK;
+}
+
+parac_status parac_csp_add_auxiliary_variable(parac_csp_network *network, const char *name, const int64_t *values,
+                                              uint32_t count, uint32_t *index, parac_error *error)
+{
+    uint64_t first = network->value_count;
+    size_t old_words = parac_bitset_words((size_t)first), new_words = parac_bitset_words((size_t)first + count);
+    parac_word *present;
+    parac_status status;
+    if (!network->present)
+        return parac_fail(error, PARAC_ERR_INTERNAL, "auxiliary variable '%s' before parac_csp_finish_variables", name);
+    present = network->present;
+    if (new_words > old_words && !(present = realloc(present, new_words * sizeof *present)))
+        return parac_fail_no_memory(error, "domains", new_words * sizeof *present);
+    network->present = NULL; /* parac_csp_add_variable appends only before the layout is fixed */
+    status = parac_csp_add_variable(network, name, values, count, index, error);
+    network->present = present;
+    if (status != PARAC_OK) return status;
+    for (uint64_t id = first; id < first + count; id++) {
+        if (id % PARAC_WORD_BITS == 0) present[id / PARAC_WORD_BITS] = 0;
+        parac_bitset_set(present, (size_t)id);
+    }
     return PARAC_OK;
 }
 
@@ -527,6 +551,26 @@ parac_status parac_csp_note_dropped(parac_csp_network *network, const char *desc
     network->dropped[n] = copy;
     network->dropped_count = n + 1;
     return PARAC_OK;
+}
+
+size_t parac_csp_declared_variables(const parac_csp_network *network)
+{
+    return network->present && network->declared_variable_count ? network->declared_variable_count
+                                                                 : network->variable_count;
+}
+
+uint64_t parac_csp_declared_values(const parac_csp_network *network)
+{
+    return network->value_offset ? network->value_offset[parac_csp_declared_variables(network)] : 0;
+}
+
+uint64_t parac_csp_declared_values_in(const parac_csp_network *network, const parac_word *bits)
+{
+    uint64_t values = parac_csp_declared_values(network);
+    size_t full = (size_t)(values / PARAC_WORD_BITS);
+    uint64_t count = parac_bitset_popcount(bits, full);
+    if (values % PARAC_WORD_BITS) count += (uint64_t)__builtin_popcountll(bits[full] & parac_bitset_tail_mask((size_t)values));
+    return count;
 }
 
 void parac_csp_network_free(parac_csp_network *network)

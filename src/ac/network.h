@@ -46,6 +46,11 @@ typedef struct parac_csp_constraint {
 
 typedef struct parac_csp_network {
     size_t variable_count;
+    /* The variables the input declared (parac_csp_finish_variables sets it); those after it are
+     * auxiliary ones the reader added for expressions in global constraints' lists (a variable per
+     * expression, defined by a table): the algorithms see them like any other, the public API
+     * (--domains, the counts of values) does not. */
+    size_t declared_variable_count;
     char **variable_names;      /* "x[3]" etc., for --domains output */
     uint32_t *domain_size;      /* per variable, the initial size (slots) */
     uint64_t *value_offset;     /* per variable, first value id; value_offset[n] = value_count */
@@ -78,6 +83,11 @@ parac_status parac_csp_add_variable(parac_csp_network *network, const char *name
                                     uint32_t count, uint32_t *index, parac_error *error);
 /* Call once after the last variable and before any constraint: lays out value ids. */
 parac_status parac_csp_finish_variables(parac_csp_network *network, parac_error *error);
+/* After parac_csp_finish_variables: appends an auxiliary variable (values sorted ascending,
+ * distinct, all present), its value ids after every earlier one, so the constraints already added
+ * keep their meaning. */
+parac_status parac_csp_add_auxiliary_variable(parac_csp_network *network, const char *name, const int64_t *values,
+                                              uint32_t count, uint32_t *index, parac_error *error);
 /* Adds (or merges into an existing same-scope) binary constraint from an allowed-pairs
  * bit matrix over slots of (x, y); the matrix is copied, transposed when x > y. */
 parac_status parac_csp_add_binary(parac_csp_network *network, uint32_t x, uint32_t y, const parac_word *matrix,
@@ -94,6 +104,13 @@ void parac_csp_remove_initial_value(parac_csp_network *network, uint32_t var, ui
 parac_status parac_csp_note_dropped(parac_csp_network *network, const char *description, parac_error *error);
 
 void parac_csp_network_free(parac_csp_network *network);
+
+/* The variables the input declared (declared_variable_count; all of them for a network built
+ * without auxiliary variables), and the values of their domains: value ids below it. */
+size_t parac_csp_declared_variables(const parac_csp_network *network);
+uint64_t parac_csp_declared_values(const parac_csp_network *network);
+/* How many of the declared variables' values are set in `bits` (one bit per value id). */
+uint64_t parac_csp_declared_values_in(const parac_csp_network *network, const parac_word *bits);
 
 /* Number of binary constraints, and of N-E edges (sum over binary constraints of |D(x)|*|D(y)|). */
 size_t parac_csp_binary_count(const parac_csp_network *network);

@@ -123,7 +123,7 @@ parac_status parac_csp_load_memory(const char *xml, size_t size, const char *nam
     return xcsp_load_memory(xml, size, name, options, NULL, out, error);
 }
 
-size_t parac_csp_variable_count(const parac_csp *csp) { return csp->network.variable_count; }
+size_t parac_csp_variable_count(const parac_csp *csp) { return parac_csp_declared_variables(&csp->network); }
 size_t parac_csp_constraint_count(const parac_csp *csp) { return csp->network.constraint_count; }
 size_t parac_csp_binary_constraint_count(const parac_csp *csp) { return parac_csp_binary_count(&csp->network); }
 uint64_t parac_csp_value_count(const parac_csp *csp) { return csp->network.value_count; }
@@ -131,12 +131,12 @@ uint64_t parac_csp_ne_edge_count(const parac_csp *csp) { return parac_csp_edge_c
 
 uint64_t parac_csp_present_value_count(const parac_csp *csp)
 {
-    return parac_bitset_popcount(csp->network.present, parac_bitset_words((size_t)csp->network.value_count));
+    return parac_csp_declared_values_in(&csp->network, csp->network.present);
 }
 
 const char *parac_csp_variable_name(const parac_csp *csp, size_t variable)
 {
-    return variable < csp->network.variable_count ? csp->network.variable_names[variable] : NULL;
+    return variable < parac_csp_declared_variables(&csp->network) ? csp->network.variable_names[variable] : NULL;
 }
 
 size_t parac_csp_dropped_count(const parac_csp *csp) { return csp->network.dropped_count; }

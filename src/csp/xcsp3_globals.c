@@ -22,6 +22,7 @@ typedef struct global_reader {
     parac_csp_global g;
     parac_error *error;
     int droppable; /* the failure is a form parac does not read: ignore_unsupported drops the constraint */
+    term_list expression_variables; /* the distinct variables of each expression term read, one run per term */
 } global_reader;
 
 /* ---- messages ------------------------------------------------------------------------------- */
@@ -103,14 +104,58 @@ static int boolean_attribute(xmlNodePtr node, const char *name, int fallback)
 
 /* ---- terms ---------------------------------------------------------------------------------- */
 
-static parac_status parse_text(global_reader *r, xmlNodePtr at, const char *text, term_list *out)
+static int is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
+
+static const char *skip_spaces(const char *at)
+{
+    while (is_space(*at)) at++;
+    return at;
+}
+
+static parac_status parse_plain_text(global_reader *r, xmlNodePtr at, const char *text, term_list *out)
 {
     int parsed = xcsp3_parse_terms(r->x, text, r->args, out);
     if (parsed == -2) return no_memory(r);
-    if (parsed < 0 && strchr(text, '('))
-        return UNSUPPORTED(r, at, "an expression as a list term (e.g. add(x,1)); only variables and integers");
     if (parsed < 0) return BAD(r, at, "%s", r->x->why);
     return PARAC_OK;
+}
+
+/* A list with expression terms ("x[0] add(x[1],1) mul(x[2],y)", as pycsp3 writes
+ * AllDifferent(x[i] + i)): each expression becomes an auxiliary variable (xcsp3_expression_term),
+ * the other terms are read as usual. */
+static parac_status parse_text_with_expressions(global_reader *r, xmlNodePtr at, const char *text, term_list *out)
+{
+    parac_status status = PARAC_OK;
+    const char *cursor = skip_spaces(text);
+    char *plain = NULL;
+    if (strstr(text, "%..."))
+        return UNSUPPORTED(r, at, "%%... in a list with expression terms");
+    while (status == PARAC_OK && *cursor) {
+        const char *end = xcsp3_term_end(cursor);
+        if (!end) return BAD(r, at, "an expression term with unbalanced parentheses");
+        if (memchr(cursor, '(', (size_t)(end - cursor))) {
+            term value = {0};
+            status = xcsp3_expression_term(r->x, at, cursor, (size_t)(end - cursor), r->args, &value,
+                                           &r->expression_variables, r->error);
+            r->droppable = status == PARAC_ERR_UNSUPPORTED;
+            if (status == PARAC_OK && xcsp3_push_term(out, value.var, value.constant) < 0) status = no_memory(r);
+        } else if (!(plain = malloc((size_t)(end - cursor) + 1))) {
+            status = no_memory(r);
+        } else {
+            memcpy(plain, cursor, (size_t)(end - cursor));
+            plain[end - cursor] = '\0';
+            status = parse_plain_text(r, at, plain, out);
+            free(plain);
+            plain = NULL;
+        }
+        cursor = skip_spaces(end);
+    }
+    return status;
+}
+
+static parac_status parse_text(global_reader *r, xmlNodePtr at, const char *text, term_list *out)
+{
+    return strchr(text, '(') ? parse_text_with_expressions(r, at, text, out) : parse_plain_text(r, at, text, out);
 }
 
 /* The terms of node's text, appended to out. */
@@ -216,13 +261,6 @@ static parac_status read_except(global_reader *r)
 
 /* ---- conditions: "(le, 10)", "(eq, y)", "(in, 2..5)", "(in, {1,3})" ------------------------- */
 
-static int is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
-
-static const char *skip_spaces(const char *at)
-{
-    while (is_space(*at)) at++;
-    return at;
-}
 
 static ac_operator operator_named(const char *name, size_t length)
 {
@@ -416,9 +454,37 @@ static parac_status read_matrix(global_reader *r, xmlNodePtr node, term_list *ce
 /* The integers a global holds: its memory, up to a constant factor. */
 static uint64_t stored_terms(const parac_csp_global *g)
 {
-    uint64_t terms = g->coeff_count + g->value_count + g->condition.set_count + g->final_count + 3 * (uint64_t)g->transition_count;
+    uint64_t terms = g->coeff_count + g->value_count + g->condition.set_count + g->condition2.set_count + g->final_count +
+                     3 * (uint64_t)g->transition_count;
     for (size_t l = 0; l < g->list_count; l++) terms += g->list_length[l];
     return terms;
+}
+
+static int compare_terms_by_variable(const void *a, const void *b)
+{
+    int64_t x = ((const term *)a)->var, y = ((const term *)b)->var;
+    return (x > y) - (x < y);
+}
+
+/* Sets g.shared_expression_variables when a variable read by an expression term occurs in a
+ * second expression or as a term of its own (global.h: GAC is then that of the decomposition). */
+static parac_status mark_shared_expression_variables(global_reader *r)
+{
+    term_list *e = &r->expression_variables;
+    size_t declared = r->x->network->declared_variable_count, count = ac_global_scope(&r->g, NULL, 0);
+    uint32_t *scope = malloc((count + 1) * sizeof *scope);
+    int shared = 0;
+    if (!scope) return no_memory(r);
+    ac_global_scope(&r->g, scope, count);
+    qsort(e->items, e->count, sizeof *e->items, compare_terms_by_variable);
+    for (size_t i = 1; i < e->count; i++) shared |= e->items[i].var == e->items[i - 1].var;
+    for (size_t i = 0; i < count && !shared; i++) {
+        term key = {scope[i], 0};
+        shared = scope[i] < declared && bsearch(&key, e->items, e->count, sizeof *e->items, compare_terms_by_variable);
+    }
+    free(scope);
+    r->g.shared_expression_variables = shared;
+    return PARAC_OK;
 }
 
 /* Adds the global, within the value budget for all globals together: a compact reference (x[])
@@ -434,6 +500,10 @@ static parac_status add_global(global_reader *r)
         return status;
     }
     r->x->global_terms += terms;
+    if (r->expression_variables.count) {
+        parac_status status = mark_shared_expression_variables(r);
+        if (status != PARAC_OK) return status;
+    }
     return parac_csp_add_global(r->x->network, &r->g, r->error);
 }
 
@@ -490,6 +560,50 @@ static parac_status read_all_equal(global_reader *r)
     return status == PARAC_OK ? add_global(r) : status;
 }
 
+/* Term i of the sum times a variable coefficient c (pycsp3's x * y <= 4 gives <coeffs> y[]):
+ * c itself with the constant as its coefficient, or an auxiliary variable for mul(x, c). */
+static parac_status variable_coefficient(global_reader *r, xmlNodePtr coeffs, size_t i, const term *coefficient)
+{
+    const parac_csp_network *n = r->x->network;
+    ac_term *x = &r->g.lists[0][i];
+    char text[2 * PARAC_ERROR_MESSAGE_SIZE];
+    term product = {0};
+    parac_status status;
+    if (x->var == AC_TERM_CONSTANT) {
+        r->g.coeffs[i] = x->value; /* k * c: the sum merges repeats of c, no decomposition */
+        x->var = coefficient->var, x->value = 0;
+        return PARAC_OK;
+    }
+    if ((size_t)x->var >= n->declared_variable_count || (size_t)coefficient->var >= n->declared_variable_count)
+        return UNSUPPORTED(r, coeffs, "a variable coefficient of an expression term");
+    snprintf(text, sizeof text, "mul(%s,%s)", n->variable_names[x->var], n->variable_names[coefficient->var]);
+    status = xcsp3_expression_term(r->x, coeffs, text, strlen(text), NULL, &product, &r->expression_variables, r->error);
+    r->droppable = status == PARAC_ERR_UNSUPPORTED;
+    if (status != PARAC_OK) return status;
+    x->var = product.var >= 0 ? product.var : AC_TERM_CONSTANT;
+    x->value = product.var >= 0 ? 0 : product.constant;
+    r->g.coeffs[i] = 1;
+    return PARAC_OK;
+}
+
+/* <coeffs>: integers, or variables (a scalar product), one per term. */
+static parac_status read_sum_coeffs(global_reader *r, xmlNodePtr coeffs)
+{
+    term_list terms = {0};
+    size_t n = r->g.list_length[0];
+    parac_status status = node_terms(r, coeffs, &terms);
+    if (status == PARAC_OK && terms.count != n)
+        status = BAD(r, coeffs, "%zu coefficients for a list of %zu", terms.count, n);
+    if (status == PARAC_OK && n && !(r->g.coeffs = malloc(n * sizeof *r->g.coeffs))) status = no_memory(r);
+    if (status == PARAC_OK) r->g.coeff_count = n;
+    for (size_t i = 0; status == PARAC_OK && i < n; i++) {
+        if (terms.items[i].var < 0) r->g.coeffs[i] = terms.items[i].constant;
+        else status = variable_coefficient(r, coeffs, i, &terms.items[i]);
+    }
+    free(terms.items);
+    return status;
+}
+
 static parac_status read_sum(global_reader *r)
 {
     static const char *const known[] = {"list", "coeffs", "condition", NULL};
@@ -497,9 +611,7 @@ static parac_status read_sum(global_reader *r)
     parac_status status = only_children(r, known);
     if (status == PARAC_OK) status = main_list(r, NULL);
     if (status == PARAC_OK && coeffs) {
-        status = node_integers(r, coeffs, &r->g.coeffs, &r->g.coeff_count);
-        if (status == PARAC_OK && r->g.coeff_count != r->g.list_length[0])
-            status = BAD(r, coeffs, "%zu coefficients for a list of %zu", r->g.coeff_count, r->g.list_length[0]);
+        status = read_sum_coeffs(r, coeffs);
     } else if (status == PARAC_OK && r->g.list_length[0]) {
         if (!(r->g.coeffs = malloc(r->g.list_length[0] * sizeof *r->g.coeffs))) return no_memory(r);
         for (size_t i = 0; i < r->g.list_length[0]; i++) r->g.coeffs[i] = 1;
@@ -1061,6 +1173,53 @@ typedef struct global_entry {
     parac_status (*read)(global_reader *r);
 } global_entry;
 
+/* Integers of `name` (one per term of the main list) into *values. */
+static parac_status per_item_integers(global_reader *r, const char *name, int64_t **values, size_t *count)
+{
+    xmlNodePtr node = xcsp_child(r->node, name);
+    parac_status status;
+    if (!node) return BAD(r, NULL, "no <%s>", name);
+    status = node_integers(r, node, values, count);
+    if (status == PARAC_OK && *count != r->g.list_length[0])
+        status = BAD(r, node, "%zu <%s> for a list of %zu", *count, name, r->g.list_length[0]);
+    return status;
+}
+
+static parac_status read_bin_packing(global_reader *r)
+{
+    static const char *const known[] = {"list", "sizes", "condition", NULL};
+    parac_status status = only_children(r, known);
+    if (status == PARAC_OK) status = main_list(r, NULL);
+    if (status == PARAC_OK) status = per_item_integers(r, "sizes", &r->g.coeffs, &r->g.coeff_count);
+    if (status == PARAC_OK) status = required_condition(r);
+    /* a load at least k (ge, gt, eq, in ...) depends on which bins exist: refused, not guessed */
+    if (status == PARAC_OK && r->g.condition.op != AC_OP_LE && r->g.condition.op != AC_OP_LT)
+        status = UNSUPPORTED(r, xcsp_child(r->node, "condition"), "a load condition other than le or lt");
+    return status == PARAC_OK ? add_global(r) : status;
+}
+
+/* <list>, <weights>, <profits> and two <condition>s: the first on the weight, the second on the
+ * profit, as pycsp3 writes Knapsack(x, weights, wlimit, profits) >= p. */
+static parac_status read_knapsack(global_reader *r)
+{
+    static const char *const known[] = {"list", "weights", "profits", "condition", NULL};
+    xmlNodePtr conditions[2] = {NULL, NULL};
+    size_t found = 0;
+    parac_status status = only_children(r, known);
+    for (xmlNodePtr c = r->node->children; c; c = c->next)
+        if (is_named(c, "condition")) {
+            if (found == 2) return BAD(r, c, "more than two <condition>s");
+            conditions[found++] = c;
+        }
+    if (status == PARAC_OK && found != 2) status = BAD(r, NULL, "two <condition>s (weight, profit) expected");
+    if (status == PARAC_OK) status = main_list(r, NULL);
+    if (status == PARAC_OK) status = per_item_integers(r, "weights", &r->g.coeffs, &r->g.coeff_count);
+    if (status == PARAC_OK) status = per_item_integers(r, "profits", &r->g.values, &r->g.value_count);
+    if (status == PARAC_OK) status = parse_condition(r, conditions[0], &r->g.condition);
+    if (status == PARAC_OK) status = parse_condition(r, conditions[1], &r->g.condition2);
+    return status == PARAC_OK ? add_global(r) : status;
+}
+
 static parac_status read_at_least(global_reader *r) { return read_count_bound(r, AC_OP_GE); }
 static parac_status read_at_most(global_reader *r) { return read_count_bound(r, AC_OP_LE); }
 static parac_status read_exactly(global_reader *r) { return read_count_bound(r, AC_OP_EQ); }
@@ -1087,6 +1246,8 @@ static const global_entry entries[] = {
     {"noOverlap", AC_GLOBAL_NO_OVERLAP, read_no_overlap},
     {"cumulative", AC_GLOBAL_CUMULATIVE, read_cumulative},
     {"circuit", AC_GLOBAL_CIRCUIT, read_circuit},
+    {"binPacking", AC_GLOBAL_BIN_PACKING, read_bin_packing},
+    {"knapsack", AC_GLOBAL_KNAPSACK, read_knapsack},
 };
 
 static const global_entry *entry_named(const char *name)
@@ -1107,11 +1268,16 @@ parac_status xcsp3_read_global(xcsp3 *x, xmlNodePtr node, const term_list *args,
     memset(&r, 0, sizeof r);
     r.x = x;
     r.args = args;
+    /* the variables of expressions among the group's <args> (read_global_group) */
+    for (size_t i = 0; args && i < x->args_expression_variables.count; i++)
+        if (xcsp3_push_term(&r.expression_variables, x->args_expression_variables.items[i].var, 0) < 0)
+            return parac_fail_no_memory(error, "global constraint", 64);
     r.node = node;
     r.error = error;
     ac_global_init(&r.g, entry->kind == AC_GLOBAL_KIND_COUNT ? AC_GLOBAL_ALL_DIFFERENT : entry->kind);
     status = entry->read(&r);
     ac_global_free(&r.g);
+    free(r.expression_variables.items);
     if (status == PARAC_ERR_UNSUPPORTED && r.droppable && x->options->ignore_unsupported) {
         char description[PARAC_ERROR_MESSAGE_SIZE + 64];
         snprintf(description, sizeof description, "element <%s> at line %ld (%s)", (const char *)node->name,

@@ -39,6 +39,8 @@ typedef struct xcsp3 {
     xcsp3_array *arrays;
     size_t array_count;
     uint64_t global_terms;   /* terms stored in global constraints so far (within max_values) */
+    uint64_t expression_terms; /* auxiliary variables named so far (parac_aux_<k>) */
+    term_list args_expression_variables; /* variables of the expressions in the current <args> of a group over a global */
     uint64_t template_bytes; /* template text re-read by groups and slides over globals (within max_bytes) */
     char *objectives;        /* the <minimize>/<maximize> elements, verbatim (NULL when none) */
     size_t objectives_length;
@@ -54,6 +56,16 @@ int xcsp3_parse_terms(xcsp3 *x, const char *text, const term_list *args, term_li
  * the index ranges of a two-dimensional array, or of the two positions that vary in a higher one
  * (c[2][][]). 0 ok, -1 when the token is not such a reference. */
 int xcsp3_matrix_shape(const xcsp3 *x, const char *token, size_t length, size_t *rows, size_t *columns);
+
+/* An expression term of a list (text[0..length), e.g. "add(x[1],%0)"; args binds %i): its
+ * constant value, or the auxiliary variable that stands for it (xcsp_add_expression_variable),
+ * in *out; the distinct variables it reads are appended to `variables`. */
+parac_status xcsp3_expression_term(xcsp3 *x, xmlNodePtr node, const char *text, size_t length, const term_list *args,
+                                   term *out, term_list *variables, parac_error *error);
+
+/* The end of the term that starts at `at`: the next space outside parentheses (an expression
+ * such as "add(x[0], 1)" may hold spaces); NULL when a parenthesis is left open. */
+const char *xcsp3_term_end(const char *at);
 
 parac_status xcsp3_fail_node(xcsp3 *x, xmlNodePtr node, parac_status status, const char *what, parac_error *error);
 /* An element parac does not handle: PARAC_ERR_UNSUPPORTED naming it and its line, or recorded

@@ -187,9 +187,18 @@ static int parse_terms(xcsp3 *x, const char *text, const term_list *args, term_l
         }
         if ((*start >= '0' && *start <= '9') || *start == '-') {
             const char *digits = start;
-            if (!xcsp_read_integer(&digits, &value) || digits != at) goto unknown;
-            if (!terms_fit(x, out, 1)) return terms_over_budget(x);
-            if (push_term(out, -1, value) < 0) return -2;
+            int64_t times = 1;
+            if (!xcsp_read_integer(&digits, &value)) goto unknown;
+            /* "3x4": the integer 3 four times, XCSP3's compact form (pycsp3 writes sizes so) */
+            if (*digits == 'x' && digits + 1 < at) {
+                digits++;
+                if (!xcsp_read_integer(&digits, &times) || times < 1) goto unknown;
+            }
+            if (digits != at) goto unknown;
+            if ((uint64_t)times > x->in->limits.max_variables || !terms_fit(x, out, (uint64_t)times))
+                return terms_over_budget(x);
+            for (int64_t k = 0; k < times; k++)
+                if (push_term(out, -1, value) < 0) return -2;
             continue;
         }
         int status = expand_reference(x, start, (size_t)(at - start), out);
@@ -713,6 +722,71 @@ static parac_status read_intension(xcsp3 *x, xmlNodePtr node, parac_error *error
     return status;
 }
 
+/* ---- expressions as list terms (xcsp3_internal.h) ------------------------------------------- */
+
+/* Binds each leaf of an expression to a variable or a constant (its group parameter bound by
+ * args); fills vars/constants (leaves->count entries each). */
+static parac_status bind_leaves(xcsp3 *x, xmlNodePtr node, const term_list *leaves, const term_list *args,
+                                int64_t *vars, int64_t *constants, parac_error *error)
+{
+    for (size_t k = 0; k < leaves->count; k++) {
+        int64_t key = leaves->items[k].var;
+        vars[k] = key;
+        constants[k] = 0;
+        if (key >= 0) continue;
+        if (!args || (size_t)(-1 - key) >= args->count)
+            return fail_node(x, node, PARAC_ERR_PARSE, "parameter %i outside a group or past its <args>", error);
+        vars[k] = args->items[-1 - key].var;
+        constants[k] = args->items[-1 - key].constant;
+    }
+    return PARAC_OK;
+}
+
+/* A name for the next auxiliary variable that no declared variable or array has. */
+static void auxiliary_name(xcsp3 *x, char *name, size_t size)
+{
+    do snprintf(name, size, "parac_aux_%llu", (unsigned long long)x->expression_terms++);
+    while (xcsp_names_get(&x->names, name, strlen(name)) != -1);
+}
+
+parac_status xcsp3_expression_term(xcsp3 *x, xmlNodePtr node, const char *text, size_t length, const term_list *args,
+                                   term *out, term_list *variables, parac_error *error)
+{
+    char *copy = malloc(length + 1), name[48];
+    xcsp_expr expr = {0};
+    leaf_context leaves = {0};
+    int64_t *vars = NULL, *constants = NULL;
+    xcsp_site site = site_of(x, node);
+    parac_status status;
+    if (!copy) return parac_fail_no_memory(error, "expression term", length + 1);
+    memcpy(copy, text, length);
+    copy[length] = '\0';
+    status = parse_intension_text(x, node, copy, &expr, &leaves, error);
+    if (status == PARAC_OK) {
+        vars = malloc((leaves.leaves.count + 1) * sizeof *vars);
+        constants = malloc((leaves.leaves.count + 1) * sizeof *constants);
+        if (!vars || !constants) status = parac_fail_no_memory(error, "expression term", leaves.leaves.count * 16);
+    }
+    if (status == PARAC_OK) status = bind_leaves(x, node, &leaves.leaves, args, vars, constants, error);
+    for (size_t k = 0; status == PARAC_OK && k < leaves.leaves.count; k++) {
+        int seen = 0;
+        if (vars[k] < 0) continue;
+        for (size_t j = 0; j < k; j++) seen |= vars[j] == vars[k];
+        if (!seen && push_term(variables, vars[k], 0) < 0) status = parac_fail_no_memory(error, "expression term", 16);
+    }
+    if (status == PARAC_OK) {
+        auxiliary_name(x, name, sizeof name);
+        status = xcsp_add_expression_variable(x->network, &expr, vars, constants, leaves.leaves.count, name,
+                                              x->in->limits.max_values, &site, &out->var, &out->constant, error);
+    }
+    free(copy);
+    free(vars);
+    free(constants);
+    xcsp_expr_free(&expr);
+    leaves_free(&leaves);
+    return status;
+}
+
 static xmlNodePtr first_element(xmlNodePtr node)
 {
     for (xmlNodePtr c = node->children; c; c = c->next)
@@ -883,6 +957,65 @@ static parac_status read_intension_group(xcsp3 *x, xmlNodePtr group, xmlNodePtr 
 
 static parac_status read_constraint(xcsp3 *x, xmlNodePtr node, parac_error *error);
 
+const char *xcsp3_term_end(const char *at)
+{
+    int depth = 0;
+    for (; *at && (depth > 0 || !is_space(*at)); at++) {
+        depth += *at == '(';
+        depth -= *at == ')';
+        if (depth < 0) return NULL;
+    }
+    return depth ? NULL : at;
+}
+
+/* The terms of one <args> of a group over a global, where pycsp3 puts expressions
+ * ("mul(x[0][0],y[0])"): each becomes an auxiliary variable (xcsp3_expression_term), its
+ * variables kept in x->args_expression_variables for the global's strength. */
+static parac_status read_global_args(xcsp3 *x, xmlNodePtr node, term_list *args, parac_error *error)
+{
+    char *text = xcsp_node_text(node);
+    const char *cursor = text;
+    parac_status status = PARAC_OK;
+    args->count = 0;
+    x->args_expression_variables.count = 0;
+    if (!strchr(text, '(')) {
+        xmlFree(text);
+        return read_args(x, node, args, error);
+    }
+    while (is_space(*cursor)) cursor++;
+    while (status == PARAC_OK && *cursor) {
+        const char *end = xcsp3_term_end(cursor);
+        if (!end) {
+            status = fail_node(x, node, PARAC_ERR_PARSE, "an expression in <args> with unbalanced parentheses", error);
+            break;
+        }
+        if (memchr(cursor, '(', (size_t)(end - cursor))) {
+            term value = {0};
+            status = xcsp3_expression_term(x, node, cursor, (size_t)(end - cursor), NULL, &value,
+                                           &x->args_expression_variables, error);
+            if (status == PARAC_OK && push_term(args, value.var, value.constant) < 0)
+                status = parac_fail_no_memory(error, "args", 64);
+        } else {
+            char *token = malloc((size_t)(end - cursor) + 1);
+            int parsed;
+            if (!token) {
+                status = parac_fail_no_memory(error, "args", 64);
+                break;
+            }
+            memcpy(token, cursor, (size_t)(end - cursor));
+            token[end - cursor] = '\0';
+            parsed = parse_terms(x, token, NULL, args);
+            free(token);
+            if (parsed == -2) status = parac_fail_no_memory(error, "args", 64);
+            else if (parsed < 0) status = fail_node(x, node, PARAC_ERR_PARSE, x->why, error);
+        }
+        cursor = end;
+        while (is_space(*cursor)) cursor++;
+    }
+    xmlFree(text);
+    return status;
+}
+
 /* A group over a global constraint: the template element is read again for each <args>. */
 static parac_status read_global_group(xcsp3 *x, xmlNodePtr group, xmlNodePtr template, parac_error *error)
 {
@@ -893,10 +1026,11 @@ static parac_status read_global_group(xcsp3 *x, xmlNodePtr group, xmlNodePtr tem
     xmlFree(text);
     for (xmlNodePtr c = group->children; c && status == PARAC_OK; c = c->next) {
         if (!is_named(c, "args")) continue;
-        status = read_args(x, c, &args, error);
+        status = read_global_args(x, c, &args, error);
         if (status == PARAC_OK) status = xcsp3_count_template(x, template, length, error);
         if (status == PARAC_OK) status = xcsp3_read_global(x, template, &args, error);
     }
+    x->args_expression_variables.count = 0;
     free(args.items);
     return status;
 }
@@ -1210,5 +1344,6 @@ parac_status xcsp3_read(xcsp_input *in, parac_csp_network *network, const parac_
     free(x.objectives);
     xcsp_names_free(&x.names);
     free(x.arrays);
+    free(x.args_expression_variables.items);
     return status;
 }

@@ -615,6 +615,24 @@ static void put_global_body(text *t, const writer *w, const parac_csp_global *g)
         put_list_from(t, w, g, 0, g->start_index);
         if (g->size.var >= 0 || g->size.value != 0) put_element(t, "size", w, &g->size, 1);
         break;
+    case AC_GLOBAL_BIN_PACKING:
+        put_list_from(t, w, g, 0, 0);
+        put(t, "      <sizes>");
+        put_integers(t, g->coeffs, g->coeff_count);
+        put(t, " </sizes>\n");
+        put_condition(t, w, &g->condition);
+        break;
+    case AC_GLOBAL_KNAPSACK: /* the first condition is on the weight, the second on the profit */
+        put_list_from(t, w, g, 0, 0);
+        put(t, "      <weights>");
+        put_integers(t, g->coeffs, g->coeff_count);
+        put(t, " </weights>\n");
+        put_condition(t, w, &g->condition);
+        put(t, "      <profits>");
+        put_integers(t, g->values, g->value_count);
+        put(t, " </profits>\n");
+        put_condition(t, w, &g->condition2);
+        break;
     default: break;
     }
 }

@@ -69,6 +69,17 @@ parac_status xcsp_add_intension(parac_csp_network *network, const xcsp_expr *exp
 
 /* A string -> int64 map (names of variables, arrays, domains, relations): entries in insertion
  * order, found through a core/hash_index. Zero-initialized = empty. */
+/* An expression used as a term of a list (pycsp3's AllDifferent(x[i] + i), Sum(x[i] * y[i])):
+ * without variables, its value in *constant (*var = -1); else a new auxiliary variable `name`
+ * (parac_csp_add_auxiliary_variable) whose domain is every value expr takes, tied to the
+ * expression's variables by a table of the expression's graph, in *var. Refused
+ * (PARAC_ERR_UNSUPPORTED) past max_table_tuples combinations, past max_values values in all, or
+ * on a 64-bit overflow. */
+parac_status xcsp_add_expression_variable(parac_csp_network *network, const xcsp_expr *expr, const int64_t *operand_var,
+                                          const int64_t *operand_constant, size_t operand_count, const char *name,
+                                          uint64_t max_values, const xcsp_site *site, int64_t *var, int64_t *constant,
+                                          parac_error *error);
+
 typedef struct xcsp_names {
     char **keys;            /* entry i's name, owned */
     int64_t *values;

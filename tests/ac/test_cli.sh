@@ -54,7 +54,7 @@ cat > "$tmp/alldiff.xml" <<'XML'
   <variables> <var id="x"> 0..2 </var> <var id="y"> 0..2 </var> </variables>
   <constraints>
     <intension> lt(x,y) </intension>
-    <binPacking> x y </binPacking>
+    <stretch> x y </stretch>
   </constraints>
 </instance>
 XML

@@ -235,6 +235,19 @@ static int test_satisfied(const parac_csp_global *g, const int64_t *x)
         if (steps != in) return 0;
         return g->size.var < 0 && g->size.value == 0 ? 1 : val(x, &g->size) == in;
     }
+    case AC_GLOBAL_BIN_PACKING: /* every bin some item uses has a load within the condition */
+        for (size_t i = 0; i < n; i++) {
+            int64_t load = 0;
+            for (size_t j = 0; j < n; j++)
+                if (val(x, &L[j]) == val(x, &L[i])) load += g->coeffs[j];
+            if (!op_holds(&g->condition, load, x)) return 0;
+        }
+        return 1;
+    case AC_GLOBAL_KNAPSACK: {
+        int64_t weight = 0, profit = 0;
+        for (size_t i = 0; i < n; i++) weight += g->coeffs[i] * val(x, &L[i]), profit += g->values[i] * val(x, &L[i]);
+        return op_holds(&g->condition, weight, x) && op_holds(&g->condition2, profit, x);
+    }
     default: return 1;
     }
 }
@@ -532,6 +545,22 @@ static void random_global(instance *in, ac_global_kind kind, uint32_t variables)
         set_list(in, 0, n, variables, 0.0);
         if (chance(0.2)) g->size = fresh(in, variables, 0.5);
         break;
+    case AC_GLOBAL_BIN_PACKING: /* bins are values; a few items fixed by constants */
+        set_list(in, 0, n, variables, 0.15);
+        for (size_t i = 0; i < n; i++) in->coeffs[i] = rnd(0, 4);
+        g->coeffs = in->coeffs, g->coeff_count = n;
+        g->condition.op = chance(0.7) ? AC_OP_LE : AC_OP_LT;
+        g->condition.operand = chance(0.25) ? fresh(in, variables, 0.0) : (ac_term){AC_TERM_CONSTANT, rnd(2, 7)};
+        break;
+    case AC_GLOBAL_KNAPSACK:
+        set_list(in, 0, n, variables, 0.1);
+        for (size_t i = 0; i < n; i++) in->coeffs[i] = rnd(0, 4), in->values[i] = rnd(-1, 4);
+        g->coeffs = in->coeffs, g->coeff_count = n;
+        g->values = in->values, g->value_count = n;
+        random_condition(in, variables, -4, 14, 0); /* the profit's (no set: in->set is the weight's) */
+        g->condition2 = g->condition;
+        random_condition(in, variables, -4, 14, 1);
+        break;
     default: break;
     }
 }
@@ -543,6 +572,8 @@ static void domain_range(ac_global_kind kind)
     if (kind == AC_GLOBAL_CHANNEL) value_low = 0, value_high = 3; /* mostly indexes: Hall sets happen */
     if (kind == AC_GLOBAL_CARDINALITY || kind == AC_GLOBAL_COUNT || kind == AC_GLOBAL_NVALUES) value_low = -1, value_high = 3;
     if (kind == AC_GLOBAL_NO_OVERLAP || kind == AC_GLOBAL_CUMULATIVE) value_low = -1, value_high = 5;
+    if (kind == AC_GLOBAL_BIN_PACKING) value_low = 0, value_high = 3; /* bins: items share them */
+    if (kind == AC_GLOBAL_KNAPSACK) value_low = 0, value_high = 3;    /* quantities */
 }
 
 static int build_instance(instance *in, ac_global_kind kind, uint32_t variables)
@@ -584,6 +615,8 @@ static propagator dedicated_of(ac_global_kind kind)
     case AC_GLOBAL_NO_OVERLAP: return ac_propagate_no_overlap;
     case AC_GLOBAL_CUMULATIVE: return ac_propagate_cumulative;
     case AC_GLOBAL_CIRCUIT: return ac_propagate_circuit;
+    case AC_GLOBAL_BIN_PACKING: return ac_propagate_bin_packing;
+    case AC_GLOBAL_KNAPSACK: return ac_propagate_knapsack;
     default: return NULL;
     }
 }

@@ -244,6 +244,29 @@ static void test_scheduling(void)
     parac_csp_destroy(csp);
 }
 
+/* binPacking and knapsack as pycsp3 writes them; the network with every kind is written and read back
+ * in test_every_kind_round_trip. */
+static void test_packing(void)
+{
+    parac_csp *csp = load(HEAD "<binPacking><list> x[] </list><sizes> 2 3 1 2 </sizes><condition> (le,4) </condition></binPacking>"
+                               "<binPacking><list> x[0..2] </list><sizes> 1x3 </sizes><condition> (lt,y) </condition></binPacking>"
+                               "<knapsack><list> x[] </list><weights> 2 3 1 2 </weights><condition> (le,6) </condition>"
+                               "<profits> 1 2 3 1 </profits><condition> (ge,y) </condition></knapsack>" TAIL,
+                          PARAC_OK, NULL);
+    if (!csp) return;
+    const parac_csp_global *g = global_of(csp, 0);
+    CHECK(g->kind == AC_GLOBAL_BIN_PACKING && g->list_length[0] == 4 && g->coeff_count == 4 && g->coeffs[1] == 3 &&
+          g->condition.op == AC_OP_LE && g->condition.operand.value == 4);
+    g = global_of(csp, 1);
+    CHECK(g->condition.op == AC_OP_LT && g->condition.operand.var == Y);
+    CHECK(g->coeff_count == 3 && g->coeffs[0] == 1 && g->coeffs[2] == 1, "1x3: the integer 1 three times");
+    g = global_of(csp, 2);
+    CHECK(g->kind == AC_GLOBAL_KNAPSACK && g->coeff_count == 4 && g->value_count == 4 && g->values[2] == 3 &&
+          g->condition.op == AC_OP_LE && g->condition.operand.value == 6 && g->condition2.op == AC_OP_GE &&
+          g->condition2.operand.var == Y);
+    parac_csp_destroy(csp);
+}
+
 static void test_instantiation(void)
 {
     parac_csp *csp = load(HEAD "<instantiation><list> x[0] x[2] y </list><values> 2 9 4 </values></instantiation>" TAIL,
@@ -323,10 +346,12 @@ static void test_malformed(void)
         {"<allDifferent><list> x[] </list><list> m[0][] </list></allDifferent>", PARAC_ERR_UNSUPPORTED, "more than one <list>"},
         {"<allDifferent><matrix> (x[0],x[1])(x[2]) </matrix></allDifferent>", PARAC_ERR_PARSE, "groups of different sizes"},
         {"<allDifferent><matrix> x[] </matrix></allDifferent>", PARAC_ERR_PARSE, "<matrix>"},
-        {"<allDifferent> add(x[0],1) x[1] </allDifferent>", PARAC_ERR_UNSUPPORTED, "expression"},
+        {"<allDifferent> add(x[0],1 x[1] </allDifferent>", PARAC_ERR_PARSE, "unbalanced parentheses"},
+        {"<allDifferent> add(x[0],z) x[1] </allDifferent>", PARAC_ERR_PARSE, "'z'"},
+        {"<sum><list> mul(x[0],x[1]) %... </list><condition> (le,3) </condition></sum>", PARAC_ERR_UNSUPPORTED, "%..."},
         {"<allEqual><list> x[] </list><foo/></allEqual>", PARAC_ERR_UNSUPPORTED, "<foo>"},
         {"<sum><list> x[] </list><condition> (le,3) </condition><coeffs> 1 2 </coeffs></sum>", PARAC_ERR_PARSE, "2 coefficients"},
-        {"<sum><list> x[] </list><coeffs> 1 y 1 1 </coeffs><condition> (le,3) </condition></sum>", PARAC_ERR_UNSUPPORTED, "variable in <coeffs>"},
+        {"<sum><list> add(x[0],1) x[1] x[2] x[3] </list><coeffs> y 1 1 1 </coeffs><condition> (le,3) </condition></sum>", PARAC_ERR_UNSUPPORTED, "variable coefficient of an expression term"},
         {"<sum><list> x[] </list></sum>", PARAC_ERR_PARSE, "no <condition>"},
         {"<sum><list> x[] </list><condition> le,3 </condition></sum>", PARAC_ERR_PARSE, "(operator, operand)"},
         {"<sum><list> x[] </list><condition> (lq,3) </condition></sum>", PARAC_ERR_PARSE, "condition"},
@@ -362,11 +387,18 @@ static void test_malformed(void)
         {"<cumulative><origins> x[] </origins><lengths> 1 1 1 </lengths><heights> 1 1 1 1 </heights><condition> (le,2) </condition></cumulative>",
          PARAC_ERR_PARSE, "<lengths> is not as long"},
         {"<circuit><list> x[] </list><size> 1 2 </size></circuit>", PARAC_ERR_PARSE, "one variable or integer"},
-        {"<binPacking><list> x[] </list></binPacking>", PARAC_ERR_UNSUPPORTED, "unsupported constraint <binPacking>"},
+        {"<stretch><list> x[] </list></stretch>", PARAC_ERR_UNSUPPORTED, "unsupported constraint <stretch>"},
+        {"<binPacking><list> x[] </list><condition> (le,3) </condition></binPacking>", PARAC_ERR_PARSE, "no <sizes>"},
+        {"<binPacking><list> x[] </list><sizes> 1x0 1 1 1 </sizes><condition> (le,3) </condition></binPacking>", PARAC_ERR_PARSE, "'1x0'"},
+        {"<binPacking><list> x[] </list><sizes> 1 2 </sizes><condition> (le,3) </condition></binPacking>", PARAC_ERR_PARSE, "2 <sizes> for a list of 4"},
+        {"<binPacking><list> x[] </list><sizes> 1 2 1 1 </sizes><condition> (ge,3) </condition></binPacking>", PARAC_ERR_UNSUPPORTED, "load condition"},
+        {"<binPacking><list> x[] </list><sizes> 1 2 1 1 </sizes><limits> 3 3 3 3 </limits></binPacking>", PARAC_ERR_UNSUPPORTED, "<limits>"},
+        {"<knapsack><list> x[] </list><weights> 1 1 1 1 </weights><condition> (le,3) </condition><profits> 1 1 1 1 </profits></knapsack>", PARAC_ERR_PARSE, "two <condition>s"},
+        {"<knapsack><list> x[] </list><weights> 1 1 1 1 </weights><condition> (le,3) </condition><condition> (ge,1) </condition></knapsack>", PARAC_ERR_PARSE, "no <profits>"},
         {"<group><sum><list> %0 %5 </list><condition> (le,1) </condition></sum><args> x[0] x[1] </args></group>", PARAC_ERR_PARSE, "bad parameter '%5'"},
         {"<slide><list offset=\"0\"> x[] </list><allDifferent> %0 %1 </allDifferent></slide>", PARAC_ERR_PARSE, "offset and collect"},
         {"<slide><list> x[] </list></slide>", PARAC_ERR_PARSE, "template"},
-        {"<slide><list> x[] </list><binPacking> %0 </binPacking></slide>", PARAC_ERR_UNSUPPORTED, "<binPacking>"},
+        {"<slide><list> x[] </list><stretch> %0 </stretch></slide>", PARAC_ERR_UNSUPPORTED, "<stretch>"},
         {"<slide><list> x[] </list><allDifferent> x[0] x[1] </allDifferent></slide>", PARAC_ERR_PARSE, "no %i"},
     };
     char xml[1024];
@@ -523,6 +555,10 @@ static void test_writer_kinds(void)
                "<cumulative><origins> x[0..1] </origins><lengths> 1 2 </lengths><ends> m[0][0..1] </ends><heights> 1 y </heights>"
                "<condition> (le,3) </condition></cumulative>"
                "<circuit><list startIndex=\"1\"> x[] </list><size> y </size></circuit>"
+               "<binPacking><list> x[] </list><sizes> 2 3 1 2 </sizes><condition> (le,y) </condition></binPacking>"
+               "<knapsack><list> x[] </list><weights> 2 3 1 2 </weights><condition> (le,9) </condition>"
+               "<profits> 1 2 3 1 </profits><condition> (ge,2) </condition></knapsack>"
+               "<allDifferent> add(x[0],1) mul(x[1],2) </allDifferent>"
                "<extension><list> x[0] y </list><conflicts> (0,0)(1,1) </conflicts></extension>"
                "<extension><list> x[1] x[2] y </list><supports> (0,1,2)(1,2,3)(2,3,4)(3,0,5) </supports></extension>"
                "</constraints><objectives><minimize> y </minimize></objectives></instance>",
@@ -536,7 +572,7 @@ static void test_writer_kinds(void)
 static void test_ignore_unsupported(void)
 {
     const char *xml = HEAD "<element><list> x[] </list><index rank=\"first\"> y </index><value> 1 </value></element>\n"
-                           "<binPacking> x[] </binPacking><allDifferent> x[] </allDifferent>"
+                           "<stretch> x[] </stretch><allDifferent> x[] </allDifferent>"
                            "<instantiation><list> x[0] 3 </list><values> 1 2 </values></instantiation>" TAIL;
     parac_csp_load_options options;
     parac_csp *csp = NULL;
@@ -610,6 +646,7 @@ int main(void)
     test_order();
     test_automata();
     test_scheduling();
+    test_packing();
     test_instantiation();
     test_group_block_slide();
     test_objectives();

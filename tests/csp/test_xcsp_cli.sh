@@ -25,8 +25,8 @@ expect_error "$tmp/truncated.xml" 2 "truncated\.xml:[0-9]+: <extension> is never
 printf '<instance format="XCSP3" type="CSP">\n<variables>\n<array id="x" size="[3]"> 0..2 </array>\n</variables>\n<constraints>\n<group>\n<intension> eq(%%0, add(%%...)) </intension>\n<args> x[0] </args>\n</group>\n</constraints>\n</instance>\n' > "$tmp/short_args.xml"
 expect_error "$tmp/short_args.xml" 2 "short_args\.xml:8: .*%\.\.\."
 
-printf '<instance format="XCSP3" type="CSP">\n<variables>\n<array id="x" size="[3]"> 0..2 </array>\n</variables>\n<constraints>\n<binPacking> x[] </binPacking>\n</constraints>\n</instance>\n' > "$tmp/global.xml"
-expect_error "$tmp/global.xml" 2 "global\.xml:6: unsupported constraint <binPacking>"
+printf '<instance format="XCSP3" type="CSP">\n<variables>\n<array id="x" size="[3]"> 0..2 </array>\n</variables>\n<constraints>\n<stretch> x[] </stretch>\n</constraints>\n</instance>\n' > "$tmp/global.xml"
+expect_error "$tmp/global.xml" 2 "global\.xml:6: unsupported constraint <stretch>"
 
 expect_error "$tmp/missing.xml" 2 "missing\.xml"
 

@@ -201,17 +201,17 @@ static void test_errors(void)
     load(HEAD "<extension><list> x[0] x[1] </list><supports> (0,1)(2 </supports></extension>" TAIL, PARAC_ERR_PARSE,
          "doc.xml:1:", 0);
     load("<instance format=\"XCSP3\" type=\"CSP\">\n<variables>\n<var id=\"a\"> 0 1 </var>\n</variables>\n<constraints>\n"
-         "<binPacking> a </binPacking>\n</constraints></instance>", PARAC_ERR_UNSUPPORTED, "doc.xml:6:", 0);
+         "<stretch> a </stretch>\n</constraints></instance>", PARAC_ERR_UNSUPPORTED, "doc.xml:6:", 0);
     load("<instance format=\"XCSP3\" type=\"CSP\">\n<variables>\n<var id=\"a\"> 0 1 </var>\n</variables>\n<constraints>\n"
          "<extension>\n<list> b </list>", PARAC_ERR_PARSE, "doc.xml:", 0);
     load(HEAD "<intension> eq(x[0], y) </intension>" TAIL, PARAC_ERR_PARSE, "unknown variable", 0);
     load(HEAD "<intension> foo(x[0], 1) </intension>" TAIL, PARAC_ERR_PARSE, "unsupported operator", 0);
     load("<instance format=\"XCSP3\" type=\"WCSP\"><variables/></instance>", PARAC_ERR_UNSUPPORTED, "WCSP", 0);
     load("<notxcsp/>", PARAC_ERR_PARSE, "<notxcsp>", 0);
-    csp = load(HEAD "<binPacking> x[] </binPacking><intension> lt(x[0],x[1]) </intension>" TAIL, PARAC_OK, NULL, 1);
+    csp = load(HEAD "<stretch> x[] </stretch><intension> lt(x[0],x[1]) </intension>" TAIL, PARAC_OK, NULL, 1);
     if (csp) {
         CHECK_EQ_INT(parac_csp_dropped_count(csp), 1);
-        CHECK(strstr(parac_csp_dropped(csp, 0), "binPacking") != NULL);
+        CHECK(strstr(parac_csp_dropped(csp, 0), "stretch") != NULL);
         CHECK_EQ_INT(parac_csp_constraint_count(csp), 1);
         parac_csp_destroy(csp);
     }
