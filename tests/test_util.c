@@ -58,6 +58,11 @@ int test_quick(void)
     return quick && strcmp(quick, "1") == 0;
 }
 
+size_t test_full_or_quick(size_t full, size_t quick)
+{
+    return test_quick() ? quick : full;
+}
+
 const char *test_temp_path(char *buffer, size_t size, const char *name)
 {
     snprintf(buffer, size, "/tmp/parac-test-%ld-%s", (long)getpid(), name);

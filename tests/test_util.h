@@ -33,8 +33,13 @@ int test_finish(const char *suite);
 int test_require_gpu(void);
 
 /* 1 when PARAC_TEST_QUICK=1: the GPU tests then run fewer and smaller cases with the same checks, so
- * that compute-sanitizer (10-100x slower) gets through them (scripts/gpu-check GPU_CHECK_SANITIZE). */
+ * that compute-sanitizer (10-100x slower) gets through them (scripts/gpu-check GPU_CHECK_SANITIZE sets
+ * it; docs/GPU.md "Quick mode" lists what each test shrinks). Every kernel, variant and code path a
+ * test reaches in a full run it still reaches in quick mode. */
 int test_quick(void);
+
+/* full normally, quick under PARAC_TEST_QUICK=1: a size, count or round number of a gpu test. */
+size_t test_full_or_quick(size_t full, size_t quick);
 
 /* A scratch file path unique to this process: /tmp/parac-test-<pid>-<name>. */
 const char *test_temp_path(char *buffer, size_t size, const char *name);

@@ -1,6 +1,8 @@
 /* cli/cmd_dbscan.c — `parac dbscan INPUT --eps E --min-samples M`. */
+#include <math.h>
 #include <pthread.h>
 #include <sys/stat.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,7 +191,9 @@ static void print_summary(const cli_common *common, const parac_dbscan_info *inf
 
 int cli_dbscan(int argc, char **argv)
 {
-    dbscan_args args = {0.0, 0, NULL, NULL, "auto", NULL};
+    /* NAN and INT64_MIN mark "not given" (--eps refuses NaN, so neither can be typed): a missing
+     * required option is a usage error (exit 1), not a value out of range (exit 2). */
+    dbscan_args args = {NAN, INT64_MIN, NULL, NULL, "auto", NULL};
     const cli_option options_table[] = {
         {"--eps", 0, CLI_DOUBLE, &args.eps, "E", "neighbourhood radius (> 0); distance == eps is a neighbour"},
         {"--min-samples", 0, CLI_INT64, &args.min_samples, "M", "neighbours (the point included) to be core (>= 1)"},
@@ -223,6 +227,8 @@ int cli_dbscan(int argc, char **argv)
     memset(&points, 0, sizeof points);
     if (parac_dbscan_method_parse(args.method, &options.method, &error) != PARAC_OK)
         return cli_usage_error("dbscan", "%s", error.message);
+    if (isnan(args.eps)) return cli_usage_error("dbscan", "--eps is required");
+    if (args.min_samples == INT64_MIN) return cli_usage_error("dbscan", "--min-samples is required");
     if (args.min_samples < 1) {
         parac_fail(&error, PARAC_ERR_INVALID_ARGUMENT, "dbscan: --min-samples must be >= 1, got %lld",
                    (long long)args.min_samples);

@@ -20,6 +20,7 @@
 
 #include "core/error.h"
 #include "core/external_sort.h"
+#include "core/progress.h"
 #include "core/threads.h"
 #include "fca/concept_stream.h"
 #include "fca/fca_internal.h"
@@ -41,6 +42,7 @@ typedef struct lattice_stream {
     parac_fca_concept_fn concept_fn;
     parac_fca_edge_fn edge_fn;
     void *user;
+    const parac_exec *exec;         /* its progress callback is asked after each batch: cancel */
     uint32_t *ids;
     parac_status status;            /* the first failure inside a callback */
     parac_error *error;
@@ -143,7 +145,14 @@ static int take_concept(void *user, const uint32_t *intent, size_t size)
     if (status != PARAC_OK) return fail(stream, status);
     tag = stream->concepts++; /* in the batch the tag is the index, the upper end of its covers */
     memcpy(record + stream->words * sizeof(parac_word), &tag, sizeof tag);
-    if (++stream->batch_count == stream->batch_capacity) cover_batch(stream);
+    if (++stream->batch_count == stream->batch_capacity) {
+        cover_batch(stream);
+        /* Pass 1 calls no caller callback (concepts and edges are handed out in passes 2 and 3), so the
+         * progress callback is where a cancel (the CLI's Ctrl-C) is seen: once per batch of covers. Total
+         * unknown (0): the concepts are still being found. */
+        if (stream->status == PARAC_OK && parac_report_progress(stream->exec, stream->concepts, 0))
+            fail(stream, PARAC_ERR_CANCELLED);
+    }
     return stream->status != PARAC_OK;
 }
 
@@ -252,6 +261,7 @@ parac_status parac_fca_lattice_enumerate(const parac_fca_context *context, const
     stream.concept_fn = concept_fn;
     stream.edge_fn = edge_fn;
     stream.user = user;
+    stream.exec = &options->exec;
     stream.error = error;
     budget = options->max_host_bytes ? options->max_host_bytes : fca_default_host_budget();
     concept_options = *options;

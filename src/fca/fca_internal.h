@@ -34,6 +34,10 @@ int fca_context_size_ok(size_t objects, size_t attributes);
 void fca_context_set(parac_fca_context *context, size_t object, size_t attribute);
 
 parac_status fca_read_fimi(const parac_input *input, parac_fca_context **context, parac_error *error);
+/* fca_read_fimi with ids above id_limit (<= PARAC_FCA_MAX_ATTRIBUTE_ID) refused as too large: the fuzz
+ * target reads with a lower limit, since each input naming id 10^6 builds a 10^6-column context. */
+parac_status fca_read_fimi_limited(const parac_input *input, uint32_t id_limit, parac_fca_context **context,
+                                   parac_error *error);
 parac_status fca_read_cxt(const parac_input *input, parac_fca_context **context, parac_error *error);
 parac_status fca_read_csv01(const parac_input *input, parac_fca_context **context, parac_error *error);
 

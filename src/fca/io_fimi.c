@@ -27,8 +27,9 @@ static int id_list_push(id_list *list, uint32_t value)
     return 0;
 }
 
-/* Parses one line's ids into ids; returns PARAC_OK or a parse error at the line. */
-static parac_status parse_line(parac_line_reader *reader, id_list *ids, uint32_t *max_id, parac_error *error)
+/* Parses one line's ids (each at most id_limit) into ids; returns PARAC_OK or a parse error at the line. */
+static parac_status parse_line(parac_line_reader *reader, uint32_t id_limit, id_list *ids, uint32_t *max_id,
+                               parac_error *error)
 {
     char *cursor = reader->buffer;
     for (;;) {
@@ -47,10 +48,10 @@ static parac_status parse_line(parac_line_reader *reader, id_list *ids, uint32_t
         if (value < 0)
             return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
                                  "negative attribute id %lld", value);
-        if (errno || value > PARAC_FCA_MAX_ATTRIBUTE_ID)
+        if (errno || value > (long long)id_limit)
             return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
-                                 "attribute id %.*s is too large (at most %d)", (int)(end - cursor > 30 ? 30 : end - cursor),
-                                 cursor, PARAC_FCA_MAX_ATTRIBUTE_ID);
+                                 "attribute id %.*s is too large (at most %u)", (int)(end - cursor > 30 ? 30 : end - cursor),
+                                 cursor, (unsigned)id_limit);
         if (id_list_push(ids, (uint32_t)value)) return parac_fail_no_memory(error, "attribute ids", ids->capacity * 8);
         if ((uint32_t)value > *max_id) *max_id = (uint32_t)value;
         cursor = end;
@@ -70,6 +71,12 @@ static parac_status build_context(const id_list *ids, const id_list *starts, uin
 
 parac_status fca_read_fimi(const parac_input *input, parac_fca_context **context, parac_error *error)
 {
+    return fca_read_fimi_limited(input, PARAC_FCA_MAX_ATTRIBUTE_ID, context, error);
+}
+
+parac_status fca_read_fimi_limited(const parac_input *input, uint32_t id_limit, parac_fca_context **context,
+                                   parac_error *error)
+{
     parac_line_reader reader;
     id_list ids = {0}, starts = {0};
     uint32_t max_id = 0;
@@ -79,7 +86,7 @@ parac_status fca_read_fimi(const parac_input *input, parac_fca_context **context
     if (id_list_push(&starts, 0)) goto no_memory;
     while ((got = parac_line_reader_next(&reader, error)) == 1) {
         if (reader.buffer[0] == '#') continue;
-        status = parse_line(&reader, &ids, &max_id, error);
+        status = parse_line(&reader, id_limit, &ids, &max_id, error);
         if (status != PARAC_OK) goto done;
         if (ids.count > UINT32_MAX - 1) {
             status = parac_fail_at(error, PARAC_ERR_UNSUPPORTED, reader.path, reader.line_number, "more than 2^32 ids");

@@ -101,25 +101,36 @@ int main(void)
         {10, 70, 25, 0.9, 0, 0.0, 0.0},     {30, 130, 40, 0.97, 0, 0.0, 0.01}, {200, 40, 1500, 0.55, 0, 0.0, 0.0},
         {500, 30, 5000, 0.5, 0, 0.0, 0.0},  {100, 200, 800, 0.85, 0, 0.0, 0.0},
     };
+    /* Quick mode (PARAC_TEST_QUICK=1, docs/GPU.md): one seed, and the large shapes with fewer variables
+     * and constraints but the same domain sizes (multi-word domains) and still over 1,000 edges, so
+     * that the chunked edge layout splits keys across chunks. */
+    static const random_network_shape quick_shapes[] = {
+        {2, 3, 1, 0.5, 0, 0.0, 0.0},        {12, 10, 30, 0.5, 0, 0.0, 0.05}, {20, 8, 60, 0.3, 0, 0.02, 0.0},
+        {10, 70, 25, 0.9, 0, 0.0, 0.0},     {12, 130, 12, 0.97, 0, 0.0, 0.01}, {40, 40, 120, 0.55, 0, 0.0, 0.0},
+        {60, 30, 250, 0.5, 0, 0.0, 0.0},    {16, 200, 24, 0.85, 0, 0.0, 0.0},
+    };
     static const random_network_shape sac_shapes[] = {
         {6, 4, 9, 0.35, 0, 0.0, 0.05}, {10, 3, 20, 0.25, 0, 0.05, 0.0}, {40, 10, 150, 0.35, 0, 0.0, 0.0},
         {80, 20, 400, 0.4, 0, 0.0, 0.0},
     };
-    uint64_t seeds = test_quick() ? 1 : 6, sac_seeds = test_quick() ? 1 : 8;
+    _Static_assert(sizeof quick_shapes == sizeof shapes, "one quick shape per shape");
+    const random_network_shape *chosen = test_quick() ? quick_shapes : shapes;
+    size_t sac_shape_count = test_full_or_quick(sizeof sac_shapes / sizeof sac_shapes[0], 3);
+    uint64_t seeds = test_full_or_quick(6, 1), sac_seeds = test_full_or_quick(8, 1);
     if (test_require_gpu()) return 77;
     for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
         for (uint64_t seed = 1; seed <= seeds; seed++) {
             parac_csp_network network;
             char label[64];
             snprintf(label, sizeof label, "shape %zu seed %llu", k, (unsigned long long)seed);
-            if (random_network(&shapes[k], seed * 31337 + k, &network)) {
+            if (random_network(&chosen[k], seed * 31337 + k, &network)) {
                 CHECK(0, "%s: build failed", label);
                 continue;
             }
             compare_on(&network, label);
             parac_csp_network_free(&network);
         }
-    for (size_t k = 0; k < sizeof sac_shapes / sizeof sac_shapes[0]; k++)
+    for (size_t k = 0; k < sac_shape_count; k++)
         for (uint64_t seed = 1; seed <= sac_seeds; seed++) {
             parac_csp_network network;
             char label[64];

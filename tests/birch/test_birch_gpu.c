@@ -93,26 +93,33 @@ static void check_quality(const char *name, const double *points, size_t n)
 
 int main(void)
 {
+    /* Quick mode (PARAC_TEST_QUICK=1, docs/GPU.md): a tenth of the points or fewer; the streamed fit still
+     * takes several chunks, and the uniform case still leaves 2,425 subclusters (fixed seed), above
+     * BIRCH_GPU_WARD_MIN (2,048), so the GPU Ward kernels run. */
+    size_t blobs = test_full_or_quick(200000, 20000), chunk = test_full_or_quick(40960, 6000);
+    size_t wide = test_full_or_quick(30000, 4000), uniform = test_full_or_quick(120000, 4000);
+    size_t separated = test_full_or_quick(200000, 20000), overlapping = test_full_or_quick(300000, 30000);
     double *points;
     if (test_require_gpu()) return 77;
-    points = support_blobs(200000, 2, 20, 0.5, 101);
-    compare_devices("blobs 2-D", points, 200000, 2, 0.3, 50, 20, 8192, 0);
-    compare_devices("blobs 2-D streamed", points, 200000, 2, 0.3, 50, 20, 4096, 40960);
+    points = support_blobs(blobs, 2, 20, 0.5, 101);
+    compare_devices("blobs 2-D", points, blobs, 2, 0.3, 50, 20, 8192, 0);
+    compare_devices("blobs 2-D streamed", points, blobs, 2, 0.3, 50, 20, 4096, chunk);
     free(points);
-    points = support_blobs(30000, 7, 5, 1.0, 102);
-    compare_devices("blobs 7-D, B=10", points, 30000, 7, 1.2, 10, 5, 1000, 0);
+    points = support_blobs(wide, 7, 5, 1.0, 102);
+    compare_devices("blobs 7-D, B=10", points, wide, 7, 1.2, 10, 5, 1000, 0);
     free(points);
     points = support_blobs(2500, 3, 3, 1.0, 103);
     compare_devices("small, one partial batch", points, 2500, 3, 0.5, 50, 3, 8192, 0);
     free(points);
-    points = uniform_points(120000, 2, 104);
-    compare_devices("uniform, many subclusters (GPU Ward)", points, 120000, 2, 0.008, 50, 12, 8192, 0);
+    points = uniform_points(uniform, 2, 104);
+    compare_devices("uniform, many subclusters (GPU Ward)", points, uniform, 2, test_quick() ? 0.006 : 0.008, 50, 12,
+                    8192, 0);
     free(points);
-    points = support_grid_blobs(200000, 2, 20, 0.5, 8.0, 105);
-    check_quality("separated blobs", points, 200000);
+    points = support_grid_blobs(separated, 2, 20, 0.5, 8.0, 105);
+    check_quality("separated blobs", points, separated);
     free(points);
-    points = support_blobs(300000, 2, 20, 0.5, 106);
-    check_quality("overlapping blobs", points, 300000);
+    points = support_blobs(overlapping, 2, 20, 0.5, 106);
+    check_quality("overlapping blobs", points, overlapping);
     free(points);
     return test_finish("birch gpu");
 }

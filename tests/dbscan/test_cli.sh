@@ -54,6 +54,11 @@ expect_exit 2 "eps = 0" "$PARAC" dbscan "$tmp/moons.csv" --eps 0 --min-samples 2
 expect_exit 2 "eps < 0" "$PARAC" dbscan "$tmp/moons.csv" --eps -1 --min-samples 2
 expect_exit 2 "min-samples 0" "$PARAC" dbscan "$tmp/moons.csv" --eps 1 --min-samples 0
 expect_exit 2 "missing file" "$PARAC" dbscan "$tmp/none.csv" --eps 1 --min-samples 2
+# a required option left out is a usage error (exit 1) saying so, not a value out of range (exit 2)
+expect_exit 1 "no --min-samples" "$PARAC" dbscan "$tmp/moons.csv" --eps 1
+grep -q "^parac: error: dbscan: --min-samples is required" "$tmp/err" || fail "no --min-samples: $(cat "$tmp/err")"
+expect_exit 1 "no --eps" "$PARAC" dbscan "$tmp/moons.csv" --min-samples 2
+grep -q "^parac: error: dbscan: --eps is required" "$tmp/err" || fail "no --eps: $(cat "$tmp/err")"
 # --max-device-memory: a size with a suffix is accepted (the CPU ignores it, same labels); a size out of
 # range is exit 2, one that is not a size is a usage error (exit 1)
 "$PARAC" dbscan "$tmp/moons.csv" --eps 0.2 --min-samples 5 --device cpu --max-device-memory 64M \

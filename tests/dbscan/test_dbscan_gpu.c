@@ -8,6 +8,8 @@
  * must be identical, and the run must really have used the GPU. Every GPU
  * variant (auto, classic, table, coarse, table-fused, coarse-fused, sparse) is
  * checked against the one CPU run; sparse also on every slab shape and min_samples 1, 3, 5, 4, 10.
+ * Quick mode (PARAC_TEST_QUICK=1, docs/GPU.md): the same cases and variants on 1/10-1/100 of the
+ * points, eps scaled so that each case keeps its mix of core, border and noise points.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -124,7 +126,7 @@ static float *narrowed(const double *xs, size_t count)
 
 static void test_blobs(void)
 {
-    const size_t sizes[] = {1000, 100000, 2000000};
+    const size_t sizes[] = {1000, test_full_or_quick(100000, 4000), test_full_or_quick(2000000, 20000)};
     for (size_t d = 2; d <= 3; d++)
         for (int s = 0; s < 3; s++) {
             double *xs = generate(PARAC_POINTS_BLOBS, sizes[s], d, 20, 0.5, 10 * d + (uint64_t)s);
@@ -141,7 +143,7 @@ static void test_blobs(void)
 static void test_uniform(void)
 {
     for (size_t d = 1; d <= 8; d++) {
-        size_t n = 50000;
+        size_t n = test_full_or_quick(50000, 2000);
         double *xs = generate(PARAC_POINTS_UNIFORM, n, d, 0, 0, 100 + d);
         /* eps near the typical nearest-neighbour distance: a mix of core, border and noise. */
         double eps = 1.2 * pow(1.0 / (double)n, 1.0 / (double)d) * sqrt((double)d) / 2.0;
@@ -150,9 +152,11 @@ static void test_uniform(void)
         free(xs);
     }
     {
-        double *xs = generate(PARAC_POINTS_UNIFORM, 3000000, 3, 0, 0, 7);
-        float *narrow = narrowed(xs, 3000000 * 3);
-        compare("uniform-f32", NULL, narrow, 3000000, 3, 0.01, 5, PARAC_DBSCAN_AUTO);
+        size_t n = test_full_or_quick(3000000, 30000);
+        double *xs = generate(PARAC_POINTS_UNIFORM, n, 3, 0, 0, 7);
+        float *narrow = narrowed(xs, n * 3);
+        /* eps 0.01 at 3 M points; the same expected neighbour count at fewer */
+        compare("uniform-f32", NULL, narrow, n, 3, 0.01 * cbrt(3000000.0 / (double)n), 5, PARAC_DBSCAN_AUTO);
         free(narrow);
         free(xs);
     }
@@ -164,9 +168,11 @@ static void test_lattice_ties(void)
     parac_rng rng;
     parac_rng_seed(&rng, base_seed + 300);
     for (size_t d = 2; d <= 3; d++) {
-        size_t n = 40000;
+        size_t n = test_full_or_quick(40000, 2000);
+        /* lattice steps per axis: quick mode keeps the points per lattice cell about the same */
+        uint64_t steps = d == 2 ? test_full_or_quick(400, 90) : test_full_or_quick(80, 30);
         double *xs = malloc(n * d * sizeof(double));
-        for (size_t i = 0; i < n * d; i++) xs[i] = (double)parac_rng_below(&rng, d == 2 ? 400 : 80) / 4.0;
+        for (size_t i = 0; i < n * d; i++) xs[i] = (double)parac_rng_below(&rng, steps) / 4.0;
         compare("lattice", xs, NULL, n, d, 0.25, 3, PARAC_DBSCAN_GRID);
         compare("lattice", xs, NULL, n, d, 0.5, 6, PARAC_DBSCAN_GRID);
         compare("lattice", xs, NULL, n, d, sqrt(0.125), 4, PARAC_DBSCAN_GRID);
@@ -176,7 +182,7 @@ static void test_lattice_ties(void)
 
 static void test_special_inputs(void)
 {
-    size_t n = 20000, d = 2;
+    size_t n = test_full_or_quick(20000, 2000), d = 2;
     double *xs = malloc(n * 12 * sizeof(double));
     parac_rng rng;
     parac_rng_seed(&rng, base_seed + 400);
@@ -197,7 +203,7 @@ static void test_special_inputs(void)
 /* d = 12: the brute-force path (one cell), and the grid forced on the same points. */
 static void test_high_dimension(void)
 {
-    const size_t sizes[] = {3000, 30000};
+    const size_t sizes[] = {test_full_or_quick(3000, 500), test_full_or_quick(30000, 1500)};
     for (int s = 0; s < 2; s++) {
         size_t n = sizes[s], d = 12;
         double *xs = generate(PARAC_POINTS_BLOBS, n, d, 8, 1.0, 500 + (uint64_t)s);
@@ -248,11 +254,12 @@ static void test_slabs(void)
 {
     const size_t forced[] = {2, 3, 7};
     for (size_t d = 1; d <= 3; d++) {
-        size_t n = 200000;
+        size_t n = test_full_or_quick(200000, 20000);
         double *uniform = generate(PARAC_POINTS_UNIFORM, n, d, 1, 1.0, 700 + d);
         double *blobs = generate(PARAC_POINTS_BLOBS, n, d, 20, 0.5, 710 + d);
         float *narrow = narrowed(blobs, n * d);
-        double eps = d == 1 ? 1e-5 : d == 2 ? 0.003 : 0.02;
+        /* the eps of 200,000 points, widened at fewer so that the expected neighbour count stays */
+        double eps = (d == 1 ? 1e-5 : d == 2 ? 0.003 : 0.02) * pow(200000.0 / (double)n, 1.0 / (double)d);
         for (int f = 0; f < 3; f++) {
             compare_slabs("slab-uniform", uniform, NULL, n, d, eps, 5, forced[f], 0, PARAC_DBSCAN_GPU_AUTO);
             compare_slabs("slab-blobs", blobs, NULL, n, d, 0.1, 10, forced[f], 0,

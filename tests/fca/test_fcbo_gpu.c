@@ -1,7 +1,9 @@
 /* tests/fca/test_fcbo_gpu.c — the CUDA path against the CPU path on fresh
  * random contexts of many shapes (sizes off multiples of 32/64, densities
  * 0.05-0.6, empty rows and columns, duplicate rows, min support), and the
- * known counts of the shared data sets. Exits 77 without a GPU. */
+ * known counts of the shared data sets. Exits 77 without a GPU.
+ * Quick mode (PARAC_TEST_QUICK=1, docs/GPU.md): one seed of six small shapes (1 to 3 attribute words),
+ * the tiny-pool spill case as is, one device-cap case of ~45k concepts, no shared data sets. */
 #include <string.h>
 #include <time.h>
 
@@ -33,9 +35,11 @@ static parac_fca_concepts *gpu_compute(const parac_fca_context *context, parac_f
 
 static void compare_on_random(uint64_t seed, parac_fca_engine *engine)
 {
-    static const size_t shapes[][2] = {{1, 1}, {5, 3}, {31, 33}, {65, 64}, {97, 65}, {200, 100}, {300, 90}, {1000, 40}, {70, 129}};
+    static const size_t full_shapes[][2] = {{1, 1}, {5, 3}, {31, 33}, {65, 64}, {97, 65}, {200, 100}, {300, 90}, {1000, 40}, {70, 129}};
+    static const size_t quick_shapes[][2] = {{1, 1}, {5, 3}, {31, 33}, {65, 64}, {97, 65}, {70, 129}};
     static const double densities[] = {0.05, 0.2, 0.35, 0.6};
-    size_t shape_count = test_quick() ? 6 : sizeof shapes / sizeof shapes[0];
+    const size_t(*shapes)[2] = test_quick() ? quick_shapes : full_shapes;
+    size_t shape_count = test_quick() ? sizeof quick_shapes / sizeof quick_shapes[0] : sizeof full_shapes / sizeof full_shapes[0];
     for (size_t s = 0; s < shape_count; s++) {
         for (size_t d = 0; d < 4; d++) {
             double density = densities[d];
@@ -138,10 +142,15 @@ static void check_tiny_pool_spills(uint64_t seed)
  * the context's minimum is PARAC_ERR_NO_MEMORY naming the option, not a crash. */
 static void check_device_cap(uint64_t seed, parac_fca_engine *engine)
 {
-    static const struct { size_t objects, attributes; double density; uint64_t cap; } cases[] = {
+    typedef struct cap_case { size_t objects, attributes; double density; uint64_t cap; } cap_case;
+    static const cap_case full_cases[] = {
         {150, 40, 0.50, 512 << 10}, /* 270k-290k concepts x 8 B (seeds 11-13): output ~4x the cap */
         {200, 70, 0.35, 1 << 20}};  /* 290k-310k concepts x 16 B: output ~4.5x the cap */
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    /* 43k-49k concepts x 8 B (seeds 11-13): output 3.5-4x a cap 3.4x this context's least (~28 KB) */
+    static const cap_case quick_cases[] = {{200, 20, 0.60, 96 << 10}};
+    const cap_case *cases = test_quick() ? quick_cases : full_cases;
+    size_t case_count = test_full_or_quick(sizeof full_cases / sizeof full_cases[0], 1);
+    for (size_t c = 0; c < case_count; c++) {
         parac_fca_context *context = fca_test_random_context(cases[c].objects, cases[c].attributes, cases[c].density,
                                                              seed + 7 * c);
         parac_fca_concepts *cpu = fca_test_compute(context, PARAC_DEVICE_CPU, 0, 0);
@@ -197,6 +206,6 @@ int main(void)
     parac_fca_engine_destroy(engine);
     if (!test_quick()) check_known_count("mushroom.dat", 238710);
     if (!test_quick()) check_known_count("vote.dat", 227033);
-    check_known_count("primary-tumor.dat", 87232);
+    if (!test_quick()) check_known_count("primary-tumor.dat", 87232);
     return test_finish("fca.fcbo_gpu");
 }

@@ -6,6 +6,8 @@
 
 #include <parac/fca.h>
 
+#include "core/input.h"
+#include "fca/fca_internal.h"
 #include "test_util.h"
 
 static const char *write_file(const char *name, const char *text, size_t length)
@@ -85,6 +87,34 @@ static void check_fimi(void)
     }
 }
 
+/* The id limit at its edge: PARAC_FCA_MAX_ATTRIBUTE_ID is read, one more is refused; the limited
+ * entry (the fuzz target's) refuses above its own bound with the same message. */
+static void check_fimi_id_limit(void)
+{
+    parac_fca_context *context = NULL;
+    parac_error error = {0};
+    parac_input input;
+    const char *accepted = "3 16383\n", *refused = "1\n16384\n";
+    context = read_text("max_id.dat", "1000000\n", &error);
+    CHECK(context && parac_fca_context_attributes(context) == (size_t)PARAC_FCA_MAX_ATTRIBUTE_ID + 1 &&
+              parac_fca_context_has(context, 0, PARAC_FCA_MAX_ATTRIBUTE_ID) &&
+              !parac_fca_context_has(context, 0, PARAC_FCA_MAX_ATTRIBUTE_ID - 1),
+          "id 10^6 must give 10^6 + 1 attributes: %s", error.message);
+    parac_fca_context_destroy(context);
+    expect_error("max_id_plus_1.dat", "0\n1000001\n", 2, "too large (at most 1000000)");
+    input = parac_input_memory(accepted, strlen(accepted), "limited.dat");
+    context = NULL;
+    CHECK_OK(fca_read_fimi_limited(&input, 16383, &context, &error), &error);
+    CHECK(context && parac_fca_context_attributes(context) == 16384 && parac_fca_context_has(context, 0, 16383),
+          "limited reader: id 16383 at a limit of 16383 must give 16384 attributes");
+    parac_fca_context_destroy(context);
+    input = parac_input_memory(refused, strlen(refused), "limited.dat");
+    context = NULL;
+    CHECK(fca_read_fimi_limited(&input, 16383, &context, &error) == PARAC_ERR_PARSE && context == NULL &&
+              strstr(error.message, "limited.dat:2: attribute id 16384 is too large (at most 16383)"),
+          "limited reader: id 16384 at a limit of 16383: %s", error.message);
+}
+
 static void check_cxt(void)
 {
     expect_context("small.cxt", "B\n\n2\n3\n\no1\no2\na\nb\nc\nX.X\n.XX\n", 2, 3, "101011");
@@ -129,6 +159,7 @@ static void check_csv01(void)
 int main(void)
 {
     check_fimi();
+    check_fimi_id_limit();
     check_cxt();
     check_csv01();
     return test_finish("fca.io");

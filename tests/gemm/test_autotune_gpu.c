@@ -4,7 +4,8 @@
  * every candidate tile shape run with the untuned plan's tile_k and split-k must give C byte for byte equal
  * to the untuned plan's (the tensor cores' per-element order is the hardware's: this is the check that
  * tile_m / tile_n do not change it). Then one parac_gemm_autotune round trip: a plan reading the cache
- * gives the untuned C. */
+ * gives the untuned C. Quick mode (PARAC_TEST_QUICK=1, docs/GPU.md): 264 x 264 x 256 instead of
+ * 600 x 600 x 1024 (still two 128-wide tiles each way, and one full 256-wide tile for wgmma_ws). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +15,7 @@
 
 #include "test_util.h"
 
-#define M 600
-#define N 600
-#define K 1024
+static int64_t M = 600, N = 600, K = 1024;
 
 static int run(const parac_gemm_options *o, const float *a, const float *b, float *c, parac_gemm_plan_info *info)
 {
@@ -55,6 +54,7 @@ int main(void)
     parac_error error;
     int gpu = test_require_gpu();
     if (gpu) return gpu;
+    M = N = (int64_t)test_full_or_quick(600, 264), K = (int64_t)test_full_or_quick(1024, 256);
     a = malloc((size_t)M * K * 4), b = malloc((size_t)K * N * 4), untuned = malloc((size_t)M * N * 4);
     c = malloc((size_t)M * N * 4);
     if (!a || !b || !untuned || !c) return 1;

@@ -4,7 +4,9 @@
  * bk32 (BK 32 x 3 stages, B in place when aligned, float4 epilogue) is also checked against base's
  * bits on the same plan, on every shape below including n256's in-place-B shapes.
  * n256 (64x256 C tiles, B read in place when row-major with n, ldb % 4 == 0) is also checked
- * against base's bits on extra shapes: ragged n and k, strided B, empty tile rows, split-k. */
+ * against base's bits on extra shapes: ragged n and k, strided B, empty tile rows, split-k.
+ * Quick mode (PARAC_TEST_QUICK=1, docs/GPU.md): the same cases and variants, each extent above 300
+ * cut to one tile plus its remainder (quick_extent), so ragged edges and multi-tile grids stay. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,9 +163,28 @@ static void zero_a_rows(float *a, parac_gemm_layout layout, int64_t m, int64_t k
         for (int64_t c = 0; c < k; c++) a[layout == PARAC_GEMM_ROW_MAJOR ? r * k + c : c * m + r] = 0.0f;
 }
 
-/* stages: the options' pipeline_stages (n256: 0 = BK32's 2-stage pipeline, 4 = the first, BK16 x 4). */
-static void check_fp32_case_stages(const gpu_case *t, parac_gemm_variant kernel_variant, int stages, uint64_t seed)
+/* Quick mode: an extent above 300 becomes tile + extent % tile (at least two tiles of that width, the
+ * same ragged edge); m and k by 128 (every tile_m, tile_k divides it), n by 256 (n256's tiles). */
+static int64_t quick_extent(int64_t extent, int64_t tile)
 {
+    return test_quick() && extent > 300 ? tile + extent % tile : extent;
+}
+
+/* k stays whole where split-k has work to split: an explicit split, or m and n too small for many C tiles. */
+static gpu_case quick_sized(const gpu_case *t)
+{
+    gpu_case sized = *t;
+    int k_stays = t->split_k > 1 || (t->m <= 300 && t->n <= 300);
+    sized.m = quick_extent(t->m, 128), sized.n = quick_extent(t->n, 256);
+    if (!k_stays) sized.k = quick_extent(t->k, 128);
+    return sized;
+}
+
+/* stages: the options' pipeline_stages (n256: 0 = BK32's 2-stage pipeline, 4 = the first, BK16 x 4). */
+static void check_fp32_case_stages(const gpu_case *full, parac_gemm_variant kernel_variant, int stages, uint64_t seed)
+{
+    gpu_case sized = quick_sized(full);
+    const gpu_case *t = &sized;
     parac_gemm_options o;
     float alpha = (t->variant % 3 == 0) ? 1.0f : -1.5f, beta = (t->variant % 2) ? 0.75f : 0.0f;
     float *a, *b, *c0, *ref, *cpu, *gpu_static, *gpu_dynamic;
@@ -252,6 +273,8 @@ static void check_tf32_case(int64_t m, int64_t n, int64_t k, int tile, parac_gem
     parac_gemm_options o;
     float *a, *b, *c0, *ref, *gpu;
     double worst = 0.0, scale = 0.0;
+    if (m > 300 || n > 300) k = quick_extent(k, 128); /* 100x90x3000 keeps its split-k */
+    m = quick_extent(m, 128), n = quick_extent(n, 256);
     memset(&o, 0, sizeof o);
     o.m = m, o.n = n, o.k = k, o.tile_m = tile, o.tile_n = (seed == 9 || seed == 10) ? 192 - tile : tile; /* 64x128, 128x64 */
     a = support_random(seed, PARAC_GEMM_ROW_MAJOR, m, k, 0);
