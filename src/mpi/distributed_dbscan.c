@@ -84,14 +84,15 @@ static void lower_to(uint64_t *slot, uint64_t value)
 /* ------------------------------------------------------------------ routing */
 
 /* Where the items of one MPI_Alltoallv go, built like a parallel stable counting sort by destination
- * rank: a counting pass fills cursor[range * ranks + destination], routing_finish turns the counts into
- * write positions, and the writing pass (same ranges) puts item after item at cursor[...]++. Items for
- * another rank go to the send buffer; this rank's own share is never sent (its MPI counts are 0): with
- * own_in_place its cursors point into the receive buffer, at the slot of source `rank`, so the receive
- * buffer ends up in source order as if it had come through MPI; without, the receive buffer leaves it
- * out and the writing pass puts the own share elsewhere. */
+ * rank: a counting pass fills cursor[range * stride + destination], routing_finish turns the counts
+ * into write positions, and the writing pass (same ranges) puts item after item at cursor[...]++.
+ * Items for another rank go to the send buffer; this rank's own share is never sent (its MPI counts
+ * are 0): with own_in_place its cursors point into the receive buffer, at the slot of source `rank`,
+ * so the receive buffer ends up in source order as if it had come through MPI; without, the receive
+ * buffer leaves it out and the writing pass puts the own share elsewhere. */
 typedef struct routing {
     int ranks, rank, ranges;
+    size_t stride; /* cursors per range: ranks rounded up to a cache line, so ranges share none */
     size_t *cursor;
     int *send_counts, *send_offsets, *recv_counts, *recv_offsets;
     size_t send_total, recv_total, own; /* items; recv_total counts the own share only when in place */
@@ -113,7 +114,8 @@ static parac_status routing_alloc(MPI_Comm comm, int ranges, routing *route, par
     MPI_Comm_size(comm, &route->ranks);
     MPI_Comm_rank(comm, &route->rank);
     route->ranges = ranges;
-    route->cursor = calloc((size_t)ranges * (size_t)route->ranks, sizeof(size_t));
+    route->stride = ((size_t)route->ranks + 7) / 8 * 8;
+    route->cursor = calloc((size_t)ranges * route->stride, sizeof(size_t));
     route->send_counts = calloc((size_t)route->ranks, sizeof(int));
     route->send_offsets = calloc((size_t)route->ranks, sizeof(int));
     route->recv_counts = calloc((size_t)route->ranks, sizeof(int));
@@ -132,7 +134,7 @@ static parac_status routing_finish(MPI_Comm comm, routing *route, int own_in_pla
     size_t *bucket_first = malloc(((size_t)ranks + 1) * sizeof(size_t));
     parac_status status = PARAC_OK;
     if (!bucket_first) status = parac_fail_no_memory(error, "mpi exchange routing", (unsigned long long)ranks * 8);
-    else parac_range_counts_to_offsets(route->cursor, (size_t)ranks, route->ranges, (size_t)ranks, bucket_first);
+    else parac_range_counts_to_offsets(route->cursor, (size_t)ranks, route->ranges, route->stride, bucket_first);
     for (int r = 0; r < ranks && status == PARAC_OK; r++) {
         size_t count = bucket_first[r + 1] - bucket_first[r];
         if (count > INT_MAX)
@@ -148,7 +150,7 @@ static parac_status routing_finish(MPI_Comm comm, routing *route, int own_in_pla
         goto done;
     for (int range = 0; range < route->ranges; range++)
         for (int r = 0; r < ranks; r++) {
-            size_t *at = &route->cursor[(size_t)range * (size_t)ranks + (size_t)r];
+            size_t *at = &route->cursor[(size_t)range * route->stride + (size_t)r];
             if (r == rank) *at = *at - bucket_first[rank] + (size_t)route->recv_offsets[rank];
             else if (r > rank) *at -= route->own;
         }
@@ -193,7 +195,7 @@ static void count_destinations(const mpi_points *block, const mpi_kd_partition *
     for (int range = 0; range < route->ranges; range++) {
         double *x = scratch->x + (size_t)range * (block->dim + 1);
         int *destinations = scratch->destinations + (size_t)range * (size_t)route->ranks, owner;
-        size_t *count = route->cursor + (size_t)range * (size_t)route->ranks;
+        size_t *count = route->cursor + (size_t)range * route->stride;
         size_t end = range_first(block->count, route->ranges, range + 1);
         for (size_t i = range_first(block->count, route->ranges, range); i < end; i++) {
             int found = row_destinations(block, partition, reach, i, x, &owner, destinations);
@@ -211,7 +213,7 @@ static void scatter_points(const mpi_points *block, const mpi_kd_partition *part
     for (int range = 0; range < route->ranges; range++) {
         double *x = scratch->x + (size_t)range * (block->dim + 1);
         int *destinations = scratch->destinations + (size_t)range * (size_t)route->ranks, owner;
-        size_t *cursor = route->cursor + (size_t)range * (size_t)route->ranks;
+        size_t *cursor = route->cursor + (size_t)range * route->stride;
         size_t end = range_first(block->count, route->ranges, range + 1);
         for (size_t i = range_first(block->count, route->ranges, range); i < end; i++) {
             int found = row_destinations(block, partition, reach, i, x, &owner, destinations);
@@ -582,14 +584,20 @@ done:
 
 /* ------------------------------------------------------------------ return */
 
-/* The block owner of index: a division only when the block changes (local points come in index order). */
-static int block_owner_of(const mpi_points *block, int ranks, uint64_t index, int *owner, uint64_t *owner_end)
+/* The block owner of indices met in increasing order (local points are in index order): a division
+ * only when the block changes. */
+typedef struct block_walk {
+    int owner;         /* -1 before the first index */
+    uint64_t owner_end; /* one past the owner's last index */
+} block_walk;
+
+static int block_owner_of(const mpi_points *block, int ranks, uint64_t index, block_walk *walk)
 {
-    if (*owner < 0 || index >= *owner_end || index < mpi_block_first(block->total, ranks, *owner)) {
-        *owner = mpi_block_owner(block->total, ranks, index);
-        *owner_end = mpi_block_first(block->total, ranks, *owner + 1);
+    if (walk->owner < 0 || index >= walk->owner_end) {
+        walk->owner = mpi_block_owner(block->total, ranks, index);
+        walk->owner_end = mpi_block_first(block->total, ranks, walk->owner + 1);
     }
-    return *owner;
+    return walk->owner;
 }
 
 static int32_t final_label(const int32_t *local_labels, const int32_t *id_of_cluster, size_t i)
@@ -601,13 +609,12 @@ static void count_returns(const local_points *local, const mpi_points *block, ro
 {
 #pragma omp parallel for schedule(static, 1) num_threads(route->ranges)
     for (int range = 0; range < route->ranges; range++) {
-        size_t *count = route->cursor + (size_t)range * (size_t)route->ranks;
+        size_t *count = route->cursor + (size_t)range * route->stride;
         size_t end = range_first(local->count, route->ranges, range + 1);
-        int owner = -1;
-        uint64_t owner_end = 0;
+        block_walk walk = {-1, 0};
         for (size_t i = range_first(local->count, route->ranges, range); i < end; i++)
             if (local->tags[i] & TAG_OWNED)
-                count[block_owner_of(block, route->ranks, local->tags[i] & TAG_INDEX, &owner, &owner_end)]++;
+                count[block_owner_of(block, route->ranks, local->tags[i] & TAG_INDEX, &walk)]++;
     }
 }
 
@@ -619,15 +626,14 @@ static void scatter_returns(const local_points *local, const int32_t *local_labe
 {
 #pragma omp parallel for schedule(static, 1) num_threads(route->ranges)
     for (int range = 0; range < route->ranges; range++) {
-        size_t *cursor = route->cursor + (size_t)range * (size_t)route->ranks;
+        size_t *cursor = route->cursor + (size_t)range * route->stride;
         size_t end = range_first(local->count, route->ranges, range + 1);
-        int owner = -1;
-        uint64_t owner_end = 0;
+        block_walk walk = {-1, 0};
         for (size_t i = range_first(local->count, route->ranges, range); i < end; i++) {
             uint64_t index = local->tags[i] & TAG_INDEX;
             int to;
             if (!(local->tags[i] & TAG_OWNED)) continue;
-            to = block_owner_of(block, route->ranks, index, &owner, &owner_end);
+            to = block_owner_of(block, route->ranks, index, &walk);
             if (to == route->rank) {
                 labels[index - block->first] = final_label(local_labels, id_of_cluster, i);
                 core_mask[index - block->first] = local_core[i];
