@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "core/error.h"
+#include "core/hash_index.h"
 #include "core/range_offsets.h"
 #include "core/threads.h"
 #include "mpi/kd_partition.h"
@@ -31,11 +32,6 @@ static int compare_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
-}
-
-static int compare_pair_first(const void *a, const void *b)
-{
-    return compare_u64(&((const pair64 *)a)->first, &((const pair64 *)b)->first);
 }
 
 /* Index of key in sorted pairs[count] by first, or count. */
@@ -319,47 +315,67 @@ static void cluster_firsts(const local_points *local, const int32_t *labels, con
     }
 }
 
+/* What the passes after the local run read: its result and the per-cluster tables. */
+typedef struct local_view {
+    const local_points *local;
+    const int32_t *labels;
+    const uint8_t *core;
+    const uint64_t *rep, *first_owned, *root; /* per local cluster */
+} local_view;
+
 /* A link (point, representative) for every core point that other ranks also hold: halo core
  * points, and owned core points that were sent elsewhere as halo. */
-static int makes_link(const local_points *local, const int32_t *labels, const uint8_t *core, const uint64_t *rep,
-                      size_t i)
+static int makes_link(const local_view *view, size_t i)
 {
-    uint64_t tag = local->tags[i];
+    uint64_t tag = view->local->tags[i];
     int seen_elsewhere = !(tag & TAG_OWNED) || (tag & TAG_SHARED);
-    return core[i] && seen_elsewhere && rep[labels[i]] != (tag & TAG_INDEX);
+    return view->core[i] && seen_elsewhere && view->rep[view->labels[i]] != (tag & TAG_INDEX);
 }
 
-/* The links in local order, counted then written per range; *links is malloc'ed. */
-static parac_status collect_links(const local_points *local, const int32_t *labels, const uint8_t *core,
-                                  const uint64_t *rep, int threads, pair64 **links, size_t *count, parac_error *error)
+/* The lowest owned point of its cluster: where the cluster's numbering item is emitted. */
+static int opens_cluster(const local_view *view, size_t i)
 {
-    size_t *range_start = calloc((size_t)threads + 1, sizeof(size_t));
-    *links = NULL;
-    *count = 0;
-    if (!range_start) return parac_fail_no_memory(error, "mpi dbscan links", (unsigned long long)threads * 8);
-#pragma omp parallel for schedule(static, 1) num_threads(threads)
-    for (int range = 0; range < threads; range++) {
-        size_t end = range_first(local->count, threads, range + 1), found = 0;
-        for (size_t i = range_first(local->count, threads, range); i < end; i++)
-            found += (size_t)makes_link(local, labels, core, rep, i);
-        range_start[range + 1] = found;
+    uint64_t tag = view->local->tags[i];
+    return view->labels[i] >= 0 && (tag & TAG_OWNED) && view->first_owned[view->labels[i]] == (tag & TAG_INDEX);
+}
+
+/* Where each range's kept points go in a list of all kept points in local order: start[range],
+ * start[ranges] = how many in all. NULL when out of memory. The writing pass walks the same ranges. */
+static size_t *kept_starts(const local_view *view, int ranges, int (*keep)(const local_view *, size_t))
+{
+    size_t *start = calloc((size_t)ranges + 1, sizeof(size_t)), count = view->local->count;
+    if (!start) return NULL;
+#pragma omp parallel for schedule(static, 1) num_threads(ranges)
+    for (int range = 0; range < ranges; range++) {
+        size_t end = range_first(count, ranges, range + 1), kept = 0;
+        for (size_t i = range_first(count, ranges, range); i < end; i++) kept += (size_t)keep(view, i);
+        start[range + 1] = kept;
     }
-    for (int range = 0; range < threads; range++) range_start[range + 1] += range_start[range];
-    *count = range_start[threads];
-    if (!(*links = malloc((*count + 1) * sizeof(pair64)))) {
-        free(range_start);
+    for (int range = 0; range < ranges; range++) start[range + 1] += start[range];
+    return start;
+}
+
+/* The links in local order; *links is malloc'ed. */
+static parac_status collect_links(const local_view *view, int threads, pair64 **links, size_t *count,
+                                  parac_error *error)
+{
+    size_t *start = kept_starts(view, threads, makes_link), points = view->local->count;
+    *links = NULL;
+    *count = start ? start[threads] : 0;
+    if (!start || !(*links = malloc((*count + 1) * sizeof(pair64)))) {
+        free(start);
         return parac_fail_no_memory(error, "mpi dbscan links", (unsigned long long)*count * 16);
     }
 #pragma omp parallel for schedule(static, 1) num_threads(threads)
     for (int range = 0; range < threads; range++) {
-        size_t end = range_first(local->count, threads, range + 1), at = range_start[range];
-        for (size_t i = range_first(local->count, threads, range); i < end; i++) {
-            if (!makes_link(local, labels, core, rep, i)) continue;
-            (*links)[at].first = local->tags[i] & TAG_INDEX;
-            (*links)[at++].second = rep[labels[i]];
+        size_t end = range_first(points, threads, range + 1), at = start[range];
+        for (size_t i = range_first(points, threads, range); i < end; i++) {
+            if (!makes_link(view, i)) continue;
+            (*links)[at].first = view->local->tags[i] & TAG_INDEX;
+            (*links)[at++].second = view->rep[view->labels[i]];
         }
     }
-    free(range_start);
+    free(start);
     return PARAC_OK;
 }
 
@@ -477,82 +493,146 @@ static void roots_of_clusters(const uint64_t *rep, size_t clusters, const pair64
 
 /* ------------------------------------------------------------------ numbering */
 
-typedef struct numbered_item {
-    uint64_t root, first; /* a local cluster's root and lowest owned point */
-    size_t item;          /* its position in the gathered items */
-} numbered_item;
-
-static int compare_item_root(const void *a, const void *b)
+/* Each rank's numbering items, (root, lowest owned point) of every local cluster holding points it
+ * owns, in the order of those lowest points (emitted where the pass meets them); cluster_of_item[k]
+ * says whose item k is. *items and *cluster_of_item are malloc'ed. */
+static parac_status numbering_items(const local_view *view, int threads, pair64 **items, int32_t **cluster_of_item,
+                                    size_t *count, parac_error *error)
 {
-    return compare_u64(&((const numbered_item *)a)->root, &((const numbered_item *)b)->root);
+    size_t *start = kept_starts(view, threads, opens_cluster), points = view->local->count;
+    *count = start ? start[threads] : 0;
+    *items = start ? malloc((*count + 1) * sizeof(pair64)) : NULL;
+    *cluster_of_item = start ? malloc((*count + 1) * sizeof(int32_t)) : NULL;
+    if (!*items || !*cluster_of_item) {
+        free(start);
+        return parac_fail_no_memory(error, "mpi dbscan numbering", (unsigned long long)*count * 20);
+    }
+#pragma omp parallel for schedule(static, 1) num_threads(threads)
+    for (int range = 0; range < threads; range++) {
+        size_t end = range_first(points, threads, range + 1), at = start[range];
+        for (size_t i = range_first(points, threads, range); i < end; i++) {
+            if (!opens_cluster(view, i)) continue;
+            (*items)[at].first = view->root[view->labels[i]];
+            (*items)[at].second = view->local->tags[i] & TAG_INDEX;
+            (*cluster_of_item)[at++] = view->labels[i];
+        }
+    }
+    free(start);
+    return PARAC_OK;
 }
 
-/* Rank 0: items (root, lowest owned point index) of every rank's local clusters; ids[k] = the
- * position of item k's root when the distinct roots are ordered by their lowest point index over all
- * items: parac dbscan's numbering (clusters by lowest point index). Two sorts of the items, which
- * are clusters, not points. */
-static parac_status number_clusters(const pair64 *items, size_t count, int32_t *ids, size_t *clusters,
-                                    parac_error *error)
+/* Rank 0: positions of the gathered items in order of their lowest point (.second). Each rank's run
+ * [bounds[r], bounds[r + 1]) is in that order already: adjacent runs are merged pairwise, log2(R)
+ * rounds of linear merges. bounds (runs + 1 entries) is overwritten. NULL when out of memory. */
+static size_t *merge_runs(const pair64 *items, size_t count, size_t *bounds, int runs)
 {
-    numbered_item *by_root = malloc((count + 1) * sizeof(numbered_item));
-    pair64 *groups = malloc((count + 1) * sizeof(pair64)); /* (lowest point, group before sorting) */
-    size_t *group_of_item = malloc((count + 1) * sizeof(size_t)), group_count = 0;
-    int32_t *id_of_group = malloc((count + 1) * sizeof(int32_t));
-    parac_status status = PARAC_OK;
-    if (!by_root || !groups || !group_of_item || !id_of_group) {
-        status = parac_fail_no_memory(error, "mpi dbscan numbering", (unsigned long long)count * 52);
-        goto done;
+    size_t *order = malloc((count + 1) * sizeof(size_t)), *merged = malloc((count + 1) * sizeof(size_t)), *swap;
+    if (!order || !merged) {
+        free(order), free(merged);
+        return NULL;
     }
-    for (size_t k = 0; k < count; k++) by_root[k] = (numbered_item){items[k].first, items[k].second, k};
-    qsort(by_root, count, sizeof *by_root, compare_item_root);
-    for (size_t k = 0; k < count; k++) {
-        if (k == 0 || by_root[k].root != by_root[k - 1].root) {
-            groups[group_count].first = NO_ROOT;
-            groups[group_count].second = group_count;
-            group_count++;
+    for (size_t k = 0; k < count; k++) order[k] = k;
+    while (runs > 1) {
+        int kept = 0;
+        for (int r = 0; r < runs; r += 2) {
+            size_t lo = bounds[r], mid = bounds[r + 1], hi = r + 2 <= runs ? bounds[r + 2] : mid;
+            size_t left = lo, right = mid, out = lo;
+            while (left < mid && right < hi)
+                merged[out++] = items[order[right]].second < items[order[left]].second ? order[right++] : order[left++];
+            while (left < mid) merged[out++] = order[left++];
+            while (right < hi) merged[out++] = order[right++];
+            bounds[kept++] = lo;
         }
-        if (by_root[k].first < groups[group_count - 1].first) groups[group_count - 1].first = by_root[k].first;
-        group_of_item[by_root[k].item] = group_count - 1;
+        bounds[kept] = count;
+        runs = kept;
+        swap = order, order = merged, merged = swap;
     }
-    if (group_count > (size_t)INT32_MAX) {
-        status = parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "mpi dbscan: more than 2^31 - 1 clusters");
-        goto done;
+    free(merged);
+    return order;
+}
+
+/* Distinct roots met so far; the id of a root is its position in roots[]. */
+typedef struct root_ids {
+    parac_hash_index index;
+    uint64_t *roots;
+    size_t count;
+} root_ids;
+
+static uint64_t root_hash(uint64_t root) /* a 64-bit finalizer: the low bits pick the slot */
+{
+    root ^= root >> 33;
+    root *= 0xff51afd7ed558ccdULL;
+    root ^= root >> 33;
+    return root;
+}
+
+static uint64_t root_item_hash(const void *context, size_t item) { return root_hash(((const root_ids *)context)->roots[item]); }
+
+static int root_matches(const void *context, size_t item, const void *key)
+{
+    return ((const root_ids *)context)->roots[item] == *(const uint64_t *)key;
+}
+
+/* The id of root, a new one when it was not met yet: SIZE_MAX when out of memory. */
+static size_t root_id(root_ids *ids, uint64_t root)
+{
+    size_t slot, item;
+    if (parac_hash_index_reserve(&ids->index, root_item_hash, ids) != 0) return SIZE_MAX;
+    item = parac_hash_index_find(&ids->index, root_hash(root), &root, root_matches, ids, &slot);
+    if (item != SIZE_MAX) return item;
+    ids->roots[ids->count] = root;
+    parac_hash_index_insert(&ids->index, slot, ids->count);
+    return ids->count++;
+}
+
+/* Rank 0: the items of every rank (bounds: each rank's run); ids[k] = the id of item k's root, roots
+ * numbered by first meeting in the order of the items' lowest points, which is the order of each
+ * cluster's lowest point index: parac dbscan's numbering. A merge of the runs and one hash lookup per
+ * item (clusters, not points). */
+static parac_status number_clusters(const pair64 *items, size_t count, size_t *bounds, int runs, int32_t *ids,
+                                    size_t *clusters, parac_error *error)
+{
+    size_t *order = merge_runs(items, count, bounds, runs);
+    root_ids met = {{0}, malloc((count + 1) * sizeof(uint64_t)), 0};
+    parac_status status = PARAC_OK;
+    if (!order || !met.roots) status = parac_fail_no_memory(error, "mpi dbscan numbering", (unsigned long long)count * 24);
+    for (size_t k = 0; k < count && status == PARAC_OK; k++) {
+        size_t id = root_id(&met, items[order[k]].first);
+        if (id == SIZE_MAX) status = parac_fail_no_memory(error, "mpi dbscan numbering", (unsigned long long)count * 32);
+        else if (id >= (size_t)INT32_MAX) status = parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "mpi dbscan: more than 2^31 - 1 clusters");
+        else ids[order[k]] = (int32_t)id;
     }
-    qsort(groups, group_count, sizeof *groups, compare_pair_first); /* lowest points differ: one cluster each */
-    for (size_t j = 0; j < group_count; j++) id_of_group[groups[j].second] = (int32_t)j;
-    for (size_t k = 0; k < count; k++) ids[k] = id_of_group[group_of_item[k]];
-    *clusters = group_count;
-done:
-    free(by_root);
-    free(groups);
-    free(group_of_item);
-    free(id_of_group);
+    *clusters = met.count;
+    parac_hash_index_free(&met.index);
+    free(met.roots);
+    free(order);
     return status;
 }
 
 /* Collective: the id of every local cluster this rank owns points of (-1 for the others). Each rank
- * sends (root, lowest owned point) per such cluster; rank 0 numbers them and scatters the ids back. */
-static parac_status number_local_clusters(MPI_Comm comm, MPI_Datatype pair_type, const uint64_t *root_of_cluster,
-                                          const uint64_t *first_owned, size_t clusters, int32_t *id_of_cluster,
+ * sends its numbering items; rank 0 numbers them and scatters the ids back. */
+static parac_status number_local_clusters(MPI_Comm comm, MPI_Datatype pair_type, const local_view *view,
+                                          size_t clusters, int threads, int32_t *id_of_cluster,
                                           uint64_t *clusters_total, parac_error *error)
 {
     int rank, ranks, mine = 0, *counts = NULL, *offsets = NULL;
-    size_t total = 0, numbered = 0, sent = 0;
-    pair64 *items = malloc((clusters + 1) * sizeof(pair64)), *all_items = NULL;
-    int32_t *ids = malloc((clusters + 1) * sizeof(int32_t)), *all_ids = NULL;
-    parac_status status = PARAC_OK;
+    size_t total = 0, numbered = 0, sent = 0, *bounds = NULL;
+    pair64 *items = NULL, *all_items = NULL;
+    int32_t *cluster_of_item = NULL, *ids = NULL, *all_ids = NULL;
+    parac_status status;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &ranks);
+    if ((status = numbering_items(view, threads, &items, &cluster_of_item, &sent, error)) != PARAC_OK) goto done;
+    ids = malloc((sent + 1) * sizeof(int32_t));
     if (rank == 0) {
         counts = malloc((size_t)ranks * sizeof(int));
         offsets = malloc((size_t)ranks * sizeof(int));
+        bounds = malloc(((size_t)ranks + 1) * sizeof(size_t));
     }
-    if (!items || !ids || (rank == 0 && (!counts || !offsets))) {
-        status = parac_fail_no_memory(error, "mpi dbscan numbering", (unsigned long long)clusters * 20);
+    if (!ids || (rank == 0 && (!counts || !offsets || !bounds))) {
+        status = parac_fail_no_memory(error, "mpi dbscan numbering", (unsigned long long)sent * 4);
         goto done; /* the caller aborts the job */
     }
-    for (size_t c = 0; c < clusters; c++)
-        if (first_owned[c] != NO_ROOT) items[sent++] = (pair64){root_of_cluster[c], first_owned[c]};
     if (sent > INT_MAX) {
         status = parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "mpi dbscan: more than 2^31 - 1 clusters on one rank");
         goto done;
@@ -563,20 +643,30 @@ static parac_status number_local_clusters(MPI_Comm comm, MPI_Datatype pair_type,
         all_items = malloc((total + 1) * sizeof(pair64));
         all_ids = malloc((total + 1) * sizeof(int32_t));
         if (!all_items || !all_ids) status = parac_fail_no_memory(error, "mpi dbscan numbering", (unsigned long long)total * 20);
+        for (int r = 0; r < ranks; r++) bounds[r] = (size_t)offsets[r];
+        bounds[ranks] = total;
     }
     if (status != PARAC_OK) goto done;
     MPI_Gatherv(items, mine, pair_type, all_items, counts, offsets, pair_type, 0, comm);
-    if (rank == 0 && (status = number_clusters(all_items, total, all_ids, &numbered, error)) != PARAC_OK) goto done;
+    if (rank == 0 && (status = number_clusters(all_items, total, bounds, ranks, all_ids, &numbered, error)) != PARAC_OK)
+        goto done;
     MPI_Scatterv(all_ids, counts, offsets, MPI_INT32_T, ids, mine, MPI_INT32_T, 0, comm);
     *clusters_total = numbered;
     MPI_Bcast(clusters_total, 1, MPI_UINT64_T, 0, comm);
-    sent = 0;
-    for (size_t c = 0; c < clusters; c++) id_of_cluster[c] = first_owned[c] == NO_ROOT ? -1 : ids[sent++];
+#pragma omp parallel num_threads(threads)
+    {
+#pragma omp for
+        for (size_t c = 0; c < clusters; c++) id_of_cluster[c] = -1;
+#pragma omp for
+        for (size_t k = 0; k < sent; k++) id_of_cluster[cluster_of_item[k]] = ids[k];
+    }
 done:
     free(items);
+    free(cluster_of_item);
     free(ids);
     free(counts);
     free(offsets);
+    free(bounds);
     free(all_items);
     free(all_ids);
     return status;
@@ -759,16 +849,15 @@ static parac_status resolve_clusters(MPI_Comm comm, MPI_Datatype pair_type, cons
     double clock = MPI_Wtime();
     parac_status status = cluster_tables_alloc(tables, clusters, error);
     if (status != PARAC_OK) return status;
+    local_view view = {local, local_labels, local_core, tables->rep, tables->first_owned, tables->root};
     cluster_firsts(local, local_labels, local_core, clusters, threads, tables->rep, tables->first_owned);
-    if ((status = collect_links(local, local_labels, local_core, tables->rep, threads, &links, &link_count, error)) != PARAC_OK)
-        goto done;
+    if ((status = collect_links(&view, threads, &links, &link_count, error)) != PARAC_OK) goto done;
     info->merge_links = link_count;
     status = merge_links(comm, pair_type, links, link_count, &table, &table_count, &info->links_total, error);
     if (status != PARAC_OK) goto done;
     roots_of_clusters(tables->rep, clusters, table, table_count, threads, tables->root);
     info->seconds_merge = MPI_Wtime() - clock, clock = MPI_Wtime();
-    status = number_local_clusters(comm, pair_type, tables->root, tables->first_owned, clusters, tables->id,
-                                   &info->clusters, error);
+    status = number_local_clusters(comm, pair_type, &view, clusters, threads, tables->id, &info->clusters, error);
     info->seconds_relabel = MPI_Wtime() - clock;
 done:
     free(links);
