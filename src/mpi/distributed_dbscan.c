@@ -168,10 +168,13 @@ typedef struct local_points {
     size_t count;
 } local_points;
 
-/* Per-range scratch of the two passes over the block: a row as doubles, its destination ranks. */
+/* The two passes over the block: per-range scratch (a row as doubles, its destination ranks), and what
+ * the counting pass learnt of each row: its one destination, or -1 when it goes to several (a halo
+ * point, a few per cent of them), so the writing pass walks the kd tree again only for those. */
 typedef struct route_scratch {
     double *x;         /* [range * (dim + 1)] */
     int *destinations; /* [range * ranks] */
+    int32_t *only_destination; /* [row] */
 } route_scratch;
 
 /* The ranks that need block row `row` (its owner's box holds it: *owner). */
@@ -196,11 +199,24 @@ static void count_destinations(const mpi_points *block, const mpi_kd_partition *
         for (size_t i = range_first(block->count, route->ranges, range); i < end; i++) {
             int found = row_destinations(block, partition, reach, i, x, &owner, destinations);
             for (int k = 0; k < found; k++) count[destinations[k]]++;
+            scratch->only_destination[i] = found == 1 ? destinations[0] : -1;
         }
     }
 }
 
-/* The writing pass: rows and tags to the send buffers, or for this rank straight into local. */
+/* Puts row i with its tag at the next position for rank `to`: the send buffers, or for this rank
+ * straight into local. */
+static void place_row(const mpi_points *block, size_t i, int to, uint64_t tag, size_t row_bytes, routing *route,
+                      size_t *cursor, char *send_rows, uint64_t *send_tags, local_points *local)
+{
+    int mine = to == route->rank;
+    size_t at = cursor[to]++;
+    memcpy((mine ? (char *)local->values : send_rows) + at * row_bytes, (const char *)block->values + i * row_bytes,
+           row_bytes);
+    (mine ? local->tags : send_tags)[at] = tag;
+}
+
+/* The writing pass, over the counting pass's ranges. */
 static void scatter_points(const mpi_points *block, const mpi_kd_partition *partition, double reach, routing *route,
                            const route_scratch *scratch, char *send_rows, uint64_t *send_tags, local_points *local)
 {
@@ -212,16 +228,16 @@ static void scatter_points(const mpi_points *block, const mpi_kd_partition *part
         size_t *cursor = route->cursor + (size_t)range * route->stride;
         size_t end = range_first(block->count, route->ranges, range + 1);
         for (size_t i = range_first(block->count, route->ranges, range); i < end; i++) {
-            int found = row_destinations(block, partition, reach, i, x, &owner, destinations);
+            int found, only = scratch->only_destination[i];
+            if (only >= 0) { /* its owner only */
+                place_row(block, i, only, (block->first + i) | TAG_OWNED, row_bytes, route, cursor, send_rows,
+                          send_tags, local);
+                continue;
+            }
+            found = row_destinations(block, partition, reach, i, x, &owner, destinations);
             for (int k = 0; k < found; k++) {
-                int to = destinations[k];
-                int mine = to == route->rank;
-                size_t at = cursor[to]++;
-                uint64_t tag = block->first + i;
-                if (to == owner) tag |= TAG_OWNED | (found > 1 ? TAG_SHARED : 0);
-                memcpy((mine ? (char *)local->values : send_rows) + at * row_bytes,
-                       (const char *)block->values + i * row_bytes, row_bytes);
-                (mine ? local->tags : send_tags)[at] = tag;
+                uint64_t tag = (block->first + i) | (destinations[k] == owner ? TAG_OWNED | TAG_SHARED : 0);
+                place_row(block, i, destinations[k], tag, row_bytes, route, cursor, send_rows, send_tags, local);
             }
         }
     }
@@ -244,8 +260,9 @@ static parac_status exchange_points(MPI_Comm comm, const mpi_points *block, cons
     if (status != PARAC_OK) return status;
     scratch.x = malloc((size_t)threads * (block->dim + 1) * sizeof(double));
     scratch.destinations = malloc((size_t)threads * (size_t)route.ranks * sizeof(int));
-    if (!scratch.x || !scratch.destinations) {
-        status = parac_fail_no_memory(error, "mpi dbscan exchange", (unsigned long long)threads * (unsigned long long)route.ranks * 4);
+    scratch.only_destination = malloc((block->count + 1) * sizeof(int32_t));
+    if (!scratch.x || !scratch.destinations || !scratch.only_destination) {
+        status = parac_fail_no_memory(error, "mpi dbscan exchange", (unsigned long long)block->count * 4);
         goto done;
     }
     count_destinations(block, partition, reach, &route, &scratch);
@@ -271,6 +288,7 @@ static parac_status exchange_points(MPI_Comm comm, const mpi_points *block, cons
 done:
     free(scratch.x);
     free(scratch.destinations);
+    free(scratch.only_destination);
     free(send_rows);
     free(send_tags);
     routing_free(&route);
