@@ -163,9 +163,10 @@ done:
 
 /* The points this rank clusters: owned and halo, in global index order. */
 typedef struct local_points {
-    void *values;   /* count * dim, the input's type */
-    uint64_t *tags; /* global index | TAG_OWNED | TAG_SHARED */
+    const void *values;  /* count * dim, the input's type */
+    uint64_t *tags;      /* global index | TAG_OWNED | TAG_SHARED */
     size_t count;
+    void *values_owned;  /* what values points to when malloc'ed here; NULL when it is the block's */
 } local_points;
 
 /* The two passes over the block: per-range scratch (a row as doubles, its destination ranks), and what
@@ -211,7 +212,7 @@ static void place_row(const mpi_points *block, size_t i, int to, uint64_t tag, s
 {
     int mine = to == route->rank;
     size_t at = cursor[to]++;
-    memcpy((mine ? (char *)local->values : send_rows) + at * row_bytes, (const char *)block->values + i * row_bytes,
+    memcpy((mine ? (char *)local->values_owned : send_rows) + at * row_bytes, (const char *)block->values + i * row_bytes,
            row_bytes);
     (mine ? local->tags : send_tags)[at] = tag;
 }
@@ -243,6 +244,19 @@ static void scatter_points(const mpi_points *block, const mpi_kd_partition *part
     }
 }
 
+/* One rank: its points are the block itself, in order, all owned and none shared; they are used in
+ * place (no copy of the coordinates), only the tags are written. */
+static parac_status keep_block(const mpi_points *block, int threads, local_points *local, parac_error *error)
+{
+    local->values = block->values;
+    local->count = block->count;
+    if (!(local->tags = malloc((block->count + 1) * sizeof(uint64_t))))
+        return parac_fail_no_memory(error, "mpi dbscan local points", (unsigned long long)block->count * 8);
+#pragma omp parallel for num_threads(threads)
+    for (size_t i = 0; i < block->count; i++) local->tags[i] = (block->first + i) | TAG_OWNED;
+    return PARAC_OK;
+}
+
 /* Sends every point to its owner and halo ranks. Sources are taken in rank order (this rank's own
  * share written in its slot) and each source's block is a contiguous, increasing index range, so what
  * arrives is in index order. */
@@ -255,9 +269,10 @@ static parac_status exchange_points(MPI_Comm comm, const mpi_points *block, cons
     char *send_rows = NULL;
     uint64_t *send_tags = NULL;
     MPI_Datatype row_type;
-    parac_status status = routing_alloc(comm, threads, &route, error);
+    parac_status status;
     memset(local, 0, sizeof *local);
-    if (status != PARAC_OK) return status;
+    if (partition->ranks == 1) return keep_block(block, threads, local, error);
+    if ((status = routing_alloc(comm, threads, &route, error)) != PARAC_OK) return status;
     scratch.x = malloc((size_t)threads * (block->dim + 1) * sizeof(double));
     scratch.destinations = malloc((size_t)threads * (size_t)route.ranks * sizeof(int));
     scratch.only_destination = malloc((block->count + 1) * sizeof(int32_t));
@@ -269,7 +284,7 @@ static parac_status exchange_points(MPI_Comm comm, const mpi_points *block, cons
     if ((status = routing_finish(comm, &route, 1, error)) != PARAC_OK) goto done;
     send_rows = malloc(route.send_total * row_bytes + 1);
     send_tags = malloc((route.send_total + 1) * sizeof(uint64_t));
-    local->values = malloc(route.recv_total * row_bytes + 1);
+    local->values = local->values_owned = malloc(route.recv_total * row_bytes + 1);
     local->tags = malloc((route.recv_total + 1) * sizeof(uint64_t));
     local->count = route.recv_total;
     if (!send_rows || !send_tags || !local->values || !local->tags) {
@@ -280,7 +295,7 @@ static parac_status exchange_points(MPI_Comm comm, const mpi_points *block, cons
     scatter_points(block, partition, reach, &route, &scratch, send_rows, send_tags, local);
     MPI_Type_contiguous((int)(row_bytes ? row_bytes : 1), MPI_BYTE, &row_type);
     MPI_Type_commit(&row_type);
-    MPI_Alltoallv(send_rows, route.send_counts, route.send_offsets, row_type, local->values, route.recv_counts,
+    MPI_Alltoallv(send_rows, route.send_counts, route.send_offsets, row_type, local->values_owned, route.recv_counts,
                   route.recv_offsets, row_type, comm);
     MPI_Alltoallv(send_tags, route.send_counts, route.send_offsets, MPI_UINT64_T, local->tags, route.recv_counts,
                   route.recv_offsets, MPI_UINT64_T, comm);
@@ -297,7 +312,7 @@ done:
 
 static void local_free(local_points *local)
 {
-    free(local->values);
+    free(local->values_owned);
     free(local->tags);
     memset(local, 0, sizeof *local);
 }
