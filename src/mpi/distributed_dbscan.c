@@ -1,13 +1,19 @@
-/* mpi/distributed_dbscan.c — partition, halo exchange, local DBSCAN, merge, relabel (distributed_dbscan.h). */
+/* mpi/distributed_dbscan.c — partition, halo exchange, local DBSCAN, merge, numbering, return (distributed_dbscan.h).
+ *
+ * Every per-point loop runs on the rank's threads over fixed ranges of its points (range_first): a
+ * loop's counting pass and its writing pass split the points the same way, so what each rank builds
+ * is the one stable order whatever its thread count. A rank's share for itself never goes through MPI:
+ * it is written straight where the receiver keeps it (one rank sends nothing at all). */
 #include "mpi/distributed_dbscan.h"
 
 #include <limits.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
 #include "core/hash_index.h"
+#include "core/range_offsets.h"
+#include "core/threads.h"
 #include "mpi/cpu_time.h"
 #include "mpi/kd_partition.h"
 
@@ -16,7 +22,7 @@
 #define TAG_OWNED ((uint64_t)1 << 63)  /* the receiver's box holds it */
 #define TAG_SHARED ((uint64_t)1 << 62) /* owned here and sent to other ranks as halo too */
 #define TAG_INDEX (TAG_SHARED - 1)
-#define CORE_BIT ((uint64_t)1 << 63)   /* in the returned (index, root) pairs */
+#define CORE_BIT ((uint64_t)1 << 63)   /* in the returned (index, label) pairs */
 
 typedef struct pair64 {
     uint64_t first, second;
@@ -55,42 +61,101 @@ static parac_status offsets_of(const int *counts, int ranks, int *offsets, size_
     return PARAC_OK;
 }
 
-/* The four count/offset arrays of one MPI_Alltoallv. */
-typedef struct exchange_plan {
-    int ranks;
+/* First item of range `range` of `ranges` over [0, count): equal shares, the first count % ranges one larger. */
+static size_t range_first(size_t count, int ranges, int range)
+{
+    size_t base = count / (size_t)ranges, extra = count % (size_t)ranges, r = (size_t)range;
+    return r * base + (r < extra ? r : extra);
+}
+
+/* Lowers *slot to value if value is smaller. Threads racing on one slot leave the minimum, whatever
+ * the interleaving, so the result is deterministic. */
+static void lower_to(uint64_t *slot, uint64_t value)
+{
+    uint64_t seen = __atomic_load_n(slot, __ATOMIC_RELAXED);
+    while (value < seen && !__atomic_compare_exchange_n(slot, &seen, value, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+}
+
+/* ------------------------------------------------------------------ routing */
+
+/* Where the items of one MPI_Alltoallv go, built like a parallel stable counting sort by destination
+ * rank: a counting pass fills cursor[range * stride + destination], routing_finish turns the counts
+ * into write positions, and the writing pass (same ranges) puts item after item at cursor[...]++.
+ * Items for another rank go to the send buffer; this rank's own share is never sent (its MPI counts
+ * are 0): with own_in_place its cursors point into the receive buffer, at the slot of source `rank`,
+ * so the receive buffer ends up in source order as if it had come through MPI; without, the receive
+ * buffer leaves it out and the writing pass puts the own share elsewhere. */
+typedef struct routing {
+    int ranks, rank, ranges;
+    size_t stride; /* cursors per range: ranks rounded up to a cache line, so ranges share none */
+    size_t *cursor;
     int *send_counts, *send_offsets, *recv_counts, *recv_offsets;
-    size_t send_total, recv_total;
-} exchange_plan;
+    size_t send_total, recv_total, own; /* items; recv_total counts the own share only when in place */
+} routing;
 
-static void plan_free(exchange_plan *plan)
+static void routing_free(routing *route)
 {
-    free(plan->send_counts);
-    free(plan->send_offsets);
-    free(plan->recv_counts);
-    free(plan->recv_offsets);
-    memset(plan, 0, sizeof *plan);
+    free(route->cursor);
+    free(route->send_counts);
+    free(route->send_offsets);
+    free(route->recv_counts);
+    free(route->recv_offsets);
+    memset(route, 0, sizeof *route);
 }
 
-static parac_status plan_alloc(MPI_Comm comm, exchange_plan *plan, parac_error *error)
+static parac_status routing_alloc(MPI_Comm comm, int ranges, routing *route, parac_error *error)
 {
-    memset(plan, 0, sizeof *plan);
-    MPI_Comm_size(comm, &plan->ranks);
-    plan->send_counts = calloc((size_t)plan->ranks, sizeof(int));
-    plan->send_offsets = calloc((size_t)plan->ranks, sizeof(int));
-    plan->recv_counts = calloc((size_t)plan->ranks, sizeof(int));
-    plan->recv_offsets = calloc((size_t)plan->ranks, sizeof(int));
-    if (plan->send_counts && plan->send_offsets && plan->recv_counts && plan->recv_offsets) return PARAC_OK;
-    plan_free(plan);
-    return parac_fail_no_memory(error, "mpi exchange plan", (unsigned long long)plan->ranks * 16);
+    memset(route, 0, sizeof *route);
+    MPI_Comm_size(comm, &route->ranks);
+    MPI_Comm_rank(comm, &route->rank);
+    route->ranges = ranges;
+    route->stride = ((size_t)route->ranks + 7) / 8 * 8;
+    route->cursor = calloc((size_t)ranges * route->stride, sizeof(size_t));
+    route->send_counts = calloc((size_t)route->ranks, sizeof(int));
+    route->send_offsets = calloc((size_t)route->ranks, sizeof(int));
+    route->recv_counts = calloc((size_t)route->ranks, sizeof(int));
+    route->recv_offsets = calloc((size_t)route->ranks, sizeof(int));
+    if (route->cursor && route->send_counts && route->send_offsets && route->recv_counts && route->recv_offsets)
+        return PARAC_OK;
+    routing_free(route);
+    return parac_fail_no_memory(error, "mpi exchange routing", (unsigned long long)ranges * (unsigned long long)route->ranks * 8);
 }
 
-/* With send_counts filled: exchanges the counts and computes both offset arrays. */
-static parac_status plan_finish(MPI_Comm comm, exchange_plan *plan, parac_error *error)
+/* Collective. With the counts of the counting pass in cursor[]: exchanges the counts, computes the
+ * offsets of both sides and turns the counts into write positions. */
+static parac_status routing_finish(MPI_Comm comm, routing *route, int own_in_place, parac_error *error)
 {
-    parac_status status = offsets_of(plan->send_counts, plan->ranks, plan->send_offsets, &plan->send_total, error);
-    MPI_Alltoall(plan->send_counts, 1, MPI_INT, plan->recv_counts, 1, MPI_INT, comm);
-    if (status == PARAC_OK)
-        status = offsets_of(plan->recv_counts, plan->ranks, plan->recv_offsets, &plan->recv_total, error);
+    int ranks = route->ranks, rank = route->rank;
+    size_t *bucket_first = malloc(((size_t)ranks + 1) * sizeof(size_t));
+    parac_status status = PARAC_OK;
+    if (!bucket_first) status = parac_fail_no_memory(error, "mpi exchange routing", (unsigned long long)ranks * 8);
+    else parac_range_counts_to_offsets(route->cursor, (size_t)ranks, route->ranges, route->stride, bucket_first);
+    for (int r = 0; r < ranks && status == PARAC_OK; r++) {
+        size_t count = bucket_first[r + 1] - bucket_first[r];
+        if (count > INT_MAX)
+            status = parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
+                                "mpi dbscan: more than 2^31 - 1 items for one rank in one exchange; use more ranks");
+        else route->send_counts[r] = (int)count;
+    }
+    MPI_Alltoall(route->send_counts, 1, MPI_INT, route->recv_counts, 1, MPI_INT, comm);
+    if (status != PARAC_OK) goto done; /* the caller aborts the job */
+    route->own = (size_t)route->send_counts[rank];
+    if (!own_in_place) route->recv_counts[rank] = 0;
+    if ((status = offsets_of(route->recv_counts, ranks, route->recv_offsets, &route->recv_total, error)) != PARAC_OK)
+        goto done;
+    for (int range = 0; range < route->ranges; range++)
+        for (int r = 0; r < ranks; r++) {
+            size_t *at = &route->cursor[(size_t)range * route->stride + (size_t)r];
+            if (r == rank) *at = *at - bucket_first[rank] + (size_t)route->recv_offsets[rank];
+            else if (r > rank) *at -= route->own;
+        }
+    for (int r = 0; r < ranks; r++)
+        route->send_offsets[r] = (int)(bucket_first[r] - (r > rank ? route->own : 0));
+    route->send_total = bucket_first[ranks] - route->own;
+    route->send_counts[rank] = route->recv_counts[rank] = 0;
+done:
+    free(bucket_first);
     return status;
 }
 
@@ -98,142 +163,253 @@ static parac_status plan_finish(MPI_Comm comm, exchange_plan *plan, parac_error 
 
 /* The points this rank clusters: owned and halo, in global index order. */
 typedef struct local_points {
-    void *values;   /* count * dim, the input's type */
-    uint64_t *tags; /* global index | TAG_OWNED | TAG_SHARED */
+    const void *values;  /* count * dim, the input's type */
+    uint64_t *tags;      /* global index | TAG_OWNED | TAG_SHARED */
     size_t count;
+    void *values_owned;  /* what values points to when malloc'ed here; NULL when it is the block's */
 } local_points;
 
-static void row_as_double(const mpi_points *block, size_t row, double *x)
+/* The two passes over the block: per-range scratch (a row as doubles, its destination ranks), and what
+ * the counting pass learnt of each row: its one destination, or -1 when it goes to several (a halo
+ * point, a few per cent of them), so the writing pass walks the kd tree again only for those. */
+typedef struct route_scratch {
+    double *x;         /* [range * (dim + 1)] */
+    int *destinations; /* [range * ranks] */
+    int32_t *only_destination; /* [row] */
+} route_scratch;
+
+/* The ranks that need block row `row` (its owner's box holds it: *owner). */
+static int row_destinations(const mpi_points *block, const mpi_kd_partition *partition, double reach, size_t row,
+                            double *x, int *owner, int *destinations)
 {
     for (size_t a = 0; a < block->dim; a++)
         x[a] = block->f64 ? ((const double *)block->values)[row * block->dim + a]
                           : (double)((const float *)block->values)[row * block->dim + a];
+    return mpi_kd_destinations(partition, x, reach, owner, destinations);
 }
 
-/* Packs every block point for each rank that needs it (two passes: count, then place). */
-static parac_status pack_points(const mpi_points *block, const mpi_kd_partition *partition, double reach,
-                                exchange_plan *plan, char **rows, uint64_t **tags, parac_error *error)
+static void count_destinations(const mpi_points *block, const mpi_kd_partition *partition, double reach,
+                               routing *route, const route_scratch *scratch)
+{
+#pragma omp parallel for schedule(static, 1) num_threads(route->ranges)
+    for (int range = 0; range < route->ranges; range++) {
+        double *x = scratch->x + (size_t)range * (block->dim + 1);
+        int *destinations = scratch->destinations + (size_t)range * (size_t)route->ranks, owner;
+        size_t *count = route->cursor + (size_t)range * route->stride;
+        size_t end = range_first(block->count, route->ranges, range + 1);
+        for (size_t i = range_first(block->count, route->ranges, range); i < end; i++) {
+            int found = row_destinations(block, partition, reach, i, x, &owner, destinations);
+            for (int k = 0; k < found; k++) count[destinations[k]]++;
+            scratch->only_destination[i] = found == 1 ? destinations[0] : -1;
+        }
+    }
+}
+
+/* Puts row i with its tag at the next position for rank `to`: the send buffers, or for this rank
+ * straight into local. */
+static void place_row(const mpi_points *block, size_t i, int to, uint64_t tag, size_t row_bytes, routing *route,
+                      size_t *cursor, char *send_rows, uint64_t *send_tags, local_points *local)
+{
+    int mine = to == route->rank;
+    size_t at = cursor[to]++;
+    memcpy((mine ? (char *)local->values_owned : send_rows) + at * row_bytes, (const char *)block->values + i * row_bytes,
+           row_bytes);
+    (mine ? local->tags : send_tags)[at] = tag;
+}
+
+/* The writing pass, over the counting pass's ranges. */
+static void scatter_points(const mpi_points *block, const mpi_kd_partition *partition, double reach, routing *route,
+                           const route_scratch *scratch, char *send_rows, uint64_t *send_tags, local_points *local)
 {
     size_t row_bytes = block->dim * (block->f64 ? sizeof(double) : sizeof(float));
-    int *destinations = malloc((size_t)plan->ranks * sizeof(int)), *cursor = malloc((size_t)plan->ranks * sizeof(int));
-    double *x = malloc((block->dim + 1) * sizeof(double));
-    parac_status status = PARAC_OK;
-    *rows = NULL;
-    *tags = NULL;
-    if (!destinations || !cursor || !x) goto no_memory;
-    for (size_t i = 0; i < block->count; i++) {
-        int owner, found;
-        row_as_double(block, i, x);
-        found = mpi_kd_destinations(partition, x, reach, &owner, destinations);
-        for (int k = 0; k < found; k++) {
-            if (plan->send_counts[destinations[k]] == INT_MAX) {
-                status = parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
-                                    "mpi dbscan: more than 2^31 - 1 points for one rank; use more ranks");
-                goto done;
+#pragma omp parallel for schedule(static, 1) num_threads(route->ranges)
+    for (int range = 0; range < route->ranges; range++) {
+        double *x = scratch->x + (size_t)range * (block->dim + 1);
+        int *destinations = scratch->destinations + (size_t)range * (size_t)route->ranks, owner;
+        size_t *cursor = route->cursor + (size_t)range * route->stride;
+        size_t end = range_first(block->count, route->ranges, range + 1);
+        for (size_t i = range_first(block->count, route->ranges, range); i < end; i++) {
+            int found, only = scratch->only_destination[i];
+            if (only >= 0) { /* its owner only */
+                place_row(block, i, only, (block->first + i) | TAG_OWNED, row_bytes, route, cursor, send_rows,
+                          send_tags, local);
+                continue;
             }
-            plan->send_counts[destinations[k]]++;
+            found = row_destinations(block, partition, reach, i, x, &owner, destinations);
+            for (int k = 0; k < found; k++) {
+                uint64_t tag = (block->first + i) | (destinations[k] == owner ? TAG_OWNED | TAG_SHARED : 0);
+                place_row(block, i, destinations[k], tag, row_bytes, route, cursor, send_rows, send_tags, local);
+            }
         }
     }
-    if ((status = offsets_of(plan->send_counts, plan->ranks, plan->send_offsets, &plan->send_total, error)) != PARAC_OK)
-        goto done;
-    *rows = malloc(plan->send_total * row_bytes + 1);
-    *tags = malloc((plan->send_total + 1) * sizeof(uint64_t));
-    if (!*rows || !*tags) goto no_memory;
-    memcpy(cursor, plan->send_offsets, (size_t)plan->ranks * sizeof(int));
-    for (size_t i = 0; i < block->count; i++) {
-        int owner, found;
-        row_as_double(block, i, x);
-        found = mpi_kd_destinations(partition, x, reach, &owner, destinations);
-        for (int k = 0; k < found; k++) {
-            int to = destinations[k];
-            uint64_t tag = block->first + i;
-            if (to == owner) tag |= TAG_OWNED | (found > 1 ? TAG_SHARED : 0);
-            memcpy(*rows + (size_t)cursor[to] * row_bytes, (const char *)block->values + i * row_bytes, row_bytes);
-            (*tags)[cursor[to]++] = tag;
-        }
-    }
-    goto done;
-no_memory:
-    status = parac_fail_no_memory(error, "mpi dbscan send buffers", (unsigned long long)plan->send_total * (row_bytes + 8));
-done:
-    free(destinations);
-    free(cursor);
-    free(x);
-    return status;
 }
 
-/* Sends every point to its owner and halo ranks. Sources are taken in rank order and each
- * source's block is a contiguous, increasing index range, so what arrives is in index order. */
+/* One rank: its points are the block itself, in order, all owned and none shared; they are used in
+ * place (no copy of the coordinates), only the tags are written. */
+static parac_status keep_block(const mpi_points *block, int threads, local_points *local, parac_error *error)
+{
+    local->values = block->values;
+    local->count = block->count;
+    if (!(local->tags = malloc((block->count + 1) * sizeof(uint64_t))))
+        return parac_fail_no_memory(error, "mpi dbscan local points", (unsigned long long)block->count * 8);
+#pragma omp parallel for num_threads(threads)
+    for (size_t i = 0; i < block->count; i++) local->tags[i] = (block->first + i) | TAG_OWNED;
+    return PARAC_OK;
+}
+
+/* Sends every point to its owner and halo ranks. Sources are taken in rank order (this rank's own
+ * share written in its slot) and each source's block is a contiguous, increasing index range, so what
+ * arrives is in index order. */
 static parac_status exchange_points(MPI_Comm comm, const mpi_points *block, const mpi_kd_partition *partition,
-                                    double reach, local_points *local, parac_error *error)
+                                    double reach, int threads, local_points *local, parac_error *error)
 {
     size_t row_bytes = block->dim * (block->f64 ? sizeof(double) : sizeof(float));
-    exchange_plan plan;
-    char *rows = NULL;
-    uint64_t *tags = NULL;
+    routing route;
+    route_scratch scratch = {0};
+    char *send_rows = NULL;
+    uint64_t *send_tags = NULL;
     MPI_Datatype row_type;
-    parac_status status = plan_alloc(comm, &plan, error);
+    parac_status status;
     memset(local, 0, sizeof *local);
-    if (status != PARAC_OK) return status;
-    if ((status = pack_points(block, partition, reach, &plan, &rows, &tags, error)) == PARAC_OK)
-        status = plan_finish(comm, &plan, error);
-    if (status == PARAC_OK) {
-        local->values = malloc(plan.recv_total * row_bytes + 1);
-        local->tags = malloc((plan.recv_total + 1) * sizeof(uint64_t));
-        local->count = plan.recv_total;
-        if (!local->values || !local->tags)
-            status = parac_fail_no_memory(error, "mpi dbscan local points", (unsigned long long)plan.recv_total * (row_bytes + 8));
+    if (partition->ranks == 1) return keep_block(block, threads, local, error);
+    if ((status = routing_alloc(comm, threads, &route, error)) != PARAC_OK) return status;
+    scratch.x = malloc((size_t)threads * (block->dim + 1) * sizeof(double));
+    scratch.destinations = malloc((size_t)threads * (size_t)route.ranks * sizeof(int));
+    scratch.only_destination = malloc((block->count + 1) * sizeof(int32_t));
+    if (!scratch.x || !scratch.destinations || !scratch.only_destination) {
+        status = parac_fail_no_memory(error, "mpi dbscan exchange", (unsigned long long)block->count * 4);
+        goto done;
     }
-    if (status == PARAC_OK) {
-        MPI_Type_contiguous((int)(row_bytes ? row_bytes : 1), MPI_BYTE, &row_type);
-        MPI_Type_commit(&row_type);
-        MPI_Alltoallv(rows, plan.send_counts, plan.send_offsets, row_type, local->values, plan.recv_counts,
-                      plan.recv_offsets, row_type, comm);
-        MPI_Alltoallv(tags, plan.send_counts, plan.send_offsets, MPI_UINT64_T, local->tags, plan.recv_counts,
-                      plan.recv_offsets, MPI_UINT64_T, comm);
-        MPI_Type_free(&row_type);
+    count_destinations(block, partition, reach, &route, &scratch);
+    if ((status = routing_finish(comm, &route, 1, error)) != PARAC_OK) goto done;
+    send_rows = malloc(route.send_total * row_bytes + 1);
+    send_tags = malloc((route.send_total + 1) * sizeof(uint64_t));
+    local->values = local->values_owned = malloc(route.recv_total * row_bytes + 1);
+    local->tags = malloc((route.recv_total + 1) * sizeof(uint64_t));
+    local->count = route.recv_total;
+    if (!send_rows || !send_tags || !local->values || !local->tags) {
+        status = parac_fail_no_memory(error, "mpi dbscan exchange buffers",
+                                      (unsigned long long)(route.send_total + route.recv_total) * (row_bytes + 8));
+        goto done;
     }
-    free(rows);
-    free(tags);
-    plan_free(&plan);
+    scatter_points(block, partition, reach, &route, &scratch, send_rows, send_tags, local);
+    MPI_Type_contiguous((int)(row_bytes ? row_bytes : 1), MPI_BYTE, &row_type);
+    MPI_Type_commit(&row_type);
+    MPI_Alltoallv(send_rows, route.send_counts, route.send_offsets, row_type, local->values_owned, route.recv_counts,
+                  route.recv_offsets, row_type, comm);
+    MPI_Alltoallv(send_tags, route.send_counts, route.send_offsets, MPI_UINT64_T, local->tags, route.recv_counts,
+                  route.recv_offsets, MPI_UINT64_T, comm);
+    MPI_Type_free(&row_type);
+done:
+    free(scratch.x);
+    free(scratch.destinations);
+    free(scratch.only_destination);
+    free(send_rows);
+    free(send_tags);
+    routing_free(&route);
     return status;
 }
 
 static void local_free(local_points *local)
 {
-    free(local->values);
+    free(local->values_owned);
     free(local->tags);
     memset(local, 0, sizeof *local);
 }
 
-/* ------------------------------------------------------------------ merge */
-
-/* rep[L] = global index of local cluster L's lowest core point (local order is global order). */
-static uint64_t *cluster_representatives(const local_points *local, const int32_t *labels, const uint8_t *core,
-                                         size_t clusters)
+static size_t count_owned(const local_points *local, int threads)
 {
-    uint64_t *rep = malloc((clusters + 1) * sizeof(uint64_t));
-    if (!rep) return NULL;
-    for (size_t c = 0; c < clusters; c++) rep[c] = NO_ROOT;
-    for (size_t i = 0; i < local->count; i++)
-        if (core[i] && rep[labels[i]] == NO_ROOT) rep[labels[i]] = local->tags[i] & TAG_INDEX;
-    return rep;
+    size_t owned = 0;
+#pragma omp parallel for reduction(+ : owned) num_threads(threads)
+    for (size_t i = 0; i < local->count; i++) owned += (local->tags[i] & TAG_OWNED) != 0;
+    return owned;
 }
 
-/* Links (point, representative) for every core point that other ranks also hold: halo core
- * points, and owned core points that were sent elsewhere as halo. */
-static size_t collect_links(const local_points *local, const int32_t *labels, const uint8_t *core,
-                            const uint64_t *rep, pair64 *links)
+/* ------------------------------------------------------------------ merge */
+
+/* Per local cluster c: rep[c] = global index of its lowest core point (its representative),
+ * first_owned[c] = of its lowest owned point, NO_ROOT when this rank owns none of it. Local order is
+ * global order; the threads lower both with an atomic minimum. */
+static void cluster_firsts(const local_points *local, const int32_t *labels, const uint8_t *core, size_t clusters,
+                           int threads, uint64_t *rep, uint64_t *first_owned)
 {
-    size_t count = 0;
-    for (size_t i = 0; i < local->count; i++) {
-        uint64_t tag = local->tags[i], index = tag & TAG_INDEX;
-        int seen_elsewhere = !(tag & TAG_OWNED) || (tag & TAG_SHARED);
-        if (!core[i] || !seen_elsewhere || rep[labels[i]] == index) continue;
-        links[count].first = index;
-        links[count++].second = rep[labels[i]];
+#pragma omp parallel num_threads(threads)
+    {
+#pragma omp for
+        for (size_t c = 0; c < clusters; c++) rep[c] = first_owned[c] = NO_ROOT;
+#pragma omp for
+        for (size_t i = 0; i < local->count; i++) {
+            uint64_t tag = local->tags[i], index = tag & TAG_INDEX;
+            if (labels[i] < 0) continue;
+            if (core[i] && index < __atomic_load_n(&rep[labels[i]], __ATOMIC_RELAXED)) lower_to(&rep[labels[i]], index);
+            if ((tag & TAG_OWNED) && index < __atomic_load_n(&first_owned[labels[i]], __ATOMIC_RELAXED))
+                lower_to(&first_owned[labels[i]], index);
+        }
     }
-    return count;
+}
+
+/* What the passes after the local run read: its result and the per-cluster tables. */
+typedef struct local_view {
+    const local_points *local;
+    const int32_t *labels;
+    const uint8_t *core;
+    const uint64_t *rep, *first_owned, *root; /* per local cluster */
+} local_view;
+
+/* A link (point, representative) for every core point that other ranks also hold: halo core
+ * points, and owned core points that were sent elsewhere as halo. */
+static int makes_link(const local_view *view, size_t i)
+{
+    uint64_t tag = view->local->tags[i];
+    int seen_elsewhere = !(tag & TAG_OWNED) || (tag & TAG_SHARED);
+    return view->core[i] && seen_elsewhere && view->rep[view->labels[i]] != (tag & TAG_INDEX);
+}
+
+/* The lowest owned point of its cluster: where the cluster's numbering item is emitted. */
+static int opens_cluster(const local_view *view, size_t i)
+{
+    uint64_t tag = view->local->tags[i];
+    return view->labels[i] >= 0 && (tag & TAG_OWNED) && view->first_owned[view->labels[i]] == (tag & TAG_INDEX);
+}
+
+/* Where each range's kept points go in a list of all kept points in local order: start[range],
+ * start[ranges] = how many in all. NULL when out of memory. The writing pass walks the same ranges. */
+static size_t *kept_starts(const local_view *view, int ranges, int (*keep)(const local_view *, size_t))
+{
+    size_t *start = calloc((size_t)ranges + 1, sizeof(size_t)), count = view->local->count;
+    if (!start) return NULL;
+#pragma omp parallel for schedule(static, 1) num_threads(ranges)
+    for (int range = 0; range < ranges; range++) {
+        size_t end = range_first(count, ranges, range + 1), kept = 0;
+        for (size_t i = range_first(count, ranges, range); i < end; i++) kept += (size_t)keep(view, i);
+        start[range + 1] = kept;
+    }
+    for (int range = 0; range < ranges; range++) start[range + 1] += start[range];
+    return start;
+}
+
+/* The links in local order; *links is malloc'ed. */
+static parac_status collect_links(const local_view *view, int threads, pair64 **links, size_t *count,
+                                  parac_error *error)
+{
+    size_t *start = kept_starts(view, threads, makes_link), points = view->local->count;
+    *links = NULL;
+    *count = start ? start[threads] : 0;
+    if (!start || !(*links = malloc((*count + 1) * sizeof(pair64)))) {
+        free(start);
+        return parac_fail_no_memory(error, "mpi dbscan links", (unsigned long long)*count * 16);
+    }
+#pragma omp parallel for schedule(static, 1) num_threads(threads)
+    for (int range = 0; range < threads; range++) {
+        size_t end = range_first(points, threads, range + 1), at = start[range];
+        for (size_t i = range_first(points, threads, range); i < end; i++) {
+            if (!makes_link(view, i)) continue;
+            (*links)[at].first = view->local->tags[i] & TAG_INDEX;
+            (*links)[at++].second = view->rep[view->labels[i]];
+        }
+    }
+    free(start);
+    return PARAC_OK;
 }
 
 static size_t find_set(size_t *parent, size_t x)
@@ -337,176 +513,298 @@ done:
     return status;
 }
 
-/* ------------------------------------------------------------------ return and relabel */
-
-/* Sends (index | core, root) of every owned point to the rank whose block holds it. */
-static parac_status return_roots(MPI_Comm comm, MPI_Datatype pair_type, const local_points *local,
-                                 const uint8_t *core, const uint64_t *root_of_point, const mpi_points *block,
-                                 uint64_t *block_root, uint8_t *block_core, parac_error *error)
+/* Final root of every local cluster: its representative, resolved through the table. */
+static void roots_of_clusters(const uint64_t *rep, size_t clusters, const pair64 *table, size_t table_count,
+                              int threads, uint64_t *root_of_cluster)
 {
-    exchange_plan plan;
+#pragma omp parallel for num_threads(threads)
+    for (size_t c = 0; c < clusters; c++) {
+        size_t at = rep[c] == NO_ROOT ? table_count : find_pair(table, table_count, rep[c]);
+        root_of_cluster[c] = at < table_count ? table[at].second : rep[c];
+    }
+}
+
+/* ------------------------------------------------------------------ numbering */
+
+/* Each rank's numbering items, (root, lowest owned point) of every local cluster holding points it
+ * owns, in the order of those lowest points (emitted where the pass meets them); cluster_of_item[k]
+ * says whose item k is. *items and *cluster_of_item are malloc'ed. */
+static parac_status numbering_items(const local_view *view, int threads, pair64 **items, int32_t **cluster_of_item,
+                                    size_t *count, parac_error *error)
+{
+    size_t *start = kept_starts(view, threads, opens_cluster), points = view->local->count;
+    *count = start ? start[threads] : 0;
+    *items = start ? malloc((*count + 1) * sizeof(pair64)) : NULL;
+    *cluster_of_item = start ? malloc((*count + 1) * sizeof(int32_t)) : NULL;
+    if (!*items || !*cluster_of_item) {
+        free(start);
+        return parac_fail_no_memory(error, "mpi dbscan numbering", (unsigned long long)*count * 20);
+    }
+#pragma omp parallel for schedule(static, 1) num_threads(threads)
+    for (int range = 0; range < threads; range++) {
+        size_t end = range_first(points, threads, range + 1), at = start[range];
+        for (size_t i = range_first(points, threads, range); i < end; i++) {
+            if (!opens_cluster(view, i)) continue;
+            (*items)[at].first = view->root[view->labels[i]];
+            (*items)[at].second = view->local->tags[i] & TAG_INDEX;
+            (*cluster_of_item)[at++] = view->labels[i];
+        }
+    }
+    free(start);
+    return PARAC_OK;
+}
+
+/* Rank 0: positions of the gathered items in order of their lowest point (.second). Each rank's run
+ * [bounds[r], bounds[r + 1]) is in that order already: adjacent runs are merged pairwise, log2(R)
+ * rounds of linear merges. bounds (runs + 1 entries) is overwritten. NULL when out of memory. */
+static size_t *merge_runs(const pair64 *items, size_t count, size_t *bounds, int runs)
+{
+    size_t *order = malloc((count + 1) * sizeof(size_t)), *merged = malloc((count + 1) * sizeof(size_t)), *swap;
+    if (!order || !merged) {
+        free(order), free(merged);
+        return NULL;
+    }
+    for (size_t k = 0; k < count; k++) order[k] = k;
+    while (runs > 1) {
+        int kept = 0;
+        for (int r = 0; r < runs; r += 2) {
+            size_t lo = bounds[r], mid = bounds[r + 1], hi = r + 2 <= runs ? bounds[r + 2] : mid;
+            size_t left = lo, right = mid, out = lo;
+            while (left < mid && right < hi)
+                merged[out++] = items[order[right]].second < items[order[left]].second ? order[right++] : order[left++];
+            while (left < mid) merged[out++] = order[left++];
+            while (right < hi) merged[out++] = order[right++];
+            bounds[kept++] = lo;
+        }
+        bounds[kept] = count;
+        runs = kept;
+        swap = order, order = merged, merged = swap;
+    }
+    free(merged);
+    return order;
+}
+
+/* Distinct roots met so far; the id of a root is its position in roots[]. */
+typedef struct root_ids {
+    parac_hash_index index;
+    uint64_t *roots;
+    size_t count;
+} root_ids;
+
+static uint64_t root_hash(uint64_t root) /* a 64-bit finalizer: the low bits pick the slot */
+{
+    root ^= root >> 33;
+    root *= 0xff51afd7ed558ccdULL;
+    root ^= root >> 33;
+    return root;
+}
+
+static uint64_t root_item_hash(const void *context, size_t item) { return root_hash(((const root_ids *)context)->roots[item]); }
+
+static int root_matches(const void *context, size_t item, const void *key)
+{
+    return ((const root_ids *)context)->roots[item] == *(const uint64_t *)key;
+}
+
+/* The id of root, a new one when it was not met yet: SIZE_MAX when out of memory. */
+static size_t root_id(root_ids *ids, uint64_t root)
+{
+    size_t slot, item;
+    if (parac_hash_index_reserve(&ids->index, root_item_hash, ids) != 0) return SIZE_MAX;
+    item = parac_hash_index_find(&ids->index, root_hash(root), &root, root_matches, ids, &slot);
+    if (item != SIZE_MAX) return item;
+    ids->roots[ids->count] = root;
+    parac_hash_index_insert(&ids->index, slot, ids->count);
+    return ids->count++;
+}
+
+/* Rank 0: the items of every rank (bounds: each rank's run); ids[k] = the id of item k's root, roots
+ * numbered by first meeting in the order of the items' lowest points, which is the order of each
+ * cluster's lowest point index: parac dbscan's numbering. A merge of the runs and one hash lookup per
+ * item (clusters, not points). */
+static parac_status number_clusters(const pair64 *items, size_t count, size_t *bounds, int runs, int32_t *ids,
+                                    size_t *clusters, parac_error *error)
+{
+    size_t *order = merge_runs(items, count, bounds, runs);
+    root_ids met = {{0}, malloc((count + 1) * sizeof(uint64_t)), 0};
+    parac_status status = PARAC_OK;
+    if (!order || !met.roots) status = parac_fail_no_memory(error, "mpi dbscan numbering", (unsigned long long)count * 24);
+    for (size_t k = 0; k < count && status == PARAC_OK; k++) {
+        size_t id = root_id(&met, items[order[k]].first);
+        if (id == SIZE_MAX) status = parac_fail_no_memory(error, "mpi dbscan numbering", (unsigned long long)count * 32);
+        else if (id >= (size_t)INT32_MAX) status = parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "mpi dbscan: more than 2^31 - 1 clusters");
+        else ids[order[k]] = (int32_t)id;
+    }
+    *clusters = met.count;
+    parac_hash_index_free(&met.index);
+    free(met.roots);
+    free(order);
+    return status;
+}
+
+/* Collective: the id of every local cluster this rank owns points of (-1 for the others). Each rank
+ * sends its numbering items; rank 0 numbers them and scatters the ids back. */
+static parac_status number_local_clusters(MPI_Comm comm, MPI_Datatype pair_type, const local_view *view,
+                                          size_t clusters, int threads, int32_t *id_of_cluster,
+                                          uint64_t *clusters_total, parac_error *error)
+{
+    int rank, ranks, mine = 0, *counts = NULL, *offsets = NULL;
+    size_t total = 0, numbered = 0, sent = 0, *bounds = NULL;
+    pair64 *items = NULL, *all_items = NULL;
+    int32_t *cluster_of_item = NULL, *ids = NULL, *all_ids = NULL;
+    parac_status status;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &ranks);
+    if ((status = numbering_items(view, threads, &items, &cluster_of_item, &sent, error)) != PARAC_OK) goto done;
+    ids = malloc((sent + 1) * sizeof(int32_t));
+    if (rank == 0) {
+        counts = malloc((size_t)ranks * sizeof(int));
+        offsets = malloc((size_t)ranks * sizeof(int));
+        bounds = malloc(((size_t)ranks + 1) * sizeof(size_t));
+    }
+    if (!ids || (rank == 0 && (!counts || !offsets || !bounds))) {
+        status = parac_fail_no_memory(error, "mpi dbscan numbering", (unsigned long long)sent * 4);
+        goto done; /* the caller aborts the job */
+    }
+    if (sent > INT_MAX) {
+        status = parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "mpi dbscan: more than 2^31 - 1 clusters on one rank");
+        goto done;
+    }
+    mine = (int)sent;
+    MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
+    if (rank == 0 && (status = offsets_of(counts, ranks, offsets, &total, error)) == PARAC_OK) {
+        all_items = malloc((total + 1) * sizeof(pair64));
+        all_ids = malloc((total + 1) * sizeof(int32_t));
+        if (!all_items || !all_ids) status = parac_fail_no_memory(error, "mpi dbscan numbering", (unsigned long long)total * 20);
+        for (int r = 0; r < ranks; r++) bounds[r] = (size_t)offsets[r];
+        bounds[ranks] = total;
+    }
+    if (status != PARAC_OK) goto done;
+    MPI_Gatherv(items, mine, pair_type, all_items, counts, offsets, pair_type, 0, comm);
+    if (rank == 0 && (status = number_clusters(all_items, total, bounds, ranks, all_ids, &numbered, error)) != PARAC_OK)
+        goto done;
+    MPI_Scatterv(all_ids, counts, offsets, MPI_INT32_T, ids, mine, MPI_INT32_T, 0, comm);
+    *clusters_total = numbered;
+    MPI_Bcast(clusters_total, 1, MPI_UINT64_T, 0, comm);
+#pragma omp parallel num_threads(threads)
+    {
+#pragma omp for
+        for (size_t c = 0; c < clusters; c++) id_of_cluster[c] = -1;
+#pragma omp for
+        for (size_t k = 0; k < sent; k++) id_of_cluster[cluster_of_item[k]] = ids[k];
+    }
+done:
+    free(items);
+    free(cluster_of_item);
+    free(ids);
+    free(counts);
+    free(offsets);
+    free(bounds);
+    free(all_items);
+    free(all_ids);
+    return status;
+}
+
+/* ------------------------------------------------------------------ return */
+
+/* The block owner of indices met in increasing order (local points are in index order): a division
+ * only when the block changes. */
+typedef struct block_walk {
+    int owner;         /* -1 before the first index */
+    uint64_t owner_end; /* one past the owner's last index */
+} block_walk;
+
+static int block_owner_of(const mpi_points *block, int ranks, uint64_t index, block_walk *walk)
+{
+    if (walk->owner < 0 || index >= walk->owner_end) {
+        walk->owner = mpi_block_owner(block->total, ranks, index);
+        walk->owner_end = mpi_block_first(block->total, ranks, walk->owner + 1);
+    }
+    return walk->owner;
+}
+
+static int32_t final_label(const int32_t *local_labels, const int32_t *id_of_cluster, size_t i)
+{
+    return local_labels[i] < 0 ? PARAC_DBSCAN_NOISE : id_of_cluster[local_labels[i]];
+}
+
+static void count_returns(const local_points *local, const mpi_points *block, routing *route)
+{
+#pragma omp parallel for schedule(static, 1) num_threads(route->ranges)
+    for (int range = 0; range < route->ranges; range++) {
+        size_t *count = route->cursor + (size_t)range * route->stride;
+        size_t end = range_first(local->count, route->ranges, range + 1);
+        block_walk walk = {-1, 0};
+        for (size_t i = range_first(local->count, route->ranges, range); i < end; i++)
+            if (local->tags[i] & TAG_OWNED)
+                count[block_owner_of(block, route->ranks, local->tags[i] & TAG_INDEX, &walk)]++;
+    }
+}
+
+/* The writing pass: (index | core, label) pairs for other ranks; this rank's own points straight into
+ * its block's labels and core mask. */
+static void scatter_returns(const local_points *local, const int32_t *local_labels, const uint8_t *local_core,
+                            const int32_t *id_of_cluster, const mpi_points *block, routing *route, pair64 *send,
+                            int32_t *labels, uint8_t *core_mask)
+{
+#pragma omp parallel for schedule(static, 1) num_threads(route->ranges)
+    for (int range = 0; range < route->ranges; range++) {
+        size_t *cursor = route->cursor + (size_t)range * route->stride;
+        size_t end = range_first(local->count, route->ranges, range + 1);
+        block_walk walk = {-1, 0};
+        for (size_t i = range_first(local->count, route->ranges, range); i < end; i++) {
+            uint64_t index = local->tags[i] & TAG_INDEX;
+            int to;
+            if (!(local->tags[i] & TAG_OWNED)) continue;
+            to = block_owner_of(block, route->ranks, index, &walk);
+            if (to == route->rank) {
+                labels[index - block->first] = final_label(local_labels, id_of_cluster, i);
+                core_mask[index - block->first] = local_core[i];
+            } else {
+                size_t at = cursor[to]++;
+                send[at].first = index | (local_core[i] ? CORE_BIT : 0);
+                send[at].second = (uint64_t)(uint32_t)final_label(local_labels, id_of_cluster, i);
+            }
+        }
+    }
+}
+
+/* Collective: every owned point's label and core flag go to the rank whose block holds it. */
+static parac_status return_labels(MPI_Comm comm, MPI_Datatype pair_type, const local_points *local,
+                                  const int32_t *local_labels, const uint8_t *local_core, const int32_t *id_of_cluster,
+                                  const mpi_points *block, int threads, int32_t *labels, uint8_t *core_mask,
+                                  parac_error *error)
+{
+    routing route;
     pair64 *send = NULL, *received = NULL;
-    int *cursor = NULL;
-    parac_status status = plan_alloc(comm, &plan, error);
+    parac_status status = routing_alloc(comm, threads, &route, error);
     if (status != PARAC_OK) return status;
-    for (size_t i = 0; i < local->count; i++)
-        if (local->tags[i] & TAG_OWNED) plan.send_counts[mpi_block_owner(block->total, plan.ranks, local->tags[i] & TAG_INDEX)]++;
-    if ((status = plan_finish(comm, &plan, error)) != PARAC_OK) goto done;
-    send = malloc((plan.send_total + 1) * sizeof(pair64));
-    received = malloc((plan.recv_total + 1) * sizeof(pair64));
-    cursor = malloc((size_t)plan.ranks * sizeof(int));
-    if (!send || !received || !cursor) {
-        status = parac_fail_no_memory(error, "mpi dbscan roots", (unsigned long long)(plan.send_total + plan.recv_total) * 16);
+    count_returns(local, block, &route);
+    if ((status = routing_finish(comm, &route, 0, error)) != PARAC_OK) goto done;
+    send = malloc((route.send_total + 1) * sizeof(pair64));
+    received = malloc((route.recv_total + 1) * sizeof(pair64));
+    if (!send || !received) {
+        status = parac_fail_no_memory(error, "mpi dbscan labels", (unsigned long long)(route.send_total + route.recv_total) * 16);
         goto done;
     }
-    memcpy(cursor, plan.send_offsets, (size_t)plan.ranks * sizeof(int));
-    for (size_t i = 0; i < local->count; i++) {
-        uint64_t index = local->tags[i] & TAG_INDEX;
-        int to;
-        if (!(local->tags[i] & TAG_OWNED)) continue;
-        to = mpi_block_owner(block->total, plan.ranks, index);
-        send[cursor[to]].first = index | (core[i] ? CORE_BIT : 0);
-        send[cursor[to]++].second = root_of_point[i];
-    }
-    MPI_Alltoallv(send, plan.send_counts, plan.send_offsets, pair_type, received, plan.recv_counts, plan.recv_offsets,
-                  pair_type, comm);
-    if (plan.recv_total != block->count) { /* every point has exactly one owner */
+    scatter_returns(local, local_labels, local_core, id_of_cluster, block, &route, send, labels, core_mask);
+    MPI_Alltoallv(send, route.send_counts, route.send_offsets, pair_type, received, route.recv_counts,
+                  route.recv_offsets, pair_type, comm);
+    if (route.recv_total + route.own != block->count) { /* every point has exactly one owner */
         status = parac_fail(error, PARAC_ERR_INTERNAL, "mpi dbscan: %zu of %zu block points came back",
-                            plan.recv_total, block->count);
+                            route.recv_total + route.own, block->count);
         goto done;
     }
-    for (size_t k = 0; k < plan.recv_total; k++) {
-        uint64_t index = received[k].first & ~CORE_BIT;
-        size_t at = (size_t)(index - block->first);
-        block_root[at] = received[k].second;
-        block_core[at] = (received[k].first & CORE_BIT) != 0;
+#pragma omp parallel for num_threads(threads)
+    for (size_t k = 0; k < route.recv_total; k++) { /* indices differ: no two writes meet */
+        size_t at = (size_t)((received[k].first & ~CORE_BIT) - block->first);
+        labels[at] = (int32_t)(uint32_t)received[k].second;
+        core_mask[at] = (received[k].first & CORE_BIT) != 0;
     }
 done:
     free(send);
     free(received);
-    free(cursor);
-    plan_free(&plan);
-    return status;
-}
-
-/* Distinct roots numbered in order of first occurrence: item k of the set is roots[k]. */
-typedef struct root_set {
-    parac_hash_index index;
-    uint64_t *roots;
-    size_t count;
-    uint64_t last_root; /* the previous lookup, which neighbouring points often repeat */
-    size_t last_item;
-} root_set;
-
-static uint64_t root_item_hash(const void *context, size_t item) { return ((const root_set *)context)->roots[item]; }
-
-static int root_matches(const void *context, size_t item, const void *key)
-{
-    return ((const root_set *)context)->roots[item] == *(const uint64_t *)key;
-}
-
-static int root_set_init(root_set *set, size_t capacity)
-{
-    memset(set, 0, sizeof *set);
-    set->last_root = NO_ROOT;
-    set->roots = malloc((capacity + 1) * sizeof(uint64_t));
-    return set->roots ? 0 : -1;
-}
-
-static void root_set_free(root_set *set)
-{
-    parac_hash_index_free(&set->index);
-    free(set->roots);
-    memset(set, 0, sizeof *set);
-}
-
-/* The item of root, adding it when new (the caller sized roots[] for every distinct root):
- * SIZE_MAX when out of memory. */
-static size_t root_set_item(root_set *set, uint64_t root)
-{
-    size_t slot, item;
-    if (root == set->last_root) return set->last_item;
-    if (parac_hash_index_reserve(&set->index, root_item_hash, set) != 0) return SIZE_MAX;
-    item = parac_hash_index_find(&set->index, root, &root, root_matches, set, &slot);
-    if (item == SIZE_MAX) {
-        item = set->count;
-        set->roots[set->count++] = root;
-        parac_hash_index_insert(&set->index, slot, item);
-    }
-    set->last_root = root;
-    set->last_item = item;
-    return item;
-}
-
-/* Rank 0: roots[] are every block's distinct roots, blocks in rank order and each block's roots in
- * order of first occurrence; ids[k] = the number of distinct roots met before roots[k] first was,
- * i.e. cluster ids in order of each cluster's lowest point index. */
-static parac_status number_clusters(const uint64_t *roots, size_t count, int32_t *ids, size_t *clusters,
-                                    parac_error *error)
-{
-    root_set set;
-    if (root_set_init(&set, count) != 0) return parac_fail_no_memory(error, "mpi dbscan relabel", (unsigned long long)count * 8);
-    for (size_t k = 0; k < count; k++) {
-        size_t item = root_set_item(&set, roots[k]);
-        if (item == SIZE_MAX || item >= (size_t)INT32_MAX) {
-            root_set_free(&set);
-            return item == SIZE_MAX ? parac_fail_no_memory(error, "mpi dbscan relabel", (unsigned long long)count * 16)
-                                    : parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "mpi dbscan: more than 2^31 - 1 clusters");
-        }
-        ids[k] = (int32_t)item;
-    }
-    *clusters = set.count;
-    root_set_free(&set);
-    return PARAC_OK;
-}
-
-/* Labels of this block: its distinct roots in order of first occurrence go to rank 0, which numbers
- * them over all blocks in block order; each rank gets its roots' ids back. */
-static parac_status relabel(MPI_Comm comm, const uint64_t *block_root, size_t block_count, int32_t *labels,
-                            uint64_t *clusters_total, parac_error *error)
-{
-    int rank, ranks, mine = 0, *counts = NULL, *offsets = NULL;
-    size_t total = 0, clusters = 0;
-    root_set set;
-    uint64_t *all_roots = NULL;
-    int32_t *ids = NULL, *all_ids = NULL;
-    parac_status status = PARAC_OK;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &ranks);
-    if (root_set_init(&set, block_count) != 0) return parac_fail_no_memory(error, "mpi dbscan relabel", block_count * 8);
-    for (size_t i = 0; i < block_count && status == PARAC_OK; i++)
-        if (block_root[i] != NO_ROOT && root_set_item(&set, block_root[i]) == SIZE_MAX)
-            status = parac_fail_no_memory(error, "mpi dbscan relabel", (unsigned long long)block_count * 16);
-    ids = malloc((set.count + 1) * sizeof(int32_t));
-    if (rank == 0) {
-        counts = malloc((size_t)ranks * sizeof(int));
-        offsets = malloc((size_t)ranks * sizeof(int));
-    }
-    if (status == PARAC_OK && (!ids || (rank == 0 && (!counts || !offsets))))
-        status = parac_fail_no_memory(error, "mpi dbscan relabel", (unsigned long long)ranks * 8);
-    if (status != PARAC_OK) goto done; /* the caller aborts the job */
-    mine = (int)set.count;
-    MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
-    if (rank == 0 && (status = offsets_of(counts, ranks, offsets, &total, error)) == PARAC_OK) {
-        all_roots = malloc((total + 1) * sizeof(uint64_t));
-        all_ids = malloc((total + 1) * sizeof(int32_t));
-        if (!all_roots || !all_ids) status = parac_fail_no_memory(error, "mpi dbscan relabel", (unsigned long long)total * 12);
-    }
-    if (status != PARAC_OK) goto done;
-    MPI_Gatherv(set.roots, mine, MPI_UINT64_T, all_roots, counts, offsets, MPI_UINT64_T, 0, comm);
-    if (rank == 0 && (status = number_clusters(all_roots, total, all_ids, &clusters, error)) != PARAC_OK) goto done;
-    MPI_Scatterv(all_ids, counts, offsets, MPI_INT32_T, ids, mine, MPI_INT32_T, 0, comm);
-    *clusters_total = clusters;
-    MPI_Bcast(clusters_total, 1, MPI_UINT64_T, 0, comm);
-    for (size_t i = 0; i < block_count; i++) /* every root is in the set: no insertion, no failure */
-        labels[i] = block_root[i] == NO_ROOT ? PARAC_DBSCAN_NOISE : ids[root_set_item(&set, block_root[i])];
-done:
-    root_set_free(&set);
-    free(ids);
-    free(counts);
-    free(offsets);
-    free(all_roots);
-    free(all_ids);
+    routing_free(&route);
     return status;
 }
 
@@ -523,33 +821,18 @@ static parac_status run_local(const parac_dbscan_options *options, const mpi_poi
     return parac_dbscan_run_f32(options, local->values, local->count, block->dim, *labels, *core, info, error);
 }
 
-/* Final root of every local point: its local cluster's representative, resolved through the table. */
-static uint64_t *roots_of_points(const local_points *local, const int32_t *labels, const uint64_t *rep,
-                                 size_t clusters, const pair64 *table, size_t table_count)
-{
-    uint64_t *root = malloc((local->count + 1) * sizeof(uint64_t));
-    uint64_t *root_of_cluster = malloc((clusters + 1) * sizeof(uint64_t));
-    if (!root || !root_of_cluster) {
-        free(root), free(root_of_cluster);
-        return NULL;
-    }
-    for (size_t c = 0; c < clusters; c++) {
-        size_t at = find_pair(table, table_count, rep[c]);
-        root_of_cluster[c] = at < table_count ? table[at].second : rep[c];
-    }
-    for (size_t i = 0; i < local->count; i++) root[i] = labels[i] < 0 ? NO_ROOT : root_of_cluster[labels[i]];
-    free(root_of_cluster);
-    return root;
-}
 
 static void count_results(MPI_Comm comm, const mpi_points *block, const int32_t *labels, const uint8_t *core,
-                          mpi_dbscan_info *info)
+                          int threads, mpi_dbscan_info *info)
 {
-    uint64_t mine[2] = {0, 0}, sums[2];
+    uint64_t mine[2] = {0, 0}, sums[2], core_count = 0, noise_count = 0;
+#pragma omp parallel for reduction(+ : core_count, noise_count) num_threads(threads)
     for (size_t i = 0; i < block->count; i++) {
-        mine[0] += core[i];
-        mine[1] += labels[i] == PARAC_DBSCAN_NOISE;
+        core_count += core[i];
+        noise_count += labels[i] == PARAC_DBSCAN_NOISE;
     }
+    mine[0] = core_count;
+    mine[1] = noise_count;
     MPI_Allreduce(mine, sums, 2, MPI_UINT64_T, MPI_SUM, comm);
     info->core = sums[0];
     info->noise = sums[1];
@@ -557,67 +840,101 @@ static void count_results(MPI_Comm comm, const mpi_points *block, const int32_t 
     MPI_Allreduce(&info->halo, &info->halo_total, 1, MPI_UINT64_T, MPI_SUM, comm);
 }
 
+/* The per-cluster arrays of the merge and the numbering. */
+typedef struct cluster_tables {
+    uint64_t *rep, *first_owned, *root;
+    int32_t *id;
+} cluster_tables;
+
+static void cluster_tables_free(cluster_tables *tables)
+{
+    free(tables->rep);
+    free(tables->first_owned);
+    free(tables->root);
+    free(tables->id);
+    memset(tables, 0, sizeof *tables);
+}
+
+static parac_status cluster_tables_alloc(cluster_tables *tables, size_t clusters, parac_error *error)
+{
+    tables->rep = malloc((clusters + 1) * sizeof(uint64_t));
+    tables->first_owned = malloc((clusters + 1) * sizeof(uint64_t));
+    tables->root = malloc((clusters + 1) * sizeof(uint64_t));
+    tables->id = malloc((clusters + 1) * sizeof(int32_t));
+    if (tables->rep && tables->first_owned && tables->root && tables->id) return PARAC_OK;
+    cluster_tables_free(tables);
+    return parac_fail_no_memory(error, "mpi dbscan cluster tables", (unsigned long long)clusters * 28);
+}
+
+/* Merge and numbering: the final id of every local cluster that this rank owns points of. */
+static parac_status resolve_clusters(MPI_Comm comm, MPI_Datatype pair_type, const local_points *local,
+                                     const int32_t *local_labels, const uint8_t *local_core, int threads,
+                                     cluster_tables *tables, mpi_dbscan_info *info, parac_error *error)
+{
+    size_t clusters = info->local.clusters, link_count = 0, table_count = 0;
+    pair64 *links = NULL, *table = NULL;
+    double clock = MPI_Wtime();
+    parac_status status = cluster_tables_alloc(tables, clusters, error);
+    if (status != PARAC_OK) return status;
+    local_view view = {local, local_labels, local_core, tables->rep, tables->first_owned, tables->root};
+    cluster_firsts(local, local_labels, local_core, clusters, threads, tables->rep, tables->first_owned);
+    if ((status = collect_links(&view, threads, &links, &link_count, error)) != PARAC_OK) goto done;
+    info->merge_links = link_count;
+    status = merge_links(comm, pair_type, links, link_count, &table, &table_count, &info->links_total, error);
+    if (status != PARAC_OK) goto done;
+    roots_of_clusters(tables->rep, clusters, table, table_count, threads, tables->root);
+    info->seconds_merge = MPI_Wtime() - clock, clock = MPI_Wtime();
+    status = number_local_clusters(comm, pair_type, &view, clusters, threads, tables->id, &info->clusters, error);
+    info->seconds_relabel = MPI_Wtime() - clock;
+done:
+    free(links);
+    free(table);
+    return status;
+}
+
 parac_status mpi_dbscan_run(MPI_Comm comm, const parac_dbscan_options *options, const mpi_points *block,
                             int32_t *labels, uint8_t *core_mask, mpi_dbscan_info *info, parac_error *error)
 {
     mpi_kd_partition partition;
+    parac_dbscan_options local_options = *options;
     local_points local = {0};
     int32_t *local_labels = NULL;
     uint8_t *local_core = NULL;
-    uint64_t *rep = NULL, *root = NULL, *block_root = NULL;
-    pair64 *links = NULL, *table = NULL;
-    size_t link_count = 0, table_count = 0;
+    cluster_tables tables = {0};
     MPI_Datatype pair_type;
     double reach = 3.0 * options->eps, clock = MPI_Wtime();
+    int threads = parac_threads_for_run(options->exec.threads); /* once: the local run gets the same team */
     parac_status status;
     memset(info, 0, sizeof *info);
+    local_options.exec.threads = threads;
     MPI_Type_contiguous(2, MPI_UINT64_T, &pair_type);
     MPI_Type_commit(&pair_type);
     if ((status = mpi_kd_partition_build(comm, block, &partition, error)) != PARAC_OK) goto done;
     info->seconds_partition = MPI_Wtime() - clock, clock = MPI_Wtime();
-    status = exchange_points(comm, block, &partition, reach, &local, error);
+    status = exchange_points(comm, block, &partition, reach, threads, &local, error);
     mpi_kd_partition_free(&partition);
     if (status != PARAC_OK) goto done;
-    for (size_t i = 0; i < local.count; i++) info->owned += (local.tags[i] & TAG_OWNED) != 0;
+    info->owned = count_owned(&local, threads);
     info->halo = local.count - info->owned;
     info->seconds_exchange = MPI_Wtime() - clock, clock = MPI_Wtime();
     info->cpu_seconds_local = mpi_process_cpu_seconds();
-    if ((status = run_local(options, block, &local, &local_labels, &local_core, &info->local, error)) != PARAC_OK)
+    if ((status = run_local(&local_options, block, &local, &local_labels, &local_core, &info->local, error)) != PARAC_OK)
         goto done;
     info->cpu_seconds_local = mpi_process_cpu_seconds() - info->cpu_seconds_local;
-    info->seconds_local = MPI_Wtime() - clock, clock = MPI_Wtime();
-    rep = cluster_representatives(&local, local_labels, local_core, info->local.clusters);
-    links = malloc((local.count + 1) * sizeof(pair64));
-    if (!rep || !links) {
-        status = parac_fail_no_memory(error, "mpi dbscan links", (unsigned long long)local.count * 16);
-        goto done;
-    }
-    link_count = collect_links(&local, local_labels, local_core, rep, links);
-    info->merge_links = link_count;
-    status = merge_links(comm, pair_type, links, link_count, &table, &table_count, &info->links_total, error);
+    info->seconds_local = MPI_Wtime() - clock;
+    status = resolve_clusters(comm, pair_type, &local, local_labels, local_core, threads, &tables, info, error);
     if (status != PARAC_OK) goto done;
-    root = roots_of_points(&local, local_labels, rep, info->local.clusters, table, table_count);
-    block_root = malloc((block->count + 1) * sizeof(uint64_t));
-    if (!root || !block_root) {
-        status = parac_fail_no_memory(error, "mpi dbscan roots", (unsigned long long)local.count * 8);
-        goto done;
-    }
-    info->seconds_merge = MPI_Wtime() - clock, clock = MPI_Wtime();
-    status = return_roots(comm, pair_type, &local, local_core, root, block, block_root, core_mask, error);
+    clock = MPI_Wtime();
+    status = return_labels(comm, pair_type, &local, local_labels, local_core, tables.id, block, threads, labels,
+                           core_mask, error);
     if (status != PARAC_OK) goto done;
-    info->seconds_return = MPI_Wtime() - clock, clock = MPI_Wtime();
-    if ((status = relabel(comm, block_root, block->count, labels, &info->clusters, error)) != PARAC_OK) goto done;
-    count_results(comm, block, labels, core_mask, info);
-    info->seconds_relabel = MPI_Wtime() - clock;
+    count_results(comm, block, labels, core_mask, threads, info);
+    info->seconds_return = MPI_Wtime() - clock;
 done:
     MPI_Type_free(&pair_type);
     local_free(&local);
     free(local_labels);
     free(local_core);
-    free(rep);
-    free(root);
-    free(block_root);
-    free(links);
-    free(table);
+    cluster_tables_free(&tables);
     return status;
 }

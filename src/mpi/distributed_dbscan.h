@@ -12,10 +12,14 @@
  *      GPU when the build and options.exec allow it);
  *   4. merge: core points seen on several ranks link the local clusters that
  *      hold them; rank 0 unions the links and broadcasts the roots;
- *   5. return: each owned point's root and core flag go back to the rank that
- *      read it (MPI_Alltoallv);
- *   6. relabel: clusters are numbered by their lowest point index, from each
- *      block's first occurrences gathered on rank 0.
+ *   5. numbering: per local cluster, (root, lowest owned point) goes to rank 0,
+ *      which numbers the clusters by their lowest point index and scatters the
+ *      ids back;
+ *   6. return: each owned point's label and core flag go back to the rank that
+ *      read it (MPI_Alltoallv).
+ * The per-point loops of 2, 4 and 6 run on options->exec.threads threads (the
+ * count resolved once, the local run gets the same), and a rank's share for
+ * itself is written in place, never sent.
  * Why the local run is exact for owned points: a halo of 2 eps (3 eps leaves
  * room for rounding) holds every neighbour of an owned point and all of that
  * neighbour's neighbours, so owned points and their neighbours have their whole
@@ -44,7 +48,8 @@ typedef struct mpi_dbscan_info {
     uint64_t merge_links;    /* (point, cluster) links this rank sent to rank 0 */
     uint64_t halo_total;     /* halo points over all ranks */
     uint64_t links_total;    /* links over all ranks */
-    double seconds_partition, seconds_exchange, seconds_local, seconds_merge, seconds_return, seconds_relabel;
+    double seconds_partition, seconds_exchange, seconds_local, seconds_merge, seconds_return;
+    double seconds_relabel;    /* the numbering (phase 5), which runs before the return */
     double cpu_seconds_local;  /* CPU time of this rank's local run (all its threads) */
     parac_dbscan_info local; /* the local run's report */
 } mpi_dbscan_info;

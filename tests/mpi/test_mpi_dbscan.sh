@@ -67,6 +67,20 @@ compare tiny "$tmp/tiny.npy" 1 2
 compare empty "$tmp/empty.npy" 1 2
 compare min1 "$tmp/blobs.npy" 0.05 1 # every point core: many clusters of one point
 
+# The host phases (exchange, merge, numbering, return) split each rank's points over its threads: the
+# same bytes for any thread count, halo and shared clusters included (2 and 3 ranks, 3 threads each).
+for ranks in 2 3; do
+  for name in blobs uniform32 min1; do
+    case $name in blobs) args=(--eps 0.15 --min-samples 5) ;; uniform32) args=(--eps 0.06 --min-samples 6) ;;
+      min1) args=(--eps 0.05 --min-samples 1) ;; esac
+    input=$tmp/$name.npy; [[ $name == min1 ]] && input=$tmp/blobs.npy
+    mpi "$ranks" "$mpi_cli" dbscan "$input" "${args[@]}" --threads 3 -o "$tmp/threads.txt" \
+      --core-mask "$tmp/threads.core.txt" -q || { fail "$name, $ranks ranks, 3 threads: the run failed"; continue; }
+    cmp -s "$tmp/$name.ref.txt" "$tmp/threads.txt" || fail "$name, $ranks ranks, 3 threads: labels differ"
+    cmp -s "$tmp/$name.refcore.txt" "$tmp/threads.core.txt" || fail "$name, $ranks ranks, 3 threads: core mask differs"
+  done
+done
+
 # --spread-gpus picks each rank's GPU by its rank on the host (the CPU path here: same bytes).
 mpi 3 "$mpi_cli" dbscan "$tmp/blobs.npy" --eps 0.15 --min-samples 5 --threads 1 -o "$tmp/spread.txt" -q --spread-gpus ||
   fail "--spread-gpus run failed"
