@@ -13,6 +13,7 @@
 #include "mpi/label_output.h"
 #include "mpi/mpi_cli.h"
 #include "mpi/npy_block.h"
+#include "mpi/text_block.h"
 
 typedef struct birch_args {
     double threshold;
@@ -206,7 +207,7 @@ int mpi_cmd_birch(MPI_Comm comm, int argc, char **argv)
     if ((code = make_options(rank, &args, &common, &options, &error)) != CLI_CONTINUE) return code;
     if (args.spread_gpus) options.exec.cuda_device = mpi_cli_spread_gpus(comm, options.exec.cuda_device);
     if ((code = mpi_cli_agree(comm, &error)) != 0) return code;
-    mpi_points_read_block(positionals[0], ranks, rank, &block, &error);
+    mpi_points_read(comm, positionals[0], &block, &error);
     if (error.status == PARAC_OK && block.total == 0)
         parac_fail_at(&error, PARAC_ERR_PARSE, positionals[0], 0, "no points to cluster");
     if ((code = mpi_cli_agree(comm, &error)) != 0) return code;

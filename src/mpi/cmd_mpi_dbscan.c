@@ -11,6 +11,7 @@
 #include "mpi/label_output.h"
 #include "mpi/mpi_cli.h"
 #include "mpi/npy_block.h"
+#include "mpi/text_block.h"
 
 typedef struct dbscan_args {
     double eps;
@@ -127,7 +128,7 @@ int mpi_cmd_dbscan(MPI_Comm comm, int argc, char **argv)
         cli_check_outputs(outputs, 2, positionals, 1, &error);
     }
     if ((code = mpi_cli_agree(comm, &error)) != 0) return code;
-    mpi_points_read_block(positionals[0], ranks, rank, &block, &error);
+    mpi_points_read(comm, positionals[0], &block, &error);
     if ((code = mpi_cli_agree(comm, &error)) != 0) return code;
     read_seconds = MPI_Wtime() - started;
     mpi_cli_test_hook(rank);
