@@ -180,8 +180,8 @@ int mpi_cmd_birch(MPI_Comm comm, int argc, char **argv)
         "birch", "INPUT [--threshold T] [--branching-factor B] [--n-clusters K] [-o LABELS] [options]",
         "BIRCH over the ranks of mpirun: each rank builds a CF tree on its rows of INPUT (a float32 or float64 .npy "
         "file, n x d, or a CSV/text table), rank 0 inserts the other ranks' subclusters into its tree (CF "
-        "additivity) and runs the Ward global step, every rank labels its points. One rank gives `parac birch`'s bytes; more give a close "
-        "partition (docs/DISTRIBUTED.md). --threads is per rank.",
+        "additivity) and runs the Ward global step, every rank labels its points. One rank gives `parac birch`'s "
+        "bytes; more give a close partition (docs/DISTRIBUTED.md). --threads is per rank.",
         options_table, sizeof options_table / sizeof options_table[0], 1, 1};
     cli_common common;
     const char *positionals[1];

@@ -58,7 +58,8 @@ static parac_status read_whole(const char *path, int ranks, int rank, mpi_points
     row_bytes = matrix.cols * sizeof(double); /* the loaded table's size bounds it */
     points->values = malloc(points->count * row_bytes + 1);
     if (!points->values) status = parac_fail_no_memory(error, "points block", points->count * row_bytes);
-    else if (points->count) memcpy(points->values, matrix.data + points->first * matrix.cols, points->count * row_bytes);
+    else if (points->count)
+        memcpy(points->values, matrix.data + points->first * matrix.cols, points->count * row_bytes);
     parac_matrix_free(&matrix);
     return status;
 }
@@ -109,8 +110,8 @@ static parac_status read_piece_rows(parac_csv_reader *csv, const char *path, mpi
             size_t bigger = capacity ? capacity * 2 : first_capacity(columns);
             double *grown;
             if (__builtin_mul_overflow(bigger, columns * sizeof(double), &bytes)) {
-                status = parac_fail_at(error, PARAC_ERR_PARSE, path, 0, "the table is too large (%zu rows of %zu values)",
-                                       bigger, columns);
+                status = parac_fail_at(error, PARAC_ERR_PARSE, path, 0,
+                                       "the table is too large (%zu rows of %zu values)", bigger, columns);
                 break;
             }
             if (!(grown = realloc(values, bytes + 1))) {
@@ -220,7 +221,8 @@ static parac_status rebalance(MPI_Comm comm, const char *path, mpi_points *point
     block_count = mpi_block_first(total, ranks, rank + 1) - block_first;
     points->total = total;
     if (mine > INT32_MAX || block_count > INT32_MAX) /* MPI's int counts, in rows */
-        status = parac_fail_at(error, PARAC_ERR_INVALID_ARGUMENT, path, 0, "blocks of more than 2^31 - 1 points; use more ranks");
+        status = parac_fail_at(error, PARAC_ERR_INVALID_ARGUMENT, path, 0,
+                               "blocks of more than 2^31 - 1 points; use more ranks");
     else if (!(block = malloc((size_t)block_count * points->dim * sizeof(double) + 1)))
         status = parac_fail_no_memory(error, "points block", (size_t)block_count * points->dim * sizeof(double));
     if (!all_succeeded(comm, status)) goto done;
