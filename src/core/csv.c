@@ -135,49 +135,74 @@ parac_status parac_csv_open(parac_csv_reader *reader, const char *path, const pa
     return parac_csv_open_input(reader, &input, options, error);
 }
 
+/* The line reader is open: its first content line, or at_end. */
+static parac_status find_first_content_line(parac_csv_reader *reader, const parac_csv_options *options,
+                                            parac_error *error)
+{
+    int got;
+    if (options) reader->options = *options;
+    got = next_content_line(reader, error);
+    if (got < 0) return error ? error->status : PARAC_ERR_IO;
+    if (got == 0) reader->at_end = 1;
+    return PARAC_OK;
+}
+
 parac_status parac_csv_open_input(parac_csv_reader *reader, const parac_input *input, const parac_csv_options *options,
                                   parac_error *error)
 {
+    parac_csv_shape shape;
     parac_status status;
-    row_parse scratch = {0};
-    int got;
     memset(reader, 0, sizeof *reader);
-    if (options) reader->options = *options;
     status = parac_line_reader_open_input(&reader->lines, input, error);
+    if (status == PARAC_OK) status = find_first_content_line(reader, options, error);
+    if (status != PARAC_OK || reader->at_end) return status;
+    status = parac_csv_piece_shape(reader, &shape, error);
     if (status != PARAC_OK) return status;
-    got = next_content_line(reader, error);
-    if (got < 0) return error ? error->status : PARAC_ERR_IO;
-    if (got == 0) {
-        reader->at_end = 1;
-        return PARAC_OK;
-    }
-    reader->delimiter = detect_delimiter(reader->lines.buffer);
-    {
-        char *copy = strdup(reader->lines.buffer);
-        int header;
-        if (!copy) return parac_fail_no_memory(error, "a header row", reader->lines.length);
-        header = reader->options.header == PARAC_CSV_HEADER_PRESENT ||
-                 (reader->options.header == PARAC_CSV_HEADER_AUTO && row_is_header(copy, reader->delimiter));
-        if (!header) {
-            char **tokens = NULL;
-            size_t capacity = 0;
-            strcpy(copy, reader->lines.buffer);
-            reader->columns = split(copy, reader->delimiter, &tokens, &capacity);
-            free(tokens);
-        }
-        free(copy);
-        reader->has_header = header;
-        if (header) {
-            char **tokens = NULL;
-            size_t capacity = 0;
-            reader->columns = split(reader->lines.buffer, reader->delimiter, &tokens, &capacity);
-            free(tokens);
-            got = next_content_line(reader, error);
-            if (got < 0) return error ? error->status : PARAC_ERR_IO;
-            if (got == 0) {
-                reader->at_end = 1;
-                return PARAC_OK;
-            }
+    return parac_csv_piece_begin(reader, &shape, 1, error);
+}
+
+parac_status parac_csv_open_piece(parac_csv_reader *reader, const void *data, size_t size, const char *name,
+                                  long first_line_number, const parac_csv_options *options, parac_error *error)
+{
+    parac_status status;
+    memset(reader, 0, sizeof *reader);
+    status = parac_line_reader_open_piece(&reader->lines, data, size, name, first_line_number, error);
+    if (status != PARAC_OK) return status;
+    return find_first_content_line(reader, options, error);
+}
+
+/* Splits a copy, so that the line itself stays whole for parse_row. */
+parac_status parac_csv_piece_shape(parac_csv_reader *reader, parac_csv_shape *shape, parac_error *error)
+{
+    char *copy = strdup(reader->lines.buffer);
+    char **tokens = NULL;
+    size_t capacity = 0;
+    if (!copy) return parac_fail_no_memory(error, "a header row", reader->lines.length);
+    shape->delimiter = detect_delimiter(reader->lines.buffer);
+    shape->has_header = reader->options.header == PARAC_CSV_HEADER_PRESENT ||
+                        (reader->options.header == PARAC_CSV_HEADER_AUTO && row_is_header(copy, shape->delimiter));
+    strcpy(copy, reader->lines.buffer); /* row_is_header split it */
+    shape->columns = split(copy, shape->delimiter, &tokens, &capacity);
+    free(tokens);
+    free(copy);
+    if (shape->columns == (size_t)-1) return parac_fail_no_memory(error, "a row's tokens", 0);
+    return PARAC_OK;
+}
+
+parac_status parac_csv_piece_begin(parac_csv_reader *reader, const parac_csv_shape *shape, int holds_first_line,
+                                   parac_error *error)
+{
+    row_parse scratch = {0};
+    parac_status status;
+    reader->delimiter = shape->delimiter;
+    reader->columns = shape->columns;
+    reader->has_header = shape->has_header;
+    if (holds_first_line && shape->has_header) {
+        int got = next_content_line(reader, error);
+        if (got < 0) return error ? error->status : PARAC_ERR_IO;
+        if (got == 0) {
+            reader->at_end = 1;
+            return PARAC_OK;
         }
     }
     reader->pending = malloc(reader->columns * sizeof *reader->pending);

@@ -40,6 +40,14 @@ typedef struct parac_csv_reader {
     int at_end;
 } parac_csv_reader;
 
+/* What a table's first content line decides: the delimiter, whether that line is the header, and
+ * the column count (the header's fields, or the first data row's). */
+typedef struct parac_csv_shape {
+    char delimiter;
+    int has_header;
+    size_t columns;
+} parac_csv_shape;
+
 /* Opens the file and reads up to its first data row to learn the shape. */
 parac_status parac_csv_open(parac_csv_reader *reader, const char *path, const parac_csv_options *options,
                             parac_error *error);
@@ -50,5 +58,21 @@ parac_status parac_csv_open_input(parac_csv_reader *reader, const parac_input *i
 parac_status parac_csv_read_rows(parac_csv_reader *reader, double *dst, size_t max_rows, size_t *rows_got,
                                  parac_error *error);
 void parac_csv_close(parac_csv_reader *reader);
+
+/* A table read in pieces (parac-mpi: each rank parses the lines of its byte range of one file) by
+ * the same code as parac_csv_open, in three steps; parac_csv_open is these steps on one piece.
+ * 1. parac_csv_open_piece: the piece's lines (core/line_reader.h, parac_line_reader_open_piece),
+ *    numbered from first_line_number, read up to its first content line; reader->at_end when the
+ *    piece has none (blank and comment lines only).
+ * 2. parac_csv_piece_shape, on the piece that holds the table's first content line only: the shape
+ *    that line gives, by parac_csv_open's rules (the caller hands it to the other pieces).
+ * 3. parac_csv_piece_begin, on every piece with content: takes the table's shape; the piece holding
+ *    the first content line (holds_first_line) steps over it when it is the header; then the
+ *    piece's first data row is parsed (errors name its line). parac_csv_read_rows reads the rest. */
+parac_status parac_csv_open_piece(parac_csv_reader *reader, const void *data, size_t size, const char *name,
+                                  long first_line_number, const parac_csv_options *options, parac_error *error);
+parac_status parac_csv_piece_shape(parac_csv_reader *reader, parac_csv_shape *shape, parac_error *error);
+parac_status parac_csv_piece_begin(parac_csv_reader *reader, const parac_csv_shape *shape, int holds_first_line,
+                                   parac_error *error);
 
 #endif

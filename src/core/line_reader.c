@@ -77,6 +77,17 @@ parac_status parac_line_reader_open_memory(parac_line_reader *reader, const void
     return allocate_buffers(reader, 0, error);
 }
 
+parac_status parac_line_reader_open_piece(parac_line_reader *reader, const void *data, size_t size, const char *name,
+                                          long first_line_number, parac_error *error)
+{
+    memset(reader, 0, sizeof *reader);
+    reader->path = name ? name : "<memory>";
+    reader->memory = data;
+    reader->memory_left = data ? size : 0;
+    reader->line_number = first_line_number - 1; /* of the line "last returned": the one before the piece */
+    return allocate_buffers(reader, 0, error);
+}
+
 parac_status parac_line_reader_open_input(parac_line_reader *reader, const parac_input *input, parac_error *error)
 {
     if (input->in_memory) return parac_line_reader_open_memory(reader, input->data, input->size, input->name, error);

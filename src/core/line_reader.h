@@ -47,6 +47,12 @@ parac_status parac_line_reader_open(parac_line_reader *reader, const char *path,
 /* Lines of size bytes at data (kept alive by the caller until close); name is used in messages. */
 parac_status parac_line_reader_open_memory(parac_line_reader *reader, const void *data, size_t size, const char *name,
                                            parac_error *error);
+/* One piece of a plain-text file already in memory (a parac-mpi rank's byte range of a file,
+ * cut at line starts): its lines are numbered from first_line_number, as in the whole file; the
+ * bytes are never inflated (gzip is recognised at a file's start only) and a byte-order mark is
+ * skipped only when the piece starts the file (first_line_number 1). */
+parac_status parac_line_reader_open_piece(parac_line_reader *reader, const void *data, size_t size, const char *name,
+                                          long first_line_number, parac_error *error);
 /* A file or a buffer, as input says. */
 parac_status parac_line_reader_open_input(parac_line_reader *reader, const parac_input *input, parac_error *error);
 

@@ -1,4 +1,4 @@
-/* mpi/cmd_mpi_birch.c — `mpirun -n R parac-mpi birch INPUT.npy [--threshold T] [--n-clusters K] [-o LABELS]`. */
+/* mpi/cmd_mpi_birch.c — `mpirun -n R parac-mpi birch INPUT [--threshold T] [--n-clusters K] [-o LABELS]`. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +13,7 @@
 #include "mpi/label_output.h"
 #include "mpi/mpi_cli.h"
 #include "mpi/npy_block.h"
+#include "mpi/text_block.h"
 
 typedef struct birch_args {
     double threshold;
@@ -176,11 +177,11 @@ int mpi_cmd_birch(MPI_Comm comm, int argc, char **argv)
          "ranks on one host take its GPUs in turn, from --cuda-device on (default: all use --cuda-device)"},
     };
     const cli_command command = {
-        "birch", "INPUT.npy [--threshold T] [--branching-factor B] [--n-clusters K] [-o LABELS] [options]",
+        "birch", "INPUT [--threshold T] [--branching-factor B] [--n-clusters K] [-o LABELS] [options]",
         "BIRCH over the ranks of mpirun: each rank builds a CF tree on its rows of INPUT (a float32 or float64 .npy "
-        "file, n x d), rank 0 inserts the other ranks' subclusters into its tree (CF additivity) and runs the Ward "
-        "global step, every rank labels its points. One rank gives `parac birch`'s bytes; more give a close "
-        "partition (docs/DISTRIBUTED.md). --threads is per rank.",
+        "file, n x d, or a CSV/text table), rank 0 inserts the other ranks' subclusters into its tree (CF "
+        "additivity) and runs the Ward global step, every rank labels its points. One rank gives `parac birch`'s "
+        "bytes; more give a close partition (docs/DISTRIBUTED.md). --threads is per rank.",
         options_table, sizeof options_table / sizeof options_table[0], 1, 1};
     cli_common common;
     const char *positionals[1];
@@ -206,9 +207,9 @@ int mpi_cmd_birch(MPI_Comm comm, int argc, char **argv)
     if ((code = make_options(rank, &args, &common, &options, &error)) != CLI_CONTINUE) return code;
     if (args.spread_gpus) options.exec.cuda_device = mpi_cli_spread_gpus(comm, options.exec.cuda_device);
     if ((code = mpi_cli_agree(comm, &error)) != 0) return code;
-    mpi_points_read_block(positionals[0], ranks, rank, &block, &error);
-    if (error.status == PARAC_OK && block.total == 0)
-        parac_fail_at(&error, PARAC_ERR_PARSE, positionals[0], 0, "no points to cluster");
+    mpi_points_read(comm, positionals[0], &block, &error);
+    if ((code = mpi_cli_agree(comm, &error)) != 0) return code; /* a bad line outranks "no points" */
+    if (block.total == 0) parac_fail_at(&error, PARAC_ERR_PARSE, positionals[0], 0, "no points to cluster");
     if ((code = mpi_cli_agree(comm, &error)) != 0) return code;
     read_seconds = MPI_Wtime() - started;
     mpi_cli_test_hook(rank);

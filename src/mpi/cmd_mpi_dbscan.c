@@ -1,4 +1,4 @@
-/* mpi/cmd_mpi_dbscan.c — `mpirun -n R parac-mpi dbscan INPUT.npy --eps E --min-samples M`. */
+/* mpi/cmd_mpi_dbscan.c — `mpirun -n R parac-mpi dbscan INPUT --eps E --min-samples M` (INPUT: .npy or text). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +11,7 @@
 #include "mpi/label_output.h"
 #include "mpi/mpi_cli.h"
 #include "mpi/npy_block.h"
+#include "mpi/text_block.h"
 
 typedef struct dbscan_args {
     double eps;
@@ -90,9 +91,9 @@ int mpi_cmd_dbscan(MPI_Comm comm, int argc, char **argv)
          "ranks on one host take its GPUs in turn, from --cuda-device on (default: all use --cuda-device)"},
     };
     const cli_command command = {
-        "dbscan", "INPUT.npy --eps E --min-samples M [-o LABELS] [--core-mask FILE]",
+        "dbscan", "INPUT --eps E --min-samples M [-o LABELS] [--core-mask FILE]",
         "Exact DBSCAN over the ranks of mpirun, byte-identical to `parac dbscan`. INPUT is a float32 or float64 .npy "
-        "file (n x d); each rank reads its own rows. --threads is per rank.",
+        "file (n x d) or a CSV/text table (docs/INPUT.md); each rank reads its own rows. --threads is per rank.",
         options_table, sizeof options_table / sizeof options_table[0], 1, 1};
     cli_common common;
     const char *positionals[1];
@@ -127,7 +128,10 @@ int mpi_cmd_dbscan(MPI_Comm comm, int argc, char **argv)
         cli_check_outputs(outputs, 2, positionals, 1, &error);
     }
     if ((code = mpi_cli_agree(comm, &error)) != 0) return code;
-    mpi_points_read_block(positionals[0], ranks, rank, &block, &error);
+    mpi_points_read(comm, positionals[0], &block, &error);
+    if ((code = mpi_cli_agree(comm, &error)) != 0) return code;
+    if (block.dim == 0) /* an empty text file: `parac dbscan`'s refusal, said once */
+        parac_fail_at(&error, PARAC_ERR_INVALID_ARGUMENT, positionals[0], 0, "dbscan: points have dimension 0");
     if ((code = mpi_cli_agree(comm, &error)) != 0) return code;
     read_seconds = MPI_Wtime() - started;
     mpi_cli_test_hook(rank);

@@ -16,9 +16,9 @@
 
 static void usage(FILE *to)
 {
-    fprintf(to, "usage: mpirun -n R parac-mpi dbscan INPUT.npy --eps E --min-samples M [-o LABELS] [options]\n"
+    fprintf(to, "usage: mpirun -n R parac-mpi dbscan INPUT --eps E --min-samples M [-o LABELS] [options]\n"
                 "       mpirun -n R parac-mpi fca INPUT [--count] [-o FILE] [--min-support N]\n"
-                "       mpirun -n R parac-mpi birch INPUT.npy [--threshold T] [--n-clusters K] [-o LABELS] [options]\n"
+                "       mpirun -n R parac-mpi birch INPUT [--threshold T] [--n-clusters K] [-o LABELS] [options]\n"
                 "       mpirun -n R parac-mpi gemm [A B -o C] [--m M --n N --k K] [--grid PxQ] [options]\n"
                 "       parac-mpi dbscan|fca|birch|gemm --help\n");
 }
