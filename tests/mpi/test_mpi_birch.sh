@@ -8,31 +8,10 @@
 # does. Bad input gives `parac birch`'s message, once, and its exit code; a dying rank ends the job
 # without an output file. Skipped (77) when parac-mpi was not built (no MPI found).
 set -u
-: "${PARAC:?PARAC must name the parac binary}"
-mpi_cli="$(dirname "$PARAC")/parac-mpi"
-if [[ ! -x "$mpi_cli" ]] || ! command -v mpirun >/dev/null 2>&1; then
-  echo "SKIP: parac-mpi was not built (no MPI found: apt-get install libopenmpi-dev openmpi-bin)"
-  exit 77
-fi
-command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is needed to write the test inputs"; exit 77; }
-here=$(cd "$(dirname "$0")" && pwd)
+MPI_TEST_NEEDS="python3"
+# shellcheck source=tests/mpi/mpi_test_lib.sh
+source "$(dirname "$0")/mpi_test_lib.sh"
 data=${PARAC_DATA:-$here/../data}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-
-# As test_mpi_dbscan.sh: mpirun as root needs both variables, oversubscribed ranks yield when idle,
-# no leak check in an AddressSanitizer build's MPI runs (Open MPI's own allocations).
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
-hung=0
-mpi() { # ranks command args... (120 s limit: a hang is a failure, not a stuck CI; sets hung)
-  local ranks=$1 started=$SECONDS code; shift
-  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" timeout -k 5 120 mpirun --oversubscribe --bind-to none -n "$ranks" "$@"
-  code=$?
-  hung=$((SECONDS - started >= 120))
-  return $code
-}
 
 clusters_of() { sed -n 's/^[0-9]* points, [0-9]* subclusters, \([0-9]*\) clusters.*/\1/p' "$1"; }
 ari() { "$PARAC" metrics --labels "$1" --truth "$2" | sed -n 's/^ari //p'; }

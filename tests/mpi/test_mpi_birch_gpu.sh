@@ -4,18 +4,10 @@
 # --device cpu, for 1-3 ranks, on fresh random float64 and float32 blobs; one rank on the GPU writes
 # `parac birch --device cpu`'s bytes. Skipped (77) without parac-mpi or a usable GPU.
 set -u
-: "${PARAC:?PARAC must name the parac binary}"
-mpi_cli="$(dirname "$PARAC")/parac-mpi"
-if [[ ! -x "$mpi_cli" ]] || ! command -v mpirun >/dev/null 2>&1; then
-  echo "SKIP: parac-mpi was not built (no MPI found)"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
-mpi() { timeout -k 5 300 mpirun --oversubscribe --bind-to none -n "$@"; }
+MPI_TEST_NEEDS="gpu"
+MPI_TEST_LIMIT=300
+# shellcheck source=tests/mpi/mpi_test_lib.sh
+source "$(dirname "$0")/mpi_test_lib.sh"
 
 "$PARAC" gen points --n 300000 --dim 2 --kind blobs --centers 20 --std 0.5 --seed $RANDOM -o "$tmp/b64.npy" -q || fail "gen"
 "$PARAC" gen points --n 200000 --dim 3 --kind blobs --centers 8 --std 0.4 --seed $RANDOM --float32 -o "$tmp/b32.npy" -q ||

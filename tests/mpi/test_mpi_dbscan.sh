@@ -5,31 +5,9 @@
 # 1-D and 10-D, fewer points than ranks, no points), and a failing or dying rank ends the job with a
 # clear message instead of hanging. Skipped (77) when parac-mpi was not built (no MPI found).
 set -u
-: "${PARAC:?PARAC must name the parac binary}"
-mpi_cli="$(dirname "$PARAC")/parac-mpi"
-if [[ ! -x "$mpi_cli" ]] || ! command -v mpirun >/dev/null 2>&1; then
-  echo "SKIP: parac-mpi was not built (no MPI found: apt-get install libopenmpi-dev openmpi-bin)"
-  exit 77
-fi
-command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is needed to write the test inputs"; exit 77; }
-here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-
-# mpirun as root (CI containers) needs both variables; only this test's runs get them. Oversubscribed
-# ranks yield when idle, and Open MPI's own allocations are not freed at MPI_Finalize: no leak check in
-# parac-mpi's runs (an AddressSanitizer build; parac's own runs keep it).
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
-hung=0
-mpi() { # ranks command args... (120 s limit: a hang is a failure, not a stuck CI; sets hung)
-  local ranks=$1 started=$SECONDS code; shift
-  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" timeout -k 5 120 mpirun --oversubscribe --bind-to none -n "$ranks" "$@"
-  code=$?
-  hung=$((SECONDS - started >= 120))
-  return $code
-}
+MPI_TEST_NEEDS="python3"
+# shellcheck source=tests/mpi/mpi_test_lib.sh
+source "$(dirname "$0")/mpi_test_lib.sh"
 
 compare() { # name input eps min_samples [extra args]
   local name=$1 input=$2 eps=$3 min=$4; shift 4

@@ -4,29 +4,10 @@
 # dense, with attributes no object has, objects without attributes; an empty file is refused), and a failing or dying rank ends the job instead of
 # hanging. Skipped (77) when parac-mpi was not built (no MPI found).
 set -u
-: "${PARAC:?PARAC must name the parac binary}"
 : "${PARAC_SOURCE:?PARAC_SOURCE must name the source tree}"
-mpi_cli="$(dirname "$PARAC")/parac-mpi"
-if [[ ! -x "$mpi_cli" ]] || ! command -v mpirun >/dev/null 2>&1; then
-  echo "SKIP: parac-mpi was not built (no MPI found: apt-get install libopenmpi-dev openmpi-bin)"
-  exit 77
-fi
+# shellcheck source=tests/mpi/mpi_test_lib.sh
+source "$(dirname "$0")/mpi_test_lib.sh"
 data="$PARAC_SOURCE/tests/data/fca"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-
-# As in test_mpi_dbscan.sh: root in CI containers, oversubscribed ranks, Open MPI's unfreed allocations.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
-hung=0
-mpi() { # ranks command args... (120 s limit; sets hung)
-  local ranks=$1 started=$SECONDS code; shift
-  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" timeout -k 5 120 mpirun --oversubscribe --bind-to none -n "$ranks" "$@"
-  code=$?
-  hung=$((SECONDS - started >= 120))
-  return $code
-}
 
 compare() { # name input [extra args]
   local name=$1 input=$2; shift 2

@@ -6,26 +6,8 @@
 # The bits are the same because every rank multiplies its whole k range in one call with the whole plan's
 # tile_k, split_k and tiles (docs/DISTRIBUTED.md, "gemm"). Skipped (77) when parac-mpi was not built.
 set -u
-: "${PARAC:?PARAC must name the parac binary}"
-mpi_cli="$(dirname "$PARAC")/parac-mpi"
-if [[ ! -x "$mpi_cli" ]] || ! command -v mpirun >/dev/null 2>&1; then
-  echo "SKIP: parac-mpi was not built (no MPI found: apt-get install libopenmpi-dev openmpi-bin)"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
-hung=0
-mpi() { # ranks command args... (120 s limit: a hang is a failure; sets hung)
-  local ranks=$1 started=$SECONDS code; shift
-  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" timeout -k 5 120 mpirun --oversubscribe --bind-to none -n "$ranks" "$@"
-  code=$?
-  hung=$((SECONDS - started >= 120))
-  return $code
-}
+# shellcheck source=tests/mpi/mpi_test_lib.sh
+source "$(dirname "$0")/mpi_test_lib.sh"
 
 # compare name grids output-suffix block [parac gemm args...]: parac gemm --threads 1 once, then parac-mpi on
 # each grid (PxQ; ranks = P * Q) with --cyclic-block block (0: the default), byte for byte. The runs alternate

@@ -6,17 +6,10 @@
 # max|C|) of `parac gemm --device cuda --dtype tf32` (the tensor core's order, docs/DISTRIBUTED.md) and the
 # test says whether its bytes were the same. Skipped (77) without parac-mpi or without a GPU.
 set -u
-: "${PARAC:?PARAC must name the parac binary}"
-mpi_cli="$(dirname "$PARAC")/parac-mpi"
-if [[ ! -x "$mpi_cli" ]] || ! command -v mpirun >/dev/null 2>&1; then echo "SKIP: parac-mpi was not built"; exit 77; fi
-if ! "$PARAC" devices --json | grep -q '"ordinal"'; then echo "SKIP: no GPU"; exit 77; fi
-command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is needed to compare tf32 results"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
-mpi() { local ranks=$1; shift; timeout -k 5 300 mpirun --oversubscribe --bind-to none -n "$ranks" "$@"; }
+MPI_TEST_NEEDS="gpu python3"
+MPI_TEST_LIMIT=300
+# shellcheck source=tests/mpi/mpi_test_lib.sh
+source "$(dirname "$0")/mpi_test_lib.sh"
 seed=$((RANDOM * 32768 + RANDOM))
 echo "seed $seed"
 

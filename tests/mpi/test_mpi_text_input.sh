@@ -8,25 +8,9 @@
 # no final newline, fewer lines than ranks, an empty file, a header alone, .gz; bad files give the single
 # process's message (global line and column) once, with its exit code. Skipped (77) without parac-mpi.
 set -u
-: "${PARAC:?PARAC must name the parac binary}"
-mpi_cli="$(dirname "$PARAC")/parac-mpi"
-if [[ ! -x "$mpi_cli" ]] || ! command -v mpirun >/dev/null 2>&1; then
-  echo "SKIP: parac-mpi was not built (no MPI found: apt-get install libopenmpi-dev openmpi-bin)"
-  exit 77
-fi
-command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is needed to write the test inputs"; exit 77; }
-here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-
-# As test_mpi_dbscan.sh: root in CI containers, oversubscribed ranks that yield, no leak check in MPI runs.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
-mpi() { # ranks command args... (120 s limit: a hang is a failure)
-  local ranks=$1; shift
-  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" timeout -k 5 120 mpirun --oversubscribe --bind-to none -n "$ranks" "$@"
-}
+MPI_TEST_NEEDS="python3"
+# shellcheck source=tests/mpi/mpi_test_lib.sh
+source "$(dirname "$0")/mpi_test_lib.sh"
 
 python3 "$here/make_text_points.py" "$tmp" || { echo "FAIL: make_text_points.py"; exit 1; }
 gzip -c "$tmp/plain.csv" >"$tmp/plain.csv.gz"
