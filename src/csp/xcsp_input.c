@@ -128,7 +128,7 @@ static int read_compressed(void *context, char *out, int size)
         ret = lzma_code(&in->lzma, action);
         if (ret == LZMA_STREAM_END) break;
         if (ret != LZMA_OK || (action == LZMA_FINISH && in->lzma.avail_out == (size_t)size)) {
-            in->lzma_failed = 1;
+            in->lzma_failed = ret == LZMA_MEMLIMIT_ERROR ? 2 : 1;
             return 0; /* libxml2 then reports a truncated document; xcsp_input_fail names the cause */
         }
     }
@@ -179,9 +179,13 @@ static void start(xcsp_input *in, const char *name, const xcsp_limits *limits)
     else xcsp_limits_default(&in->limits);
 }
 
+#define XCSP_LZMA_MEMORY ((uint64_t)256 << 20) /* the decoder's memory limit */
+
 static parac_status open_compressed(xcsp_input *in, const char *path, parac_error *error)
 {
-    if (lzma_auto_decoder(&in->lzma, UINT64_MAX, 0) != LZMA_OK)
+    /* A 32-byte .lzma header may declare a 4 GiB dictionary, which the decoder would allocate (fuzz_xcsp_xz,
+     * 2026-12-02): streams needing more than XCSP_LZMA_MEMORY (xz -9 needs 65 MiB) are refused. */
+    if (lzma_auto_decoder(&in->lzma, XCSP_LZMA_MEMORY, 0) != LZMA_OK)
         return parac_fail_at(error, PARAC_ERR_NO_MEMORY, path, 0, "cannot start the lzma decoder");
     in->lzma_started = 1;
     quiet_libxml_errors(in);
@@ -309,6 +313,9 @@ parac_status xcsp_input_fail(xcsp_input *in, parac_error *error)
 {
     long line = in->reader ? xmlTextReaderGetParserLineNumber(in->reader) : 0;
     if (in->budget_error[0]) return parac_fail_at(error, PARAC_ERR_UNSUPPORTED, in->name, line, "%s", in->budget_error);
+    if (in->lzma_failed == 2)
+        return parac_fail_at(error, PARAC_ERR_UNSUPPORTED, in->name, 0,
+                             "the compressed stream needs more than %d MiB to decode", (int)(XCSP_LZMA_MEMORY >> 20));
     if (in->lzma_failed)
         return parac_fail_at(error, PARAC_ERR_IO, in->name, 0, "corrupt or truncated compressed data");
     if (in->read_failed)

@@ -84,5 +84,10 @@ expect_error "$tmp/range_all.xml" "range_all\.xml:3: variable 'a': more than 100
 vars empty.xml '<var id="a"> </var>'
 (cd "$tmp" && "$PARAC" ac empty.xml --device cpu > /dev/null 2>&1) || bad "empty domain: exit $?"
 
+# a 31-byte .lzma header declaring a 4 GiB dictionary: refused by the decoder's memory limit, not allocated
+printf '\x5d\x00\x00\x00\x80\xff\xff\xff\xff\xff\xff\xff\xff\x00\x1e\x3e\x0a\x2c\x20\x75\x73\x65\x20\x58\x4d\x4c\x62\x6c\xf2\x5b\x00' > "$tmp/dict.lzma"
+(limit_memory; cd "$tmp" && timeout 20 "$PARAC" ac dict.lzma --device cpu > /dev/null 2> err.txt); code=$?
+[ $code = 2 ] && [ "$(cat "$tmp/err.txt")" = "parac: error: dict.lzma: the compressed stream needs more than 256 MiB to decode" ] ||
+  bad "dict.lzma: exit $code, $(head -c 300 "$tmp/err.txt")"
 [ $fail = 0 ] && echo "xcsp hostile cli: ok"
 exit $fail
