@@ -114,6 +114,32 @@ static parac_status write_c(const char *path, const mpi_gemm_shape *shape, float
 }
 
 /* The slowest rank's phases, the multiply's CPU time (load-independent work) and the traffic, on stderr. */
+/* Rank 0's summary: a line on stderr (not with -q), or with --json parac gemm's kind of one-line object on
+ * stdout (rank 0's device: every rank runs the same plan rules on its own piece). */
+static void print_summary(const cli_common *common, const mpi_gemm_shape *shape, const mpi_gemm_info *info,
+                          const char *dtype, int ranks, int rows, int cols, double seconds)
+{
+    double gflops = 2e-9 * (double)shape->m * (double)shape->n * (double)shape->k / (seconds > 0 ? seconds : 1e-9);
+    parac_json_writer json;
+    if (common->json) {
+        cli_summary_begin(&json, "gemm", common, info->device, seconds);
+        parac_json_field_int(&json, "m", shape->m);
+        parac_json_field_int(&json, "n", shape->n);
+        parac_json_field_int(&json, "k", shape->k);
+        parac_json_field_string(&json, "dtype", dtype);
+        parac_json_field_int(&json, "ranks", ranks);
+        parac_json_field_int(&json, "grid_rows", rows);
+        parac_json_field_int(&json, "grid_cols", cols);
+        parac_json_field_int(&json, "cyclic_block", shape->block);
+        parac_json_field_double(&json, "gflops", gflops);
+        cli_summary_end(&json);
+    } else if (!common->quiet) {
+        fprintf(stderr, "gemm: %lld x %lld x %lld %s on %d ranks (grid %dx%d, block %lld): %.3f s, %.3f GFLOP/s\n",
+                (long long)shape->m, (long long)shape->n, (long long)shape->k, dtype, ranks, rows, cols,
+                (long long)shape->block, seconds, gflops);
+    }
+}
+
 static void print_timings(MPI_Comm comm, const mpi_gemm_info *info, double read_seconds, double write_seconds)
 {
     double mine[7] = {read_seconds, info->seconds_scatter, info->seconds_broadcast, info->seconds_multiply,
@@ -215,12 +241,7 @@ int mpi_cmd_gemm(MPI_Comm comm, int argc, char **argv)
     if (rank == 0 && args.output) write_c(args.output, &shape, in.c, &error);
     if ((code = mpi_cli_agree(comm, &error)) != 0) goto done;
     if (margs.timings) print_timings(comm, &info, read_seconds, MPI_Wtime() - write_started);
-    if (rank == 0 && !common.quiet) {
-        double seconds = MPI_Wtime() - started;
-        fprintf(stderr, "gemm: %lld x %lld x %lld %s on %d ranks (grid %dx%d, block %lld): %.3f s, %.3f GFLOP/s\n",
-                (long long)shape.m, (long long)shape.n, (long long)shape.k, args.dtype, ranks, rows, cols,
-                (long long)shape.block, seconds, 2e-9 * (double)shape.m * (double)shape.n * (double)shape.k / seconds);
-    }
+    if (rank == 0) print_summary(&common, &shape, &info, args.dtype, ranks, rows, cols, MPI_Wtime() - started);
 done:
     parac_gemm_matrix_free(&in.a);
     parac_gemm_matrix_free(&in.b);

@@ -106,8 +106,12 @@ static parac_status multiply_locally(const mpi_gemm_shape *s, const parac_gemm_o
     o.scan_a = s->sparse_a ? l->a_strip : NULL;
     o.scan_b = s->sparse_b ? l->b_strip : NULL;
     o.tune_cache_path = NULL;
-    if ((status = parac_gemm_plan_create(&o, &plan, error)) == PARAC_OK)
+    if ((status = parac_gemm_plan_create(&o, &plan, error)) == PARAC_OK) {
+        parac_gemm_plan_info plan_info;
+        parac_gemm_plan_info_get(plan, &plan_info);
+        info->device = plan_info.device;
         status = parac_gemm_execute(plan, alpha, l->a_strip, l->b_strip, beta, l->c_piece, error);
+    }
     if (status == PARAC_OK) info->seconds_compute = parac_gemm_last_compute_seconds(plan);
     parac_gemm_plan_destroy(plan);
     return status;
@@ -123,6 +127,7 @@ parac_status mpi_gemm_run(MPI_Comm comm, const mpi_grid *grid, const mpi_gemm_sh
     int rank;
     MPI_Comm_rank(comm, &rank);
     memset(info, 0, sizeof *info);
+    info->device = PARAC_DEVICE_CPU;
     if ((status = allocate_buffers(grid, shape, rank, &l, error)) != PARAC_OK) return status;
     info->local_m = l.local_m;
     info->local_n = l.local_n;

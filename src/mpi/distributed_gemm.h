@@ -43,6 +43,7 @@ typedef struct mpi_gemm_info {
     double seconds_compute;            /* parac_gemm_last_compute_seconds of the local multiply */
     double cpu_seconds_multiply;       /* process CPU time of the local multiply (all threads) */
     double bytes_broadcast;            /* A and B panel bytes this rank received or sent in the broadcasts */
+    parac_device device;               /* where this rank's multiply ran (CPU when it holds no C) */
 } mpi_gemm_info;
 
 /* Collective. local_options: exec, dtype, schedule, variant, stages and pack for every rank's plan (shape,

@@ -100,6 +100,12 @@ code=$?
 grep -qi "signal 9\|killed" "$tmp/err" || fail "a killed rank: mpirun should say so: $(head -5 "$tmp/err")"
 [[ ! -e "$tmp/killed.npy" ]] || fail "a killed job left an output file"
 
+# --json: one object, last on stdout, from rank 0 only, naming the ranks, the grid and where the multiply ran.
+mpi 3 "$mpi_cli" gemm --m 300 --n 200 --k 100 --device cpu --json >"$tmp/json.out" 2>"$tmp/err" || fail "--json: $(tail -3 "$tmp/err")"
+[[ $(grep -c '^{' "$tmp/json.out") == 1 ]] || fail "--json: $(grep -c '^{' "$tmp/json.out") JSON lines, not one"
+tail -1 "$tmp/json.out" | grep -q '"command":"gemm","device":"cpu".*"m":300,"n":200,"k":100,.*"ranks":3,"grid_rows":1,"grid_cols":3' ||
+  fail "--json: $(tail -1 "$tmp/json.out")"
+
 if ((failures)); then
   echo "$failures failure(s)"
   exit 1
