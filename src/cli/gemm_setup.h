@@ -23,6 +23,31 @@ typedef struct gemm_args {
 #define GEMM_ARGS_DEFAULT \
     {GEMM_UNSET, GEMM_UNSET, GEMM_UNSET, -1, 64, 0, 0, 0, 0, 0.0, 1.0, 0.0, "fp32", "auto", "auto", NULL, 0, 0, 0, 3, 0, 0, 0, NULL}
 
+/* The options parac gemm and parac-mpi gemm share (shape, generated inputs, arithmetic, plan), as
+ * cli_option entries bound to the fields of `args` (a gemm_args): one list, so an option added here
+ * reaches both programs. */
+#define GEMM_SHARED_OPTIONS(args) \
+    {"--m", 0, CLI_INT64, &(args).m, "M", "rows of A and C (generated input)"}, \
+    {"--n", 0, CLI_INT64, &(args).n, "N", "columns of B and C (generated input)"}, \
+    {"--k", 0, CLI_INT64, &(args).k, "K", "columns of A, rows of B (generated input)"}, \
+    {"--dtype", 0, CLI_STRING, &(args).dtype, "fp32|tf32", "arithmetic (default fp32)"}, \
+    {"--schedule", 0, CLI_STRING, &(args).schedule, "static|dynamic|auto", "tile scheduling (default auto)"}, \
+    {"--variant", 0, CLI_STRING, &(args).variant, "NAME", \
+     "GPU kernel family: auto (default), base, wgmma, wgmma_tma, n256, wgmma_ws, bk32, wgmma_ws_a"}, \
+    {"--band", 0, CLI_INT64, &(args).band, "W", "A is banded: A(i,j) = 0 when |i-j| > W"}, \
+    {"--block-density", 0, CLI_DOUBLE, &(args).density, "P", "A is block-sparse with a fraction P of non-zero blocks"}, \
+    {"--block", 0, CLI_INT64, &(args).block, "B", "block edge for --block-density (default 64)"}, \
+    {"--power-law", 0, CLI_FLAG, &(args).power_law, NULL, "block rows' densities follow a power law (irregular)"}, \
+    {"--alpha", 0, CLI_DOUBLE, &(args).alpha, "X", "alpha (default 1)"}, \
+    {"--beta", 0, CLI_DOUBLE, &(args).beta, "X", "beta (default 0; generated C is random when non-zero)"}, \
+    {"--tile-m", 0, CLI_INT64, &(args).tile_m, "T", "C tile rows: 64 or 128 (default: chosen)"}, \
+    {"--tile-n", 0, CLI_INT64, &(args).tile_n, "T", "C tile columns: 64 or 128 (default: chosen)"}, \
+    {"--tile-k", 0, CLI_INT64, &(args).tile_k, "T", "k tile: multiple of 16 up to 256 (default 64)"}, \
+    {"--split-k", 0, CLI_INT64, &(args).split_k, "S", "k segments per C tile (default: chosen)"}, \
+    {"--stages", 0, CLI_INT, &(args).stages, "S", \
+     "pipeline stages: wgmma_tma 4 or 6, n256 4 = its BK-16 kernel (default: chosen)"}, \
+    {"--pack", 0, CLI_FLAG, &(args).pack, NULL, "pack B even where bk32 / n256 could copy it in place (to compare)"}
+
 typedef struct gemm_inputs {
     parac_gemm_matrix a, b;
     float *c;

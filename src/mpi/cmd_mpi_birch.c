@@ -172,9 +172,7 @@ int mpi_cmd_birch(MPI_Comm comm, int argc, char **argv)
         {"--batch-size", 0, CLI_INT64, &args.batch, "B", "points per parallel batch of each rank's fit; 0 = serial (default 8192)"},
         {"--variant", 0, CLI_STRING, &args.variant, "NAME",
          "each rank's batched scheme: speculative-parallel (default), speculative or segmented (approximate)"},
-        {"--timings", 0, CLI_FLAG, &args.timings, NULL, "print each phase's time (slowest rank) and the traffic"},
-        {"--spread-gpus", 0, CLI_FLAG, &args.spread_gpus, NULL,
-         "ranks on one host take its GPUs in turn, from --cuda-device on (default: all use --cuda-device)"},
+        MPI_CLI_RANK_OPTIONS(args.timings, args.spread_gpus),
     };
     const cli_command command = {
         "birch", "INPUT [--threshold T] [--branching-factor B] [--n-clusters K] [-o LABELS] [options]",

@@ -86,9 +86,7 @@ int mpi_cmd_dbscan(MPI_Comm comm, int argc, char **argv)
         {"--output", 'o', CLI_STRING, &args.output, "LABELS", "labels: .npy (int32) or text, one per line"},
         {"--core-mask", 0, CLI_STRING, &args.core_output, "FILE", "1 for core points, 0 otherwise"},
         {"--method", 0, CLI_STRING, &args.method, "auto|grid|brute-force|reference", "each rank's local algorithm"},
-        {"--timings", 0, CLI_FLAG, &args.timings, NULL, "print each phase's time (slowest rank) and the traffic"},
-        {"--spread-gpus", 0, CLI_FLAG, &args.spread_gpus, NULL,
-         "ranks on one host take its GPUs in turn, from --cuda-device on (default: all use --cuda-device)"},
+        MPI_CLI_RANK_OPTIONS(args.timings, args.spread_gpus),
     };
     const cli_command command = {
         "dbscan", "INPUT --eps E --min-samples M [-o LABELS] [--core-mask FILE]",

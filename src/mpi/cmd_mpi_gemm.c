@@ -164,31 +164,12 @@ int mpi_cmd_gemm(MPI_Comm comm, int argc, char **argv)
     gemm_args args = GEMM_ARGS_DEFAULT;
     mpi_gemm_args margs = {NULL, 0, 0, 0};
     const cli_option table[] = {
-        {"--m", 0, CLI_INT64, &args.m, "M", "rows of A and C (generated input)"},
-        {"--n", 0, CLI_INT64, &args.n, "N", "columns of B and C (generated input)"},
-        {"--k", 0, CLI_INT64, &args.k, "K", "columns of A, rows of B (generated input)"},
-        {"--dtype", 0, CLI_STRING, &args.dtype, "fp32|tf32", "arithmetic (default fp32)"},
-        {"--schedule", 0, CLI_STRING, &args.schedule, "static|dynamic|auto", "tile scheduling (default auto)"},
-        {"--variant", 0, CLI_STRING, &args.variant, "NAME", "GPU kernel family (as parac gemm)"},
-        {"--band", 0, CLI_INT64, &args.band, "W", "A is banded: A(i,j) = 0 when |i-j| > W"},
-        {"--block-density", 0, CLI_DOUBLE, &args.density, "P", "A is block-sparse with a fraction P of non-zero blocks"},
-        {"--block", 0, CLI_INT64, &args.block, "B", "block edge for --block-density (default 64)"},
-        {"--power-law", 0, CLI_FLAG, &args.power_law, NULL, "block rows' densities follow a power law (irregular)"},
-        {"--alpha", 0, CLI_DOUBLE, &args.alpha, "X", "alpha (default 1)"},
-        {"--beta", 0, CLI_DOUBLE, &args.beta, "X", "beta (default 0; C is random when non-zero, as parac gemm)"},
-        {"--tile-m", 0, CLI_INT64, &args.tile_m, "T", "C tile rows: 64 or 128 (default: chosen)"},
-        {"--tile-n", 0, CLI_INT64, &args.tile_n, "T", "C tile columns: 64 or 128 (default: chosen)"},
-        {"--tile-k", 0, CLI_INT64, &args.tile_k, "T", "k tile: multiple of 16 up to 256 (default 64)"},
-        {"--split-k", 0, CLI_INT64, &args.split_k, "S", "k segments per C tile (default: chosen for the whole C)"},
-        {"--stages", 0, CLI_INT, &args.stages, "S", "pipeline stages (as parac gemm)"},
-        {"--pack", 0, CLI_FLAG, &args.pack, NULL, "pack B even where bk32 / n256 could copy it in place"},
+        GEMM_SHARED_OPTIONS(args),
         {"--output", 'o', CLI_STRING, &args.output, "FILE", "write C (.npy or .mtx), from rank 0"},
         {"--grid", 0, CLI_STRING, &margs.grid, "PxQ", "process grid, P * Q = ranks (default: the most square)"},
         {"--cyclic-block", 0, CLI_INT64, &margs.cyclic_block, "NB",
          "block edge of the block-cyclic layout and SUMMA's panel width (default: the plan's larger tile edge)"},
-        {"--timings", 0, CLI_FLAG, &margs.timings, NULL, "print each phase's time (slowest rank) and the traffic"},
-        {"--spread-gpus", 0, CLI_FLAG, &margs.spread_gpus, NULL,
-         "ranks on one host take its GPUs in turn, from --cuda-device on (default: all use --cuda-device)"},
+        MPI_CLI_RANK_OPTIONS(margs.timings, margs.spread_gpus),
     };
     const cli_command command = {
         "gemm", "[A B -o C] [--m M --n N --k K] [options]",

@@ -24,6 +24,13 @@ int mpi_cli_spread_gpus(MPI_Comm comm, int first);
 /* PARAC_MPI_TEST_KILL_RANK=r makes rank r die by SIGKILL (tests: a lost node must end the job). */
 void mpi_cli_test_hook(int rank);
 
+/* The options of the distributed commands that run a rank's work on a device (dbscan, birch, gemm), as
+ * cli_option entries bound to two int flags: --timings (each phase on the slowest rank) and --spread-gpus. */
+#define MPI_CLI_RANK_OPTIONS(timings, spread_gpus)                                                          \
+    {"--timings", 0, CLI_FLAG, &(timings), NULL, "print each phase's time (slowest rank) and the traffic"}, \
+    {"--spread-gpus", 0, CLI_FLAG, &(spread_gpus), NULL,                                                    \
+     "ranks on one host take its GPUs in turn, from --cuda-device on (default: all use --cuda-device)"}
+
 int mpi_cmd_dbscan(MPI_Comm comm, int argc, char **argv);
 int mpi_cmd_fca(MPI_Comm comm, int argc, char **argv);
 int mpi_cmd_birch(MPI_Comm comm, int argc, char **argv);
