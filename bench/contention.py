@@ -6,8 +6,12 @@ processes spinning (k = 1 and k = n, n = the cores this process may use), interl
 conditions round after round (other users of the machine drift; medians of the rounds), and checks
     loaded time <= 1.5 x unloaded x (n + k) / n.
 Prints one JSON line per (module, k) and a table last.
-    python3 bench/contention.py [--parac build/parac] [--rounds 5] [--points 200000] [--quick]
+    python3 bench/contention.py [--parac build/parac] [--rounds 5] [--points N] [--quick]
                                 [--baseline OTHER_PARAC]   (another build timed in the same rounds)
+                                [--sweep 1,4,8,16]         (also --threads t at k = n, to see the best t)
+The inputs grow with the cores, so that the unloaded command is not a few milliseconds of process start
+and scheduler latency on a large machine: 100,000 2-D points per core (200,000 on 2 cores), fca on mushroom
+up to 4 cores and on a generated 500 x 80 context at density 0.35 (8.9 M concepts) above.
 """
 import argparse
 import json
@@ -43,16 +47,28 @@ def timed(command):
     return seconds
 
 
-def make_inputs(parac, points, directory):
+def fca_context(parac, cores, directory):
+    """mushroom (0.03 s on 16 threads: too short to show a parallel path there) up to 4 cores; above, a
+    generated dense context of about 3 s of one thread's work."""
+    if cores > 4:
+        path = os.path.join(directory, "context_500x80.dat")
+        if not os.path.exists(path):
+            subprocess.run([parac, "gen", "context", "--objects", "500", "--attributes", "80", "--density", "0.35",
+                            "--seed", "1", "-o", path, "-q"], check=True)
+        return path
+    candidates = [os.environ.get("PARAC_DATA", ""), os.path.join(ROOT, ".gpu-data", "data"),
+                  os.path.join(ROOT, "..", "shared", "data"), os.path.join(ROOT, "..", "..", "shared", "data"),
+                  os.path.join(ROOT, "tests", "data")]
+    return next((os.path.join(d, "fca", "mushroom.dat") for d in candidates
+                 if d and os.path.exists(os.path.join(d, "fca", "mushroom.dat"))), "mushroom.dat")
+
+
+def make_inputs(parac, points, cores, directory):
     blobs = os.path.join(directory, f"blobs_{points}.npy")
     if not os.path.exists(blobs):
         subprocess.run([parac, "gen", "points", "--n", str(points), "--dim", "2", "--kind", "blobs", "--centers", "8",
                         "--seed", "7", "-o", blobs, "-q"], check=True)
-    candidates = [os.environ.get("PARAC_DATA", ""), os.path.join(ROOT, ".gpu-data", "data"),
-                  os.path.join(ROOT, "..", "shared", "data"), os.path.join(ROOT, "..", "..", "shared", "data"),
-                  os.path.join(ROOT, "tests", "data")]
-    fca_input = next((os.path.join(d, "fca", "mushroom.dat") for d in candidates
-                      if d and os.path.exists(os.path.join(d, "fca", "mushroom.dat"))), "mushroom.dat")
+    fca_input = fca_context(parac, cores, directory)
     return {
         "birch": [parac, "birch", blobs, "--threshold", "0.3", "--device", "cpu", "-q"],
         "dbscan": [parac, "dbscan", blobs, "--eps", "0.1", "--min-samples", "10", "--device", "cpu", "-q"],
@@ -64,21 +80,26 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--parac", default=os.environ.get("PARAC", os.path.join(ROOT, "build", "parac")))
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--points", type=int, default=200000)
+    parser.add_argument("--points", type=int, default=0, help="2-D points for birch and dbscan (0: 100,000 a core)")
     parser.add_argument("--quick", action="store_true", help="3 rounds, 50,000 points")
     parser.add_argument("--modules", default="birch,dbscan,fca")
     parser.add_argument("--label", default="", help="a name for this build in the JSON lines")
     parser.add_argument("--baseline", help="another parac (e.g. an earlier build) timed in the same rounds")
+    parser.add_argument("--sweep", default="", help="thread counts also timed with --threads at k = n, e.g. 1,4,8,16")
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.points = 3, 50000
     n = len(os.sched_getaffinity(0))
     loads = [0, 1, n]
+    if not args.points:
+        args.points = 100000 * n
     directory = os.path.join(tempfile.gettempdir(), "parac-contention")
     os.makedirs(directory, exist_ok=True)
-    commands = make_inputs(args.parac, args.points, directory)
+    commands = make_inputs(args.parac, args.points, n, directory)
     builds = [("", args.parac)] + ([("baseline_", args.baseline)] if args.baseline else [])
     rows = []
+    sweep = [int(t) for t in args.sweep.split(",") if t]
+    swept = {}
     for module in args.modules.split(","):
         command = commands[module]
         timed(command)  # page cache, first-touch
@@ -92,6 +113,13 @@ def main():
                         times[(b, k)].append(timed([binary] + command[1:]))
                     finally:
                         stop(busy)
+            for t in sweep:  # the same load as k = n, with the thread count fixed
+                busy = spinners(n)
+                time.sleep(0.05)
+                try:
+                    swept.setdefault((module, t), []).append(timed(command + ["--threads", str(t)]))
+                finally:
+                    stop(busy)
         for k in loads:
             row = {"bench": "contention", "label": args.label, "module": module, "cores": n, "spinners": k,
                    "rounds": args.rounds, "loadavg": open("/proc/loadavg").read().split()[:4]}
@@ -103,6 +131,13 @@ def main():
             row["ok"] = row["ratio"] <= row["bound_ratio"]
             rows.append(row)
             print(json.dumps(row), flush=True)
+    for (module, t), values in swept.items():
+        unloaded = next(r["unloaded_s"] for r in rows if r["module"] == module and r["spinners"] == n)
+        row = {"bench": "contention_sweep", "module": module, "cores": n, "spinners": n, "threads": t,
+               "loaded_s": round(statistics.median(values), 4), "all": [round(v, 4) for v in values],
+               "ratio": round(statistics.median(values) / unloaded, 3), "bound_ratio": round(1.5 * 2, 3)}
+        print(json.dumps(row), flush=True)
+        print(f"sweep {module:8} k={n:2} --threads {t:3}: {row['loaded_s']:.3f} s, {row['ratio']:.2f}x unloaded")
     base = " baseline loaded s" if args.baseline else ""
     print(f"{'module':8} {'n':>2} {'k':>2} {'unloaded s':>11} {'loaded s':>9} {'ratio':>6} {'bound':>6}  ok{base}")
     for r in rows:
