@@ -7,14 +7,14 @@
  *   3 times after it ("speedup_vs_1_thread" of the cuda lines is the issue's GPU / 1-thread ratio);
  *   the CPU strategies that lost (shared_pool, per_thread, work_stealing) are timed by the kernel lab
  *   (dev/fca/, dev/run), not here;
- *   "mushroom stored [local_rows|local_stream]": concepts stored (parac_fca_compute, sort included)
- *   on the GPU, per-round download vs output streamed back while the next round computes;
+ *   "mushroom stored [local_rows]": concepts stored (parac_fca_compute, sort included) on the GPU;
  *   "random 200x100 d0.45 stored, device cap 256 MiB [auto]": the 35 M concepts stored under
  *   max_device_bytes = 256 MiB, their intents ("output_bytes", 560 MB) over twice the cap.
  * Every strategy is timed: CPU all-threads runs once per parac_fca_cpu_strategy, GPU runs once per
- * parac_fca_gpu_strategy; the case name ends in [strategy]. PARAC_FCA_VARIANT=rounds|local|local_rows|local_stream|
- * local_staged (GPU) or on_demand (CPU) keeps only that one. GPU runs share one engine (device set up
- * once, reported as its own "engine setup" line), so their seconds are the search alone.
+ * parac_fca_gpu_strategy; the case name ends in [strategy]. PARAC_FCA_VARIANT=rounds|local_rows (GPU) or
+ * on_demand (CPU) keeps only that one. The GPU strategies that lost (local, local_stream, local_staged)
+ * are timed by the kernel lab (dev/fca/04-06, dev/run), not here. GPU runs share one engine (device set
+ * up once, reported as its own "engine setup" line), so their seconds are the search alone.
  * Usage: bench_fca [--device cpu|cuda|all] [--quick]. One JSON line per case, a table last. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +35,7 @@ typedef struct bench_settings {
 } bench_settings;
 
 static const struct { parac_fca_gpu_strategy strategy; const char *name; } gpu_strategies[] = {
-    {PARAC_FCA_GPU_ROUNDS, "rounds"}, {PARAC_FCA_GPU_LOCAL, "local"}, {PARAC_FCA_GPU_LOCAL_ROWS, "local_rows"},
-    {PARAC_FCA_GPU_LOCAL_STREAM, "local_stream"}, {PARAC_FCA_GPU_LOCAL_STAGED, "local_staged"}};
+    {PARAC_FCA_GPU_ROUNDS, "rounds"}, {PARAC_FCA_GPU_LOCAL_ROWS, "local_rows"}};
 static const struct { parac_fca_cpu_strategy strategy; const char *name; } cpu_strategies[] = {
     {PARAC_FCA_CPU_ON_DEMAND, "on_demand"}};
 #define CPU_STRATEGY_COUNT (sizeof cpu_strategies / sizeof cpu_strategies[0])
@@ -213,27 +212,21 @@ static double time_compute(const parac_fca_context *context, const parac_fca_opt
     return bench_median(seconds, repeats);
 }
 
-/* Concepts stored, not only counted, on the GPU: LOCAL_ROWS downloads each round's output after
- * the round, LOCAL_STREAM overlaps it with the next round, LOCAL_STAGED stages pushed children in
- * shared memory. Case name "NAME stored [strategy]". */
+/* Concepts stored, not only counted, on the GPU (LOCAL_ROWS: each round's output downloaded after
+ * the round). Case name "NAME stored [local_rows]". */
 static void run_stored(bench_settings *settings, const char *name, const parac_fca_context *context, int repeats)
 {
-    static const parac_fca_gpu_strategy compared[] = {PARAC_FCA_GPU_LOCAL_ROWS, PARAC_FCA_GPU_LOCAL_STREAM,
-                                                      PARAC_FCA_GPU_LOCAL_STAGED};
-    static const char *names[] = {"local_rows", "local_stream", "local_staged"};
+    parac_fca_options options = options_for(PARAC_DEVICE_CUDA, 0);
     char label[96];
     uint64_t count = 0;
-    for (size_t v = 0; settings->engine && v < 3; v++) {
-        parac_fca_options options = options_for(PARAC_DEVICE_CUDA, 0);
-        double seconds;
-        if (!wanted(settings, names[v])) continue;
-        options.gpu_strategy = compared[v];
-        options.engine = settings->engine;
-        (void)time_compute(context, &options, 1, &count); /* warm-up */
-        seconds = time_compute(context, &options, repeats, &count);
-        snprintf(label, sizeof label, "%s stored [%s]", name, names[v]);
-        emit(settings, label, "cuda", 0, seconds, count, 0.0);
-    }
+    double seconds;
+    if (!settings->engine || !wanted(settings, "local_rows")) return;
+    options.gpu_strategy = PARAC_FCA_GPU_LOCAL_ROWS;
+    options.engine = settings->engine;
+    (void)time_compute(context, &options, 1, &count); /* warm-up */
+    seconds = time_compute(context, &options, repeats, &count);
+    snprintf(label, sizeof label, "%s stored [local_rows]", name);
+    emit(settings, label, "cuda", 0, seconds, count, 0.0);
 }
 
 static void run_data_sets(bench_settings *settings)

@@ -99,18 +99,22 @@ const char *parac_fca_context_attribute_name(const parac_fca_context *context, s
 /* How the GPU walks the search tree (every strategy gives the same concepts). */
 typedef enum parac_fca_gpu_strategy {
     PARAC_FCA_GPU_AUTO = 0,      /* the current best: PARAC_FCA_GPU_LOCAL_ROWS */
-    PARAC_FCA_GPU_ROUNDS,        /* one node per warp per kernel round; every child goes back to the pool */
-    PARAC_FCA_GPU_LOCAL,         /* each warp finishes subtrees depth-first in its own stack and pushes
-                                    children back to the pool only while other warps are idle */
-    PARAC_FCA_GPU_LOCAL_ROWS,    /* LOCAL, closing C' as the AND of C's object rows instead of testing
-                                    every attribute column (cheaper for small extents) */
-    PARAC_FCA_GPU_LOCAL_STREAM,  /* LOCAL_ROWS with a per-block shared-memory queue of batch tasks and,
-                                    when concepts are stored, output streamed back in batches (two
-                                    device buffers, pinned host buffers, a copy stream) while the next
-                                    round computes; counting downloads nothing but counters */
-    PARAC_FCA_GPU_LOCAL_STAGED   /* LOCAL_ROWS buffering the children a warp pushes to the pool in a
-                                    shared-memory slot (2-8 of them) and writing them as one burst;
-                                    runs as LOCAL_ROWS when two children do not fit in 6,000 bytes */
+    PARAC_FCA_GPU_ROUNDS,        /* one node per warp per kernel round; every child goes back to the pool
+                                    (also what LOCAL_ROWS falls back to when warp stacks do not fit) */
+    PARAC_FCA_GPU_REMOVED_LOCAL, /* removed (LOCAL_ROWS closing by attribute columns: never ahead of
+                                    LOCAL_ROWS beyond timing noise, 1.9x slower on mushroom, docs/fca.md):
+                                    now dev/fca/04_gpu_local.cu; refused with INVALID_ARGUMENT. The
+                                    number stays reserved */
+    PARAC_FCA_GPU_LOCAL_ROWS,    /* each warp finishes subtrees depth-first in its own stack, closing C'
+                                    as the AND of C's object rows, and pushes children back to the pool
+                                    only while other warps are idle */
+    PARAC_FCA_GPU_REMOVED_LOCAL_STREAM, /* removed (a per-block task queue and stored output streamed
+                                           back during the next round: ties LOCAL_ROWS counting, 2x
+                                           slower storing mushroom): now dev/fca/05_gpu_local_stream.cu;
+                                           refused as REMOVED_LOCAL */
+    PARAC_FCA_GPU_REMOVED_LOCAL_STAGED  /* removed (pushed children staged in shared memory, written in
+                                           bursts: 3-39 % slower than LOCAL_ROWS everywhere):
+                                           now dev/fca/06_gpu_local_staged.cu; refused as REMOVED_LOCAL */
 } parac_fca_gpu_strategy;
 
 /* How the CPU threads share the tree (same concepts either way). */
@@ -147,7 +151,7 @@ typedef struct parac_fca_options {
     parac_exec exec;      /* device and threads; zero = auto device, all cores */
     uint64_t min_support; /* only concepts whose extent has >= min_support objects; 0 = all
                              (the bottom concept, possibly with an empty extent, included) */
-    parac_fca_gpu_strategy gpu_strategy; /* 0 = auto */
+    parac_fca_gpu_strategy gpu_strategy; /* 0 = auto; a removed or unknown value: INVALID_ARGUMENT */
     parac_fca_cpu_strategy cpu_strategy; /* 0 = auto; a removed or unknown value: INVALID_ARGUMENT */
     parac_fca_engine *engine;            /* NULL: set up (and tear down) the device for this run alone */
     uint64_t gpu_pool_bytes;             /* cap on the GPU task pool + child buffers; 0 = half the free

@@ -88,6 +88,27 @@ static parac_status check_cpu_strategy(parac_fca_cpu_strategy strategy, parac_er
     return PARAC_OK;
 }
 
+/* The same for the GPU strategies that never won (issue 20): checked on every run, whatever the
+ * device, so that a caller learns of the removal on a machine without a GPU too. */
+static parac_status check_gpu_strategy(parac_fca_gpu_strategy strategy, parac_error *error)
+{
+    static const char *const removed[][3] = {
+        [PARAC_FCA_GPU_REMOVED_LOCAL] = {"local", "04_gpu_local.cu", "never ahead of local_rows"},
+        [PARAC_FCA_GPU_REMOVED_LOCAL_STREAM] = {"local_stream", "05_gpu_local_stream.cu",
+                                                "tied local_rows counting, slower storing"},
+        [PARAC_FCA_GPU_REMOVED_LOCAL_STAGED] = {"local_staged", "06_gpu_local_staged.cu",
+                                                "slower than local_rows on every case measured"},
+    };
+    if ((int)strategy < PARAC_FCA_GPU_AUTO || (int)strategy > PARAC_FCA_GPU_REMOVED_LOCAL_STAGED)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca: unknown gpu_strategy %d", (int)strategy);
+    if (strategy == PARAC_FCA_GPU_AUTO || strategy == PARAC_FCA_GPU_ROUNDS || strategy == PARAC_FCA_GPU_LOCAL_ROWS)
+        return PARAC_OK;
+    return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
+                      "fca: the %s GPU strategy was removed from the library (%s); it moved to dev/fca/%s with its "
+                      "measurements (the kernel lab, dev/README.md)",
+                      removed[strategy][0], removed[strategy][2], removed[strategy][1]);
+}
+
 static parac_status run_cpu(const parac_fca_context *context, fca_search *search, int sparse, int threads,
                             parac_fca_concepts *concepts, uint64_t *count, parac_error *error)
 {
@@ -140,7 +161,9 @@ parac_status fca_run_search(const parac_fca_context *context, const parac_fca_op
     int threads, watch = 0, sparse;
     if (!context || !count) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca: context and result are required");
     if (!options) options = &defaults;
-    if ((status = check_cpu_strategy(options->cpu_strategy, error)) != PARAC_OK) return status;
+    if ((status = check_cpu_strategy(options->cpu_strategy, error)) != PARAC_OK ||
+        (status = check_gpu_strategy(options->gpu_strategy, error)) != PARAC_OK)
+        return status;
     density = context_density(context);
     /* the attribute order first; the dense rows and columns only when the path chosen needs them */
     status = fca_search_create_order(context, options->min_support, &search, error);

@@ -1,11 +1,11 @@
-/* fca/fcbo_cuda_local.cuh — LOCAL, LOCAL_ROWS and LOCAL_STAGED: a warp finishes its task's subtree
- * depth-first in a private stack; the closure by object rows; child-slot reservations; pushing
- * children back to the pool (directly, or through LOCAL_STAGED's shared-memory slot); the hungry
- * signal. Part of fcbo_cuda.cu's translation unit (after fcbo_cuda_warp.cuh). */
+/* fca/fcbo_cuda_local.cuh — LOCAL_ROWS: a warp finishes its task's subtree depth-first in a private
+ * stack; the closure by object rows; child-slot reservations; pushing children back to the pool;
+ * the hungry signal; the kernel entry. Part of fcbo_cuda_search.cuh's translation unit (after
+ * fcbo_cuda_warp.cuh). The kernel lab's variants of it (dev/fca/04-06) build on these functions. */
 #ifndef PARAC_FCA_FCBO_CUDA_LOCAL_CUH
 #define PARAC_FCA_FCBO_CUDA_LOCAL_CUH
 
-/* ---- LOCAL / LOCAL_ROWS: depth-first subtrees inside a warp ---------------------------------- */
+/* ---- LOCAL_ROWS: depth-first subtrees inside a warp ------------------------------------------ */
 
 /* Round counters of the local kernel (zeroed each round). The reservation
  * counters are signed: tasks of the batch hold `attributes` units each from
@@ -21,7 +21,6 @@ typedef struct local_params {
     task_shape shape;
     const word_t *columns;        /* attributes x object_words */
     const word_t *rows;           /* objects x attribute_words */
-    int close_by_rows;
     task_arrays pool, children;
     size_t batch_first;
     unsigned int batch;
@@ -34,10 +33,6 @@ typedef struct local_params {
     word_t *scratch;              /* per warp: C (object_words) */
     size_t level_words;
     uint32_t levels;
-    int block_queue;              /* LOCAL_STREAM: warps take tasks from a per-block shared-memory queue */
-    uint32_t stage_capacity;      /* LOCAL_STAGED: children per warp staging slot (>= 2) */
-    uint32_t stage_entry_words;   /* object_words + attribute_words + attributes x attribute_words */
-    size_t stage_warp_words;      /* one warp's slot: entries, then their attributes (uint32) */
 } local_params;
 
 /* One level of a warp's stack: a node and the canonical children it found. */
@@ -131,8 +126,7 @@ __device__ static uint32_t generate_children(const local_params *p, const local_
         if (warp_intersect(shape, level->extent, p->columns + (size_t)j * shape->object_words, c, lane) <
             shape->min_support)
             continue;
-        if (p->close_by_rows) warp_close_rows(shape, p->rows, c, d, lane);
-        else warp_close(shape, p->columns, c, d, lane);
+        warp_close_rows(shape, p->rows, c, d, lane);
         if (!warp_adds_before(d, level->intent, j, lane)) {
             if (lane == 0) level->child_attribute[found] = j;
             found++;
@@ -225,79 +219,13 @@ __device__ static void defer_task(const local_params *p, size_t task, uint32_t l
     __syncwarp();
 }
 
-/* LOCAL_STAGED: each warp's staging slot in dynamic shared memory (p->stage_warp_words words per
- * warp). Entry e holds a pushed child's extent, intent and failed rows > j (packed from the entry's
- * start); after the entries, attribute[e] is its j. Only the warp-uniform count lives in a
- * register (every lane runs the same increments); the addresses are recomputed when used, which
- * keeps the kernel at 64 registers without spills. */
-extern __shared__ word_t stage_memory[];
-
-__device__ static word_t *stage_entries(const local_params *p)
-{
-    return stage_memory + (size_t)(threadIdx.x >> 5) * p->stage_warp_words;
-}
-
-__device__ static uint32_t *stage_attributes(const local_params *p)
-{
-    return (uint32_t *)(stage_entries(p) + (size_t)p->stage_capacity * p->stage_entry_words);
-}
-
-/* Writes the staged children to the child buffer as one burst: one slot reservation, the extents
- * and the intents of all of them as two contiguous runs (consecutive slots), then the failed rows. */
-__device__ __noinline__ static void flush_stage(const local_params *p, uint32_t *staged, uint32_t lane)
-{
-    const task_shape *shape = &p->shape;
-    uint32_t ow = shape->object_words, words = shape->attribute_words, n = shape->attributes, count = *staged;
-    size_t entry_words = p->stage_entry_words;
-    const word_t *entries = stage_entries(p);
-    const uint32_t *attribute = stage_attributes(p);
-    unsigned int base = 0;
-    if (count == 0) return;
-    *staged = 0;
-    if (lane == 0) base = atomicAdd(&p->counters->child_count, count);
-    base = __shfl_sync(FULL_MASK, base, 0);
-    if ((size_t)base + count > p->children.capacity) { /* the reservations make this impossible */
-        if (lane == 0) atomicExch(&p->counters->overflow, 1u);
-        __syncwarp();
-        return;
-    }
-    for (uint32_t t = lane; t < count * ow; t += 32)
-        p->children.extent[(size_t)base * ow + t] = entries[(size_t)(t / ow) * entry_words + t % ow];
-    for (uint32_t t = lane; t < count * words; t += 32)
-        p->children.intent[(size_t)base * words + t] = entries[(size_t)(t / words) * entry_words + ow + t % words];
-    for (uint32_t e = 0; e < count; e++) {
-        uint32_t j = attribute[e];
-        warp_copy(p->children.failed + ((size_t)base + e) * n * words + (size_t)(j + 1) * words,
-                  entries + (size_t)e * entry_words + ow + words, (size_t)(n - j - 1) * words, lane);
-    }
-    if (lane < count) p->children.next[base + lane] = attribute[lane] + 1;
-    __syncwarp(); /* every lane done reading the slot before it is refilled */
-}
-
-/* LOCAL_STAGED's push: child `index` of level goes to the warp's slot; a full slot is flushed. */
-__device__ __noinline__ static void stage_child(const local_params *p, const local_level *level, uint32_t index, uint32_t j,
-                                   uint32_t *staged, uint32_t lane)
-{
-    const task_shape *shape = &p->shape;
-    uint32_t words = shape->attribute_words, n = shape->attributes;
-    word_t *entry = stage_entries(p) + (size_t)*staged * p->stage_entry_words;
-    warp_intersect(shape, level->extent, p->columns + (size_t)j * shape->object_words, entry, lane);
-    warp_copy(entry + shape->object_words, level->child_intents + (size_t)index * words, words, lane);
-    warp_copy(entry + shape->object_words + words, level->failed + (size_t)(j + 1) * words,
-              (size_t)(n - j - 1) * words, lane);
-    if (lane == 0) stage_attributes(p)[*staged] = j;
-    __syncwarp();
-    if (++*staged == p->stage_capacity) flush_stage(p, staged, lane);
-}
-
 /* Expands pool task `task` and, depth-first, as much of its subtree as the stack and the
  * reservations allow. Lane d keeps level d's child count and cursor in registers.
  * Units: every task of the batch owns one push unit (to be deferred); the batch's first
  * task owns `attributes` push and output units instead, so every round makes progress;
  * the others reserve theirs and are deferred to the next round when that fails. */
-template <bool Staged>
 __device__ static void expand_subtree(const local_params *p, size_t task, int first_of_batch, uint32_t warp,
-                                      uint32_t lane, unsigned long long *concepts, uint32_t *staged)
+                                      uint32_t lane, unsigned long long *concepts)
 {
     const task_shape *shape = &p->shape;
     uint32_t n = shape->attributes, words = shape->attribute_words, y = p->pool.next[task], depth = 0;
@@ -343,9 +271,7 @@ __device__ static void expand_subtree(const local_params *p, size_t task, int fi
             continue;
         }
         if (depth + 1 >= p->levels || warp_is_hungry(p, lane) || !reserve_children(p, rest, lane)) {
-            /* uses the unit its parent reserved */
-            if (Staged) stage_child(p, &level, cursor, j, staged, lane);
-            else push_local_child(p, &level, cursor, j, lane);
+            push_local_child(p, &level, cursor, j, lane); /* uses the unit its parent reserved */
             continue;
         }
         release_push_unit(p, lane); /* expanded here: its own reservation replaces its unit */
@@ -356,6 +282,24 @@ __device__ static void expand_subtree(const local_params *p, size_t task, int fi
         release_children(p, (long long)rest - found, lane);
         depth++;
         if (lane == depth) { my_total = found; my_cursor = 0; }
+    }
+}
+
+__global__ static void expand_local_kernel(local_params p)
+{
+    uint32_t lane = threadIdx.x & 31;
+    uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    unsigned long long concepts = 0;
+    for (;;) {
+        unsigned int index = 0;
+        if (lane == 0) index = atomicAdd(&p.counters->head, 1u);
+        index = __shfl_sync(FULL_MASK, index, 0);
+        if (index >= p.batch) break;
+        expand_subtree(&p, p.batch_first + index, index == 0, warp, lane, &concepts);
+    }
+    if (lane == 0) {
+        atomicAdd(&p.counters->idle, 1u); /* from now on, busy warps hand their pending children to the pool */
+        if (concepts) atomicAdd(&p.counters->concepts, concepts);
     }
 }
 

@@ -1,7 +1,7 @@
 /* fca/fcbo_cuda_pool.cuh — the host's view of one GPU search (gpu_search): its device buffers,
  * counted against max_device_bytes by gpu_alloc/gpu_free; the task pool's arrays and their copies;
  * the spill of the pool's top to host memory and its reload; releasing everything. Part of
- * fcbo_cuda.cu's translation unit (after the kernels). */
+ * fcbo_cuda_search.cuh's translation unit (after the kernels). */
 #ifndef PARAC_FCA_FCBO_CUDA_POOL_CUH
 #define PARAC_FCA_FCBO_CUDA_POOL_CUH
 
@@ -11,31 +11,22 @@ typedef struct host_tasks {
     size_t count, capacity;
 } host_tasks;
 
-/* LOCAL_STREAM's output streaming: round r writes device buffer r % 2; its intents travel to
- * pinned host buffer r % 2 on a copy stream while round r + 1 computes, and the host maps them to
- * original ids during round r + 1's kernel. */
-typedef struct output_stream {
-    word_t *device[2];  /* device[0] is gpu_search.output */
-    parac_word *pinned[2]; /* output_capacity x attribute_words each */
-    size_t pending[2];  /* intents being copied into pinned[k], not yet handed to the host */
-    cudaStream_t copy;
-    cudaEvent_t computed[2], copied[2];
-    int ready;          /* stream and events exist */
-} output_stream;
-
 typedef struct gpu_search {
     parac_cuda_context context; /* our own, or a copy of the engine's handles */
     int context_ready;
     int owns_context;
-    parac_fca_gpu_strategy strategy; /* ROUNDS, LOCAL or LOCAL_ROWS after setup */
+    parac_fca_gpu_strategy strategy; /* ROUNDS or LOCAL_ROWS (after setup: ROUNDS when no stacks fit) */
+    /* LOCAL_ROWS's subtree kernel and its dynamic shared memory: expand_local_kernel, 0 (set by
+     * setup_gpu when NULL); a kernel-lab variant (dev/fca/) sets its own before setup_gpu */
+    void (*local_kernel)(local_params);
+    size_t local_shared_bytes;
     word_t *rows;                    /* LOCAL_ROWS: objects x attribute_words */
-    word_t *stack;                   /* LOCAL*: per-warp depth-first stacks */
+    word_t *stack;                   /* LOCAL_ROWS: per-warp depth-first stacks */
     uint32_t levels;
     size_t level_words;
-    local_counters *local;           /* LOCAL*: round counters */
-    word_t *output;                  /* LOCAL* when storing: intents found in a round */
+    local_counters *local;           /* LOCAL_ROWS: round counters */
+    word_t *output;                  /* LOCAL_ROWS when storing: intents found in a round */
     size_t output_capacity;
-    output_stream stream;            /* LOCAL_STREAM when storing: double-buffered download */
     task_shape shape;
     size_t failed_words; /* per task */
     word_t *columns;
@@ -55,9 +46,6 @@ typedef struct gpu_search {
     size_t output_cap;     /* intents per output buffer under the cap */
     size_t pool_limit;     /* children + pool bytes under the cap, growth's transient included */
     size_t device_bytes, device_peak;
-    /* LOCAL_STAGED: the warps' shared-memory staging slots (see plan_stage) */
-    uint32_t stage_capacity, stage_entry_words;
-    size_t stage_warp_words, stage_shared_bytes;
 } gpu_search;
 
 /* Every device buffer of the search goes through here, so a cap can be checked against the peak. */
@@ -173,22 +161,6 @@ static parac_status reload_from_host(gpu_search *g, parac_error *error)
     return PARAC_OK;
 }
 
-/* Cleanup only: errors here cannot change the run's result any more. */
-static void release_output_stream(output_stream *s)
-{
-    if (s->ready) {
-        (void)cudaStreamSynchronize(s->copy);
-        for (int k = 0; k < 2; k++) { /* only handles that exist: a failed call would linger as the last error */
-            if (s->computed[k]) (void)cudaEventDestroy(s->computed[k]);
-            if (s->copied[k]) (void)cudaEventDestroy(s->copied[k]);
-        }
-        (void)cudaStreamDestroy(s->copy);
-    }
-    for (int k = 0; k < 2; k++)
-        if (s->pinned[k]) (void)cudaFreeHost(s->pinned[k]);
-    memset(s, 0, sizeof *s);
-}
-
 static void release_gpu(gpu_search *g)
 {
     if (g->context_ready) {
@@ -202,8 +174,6 @@ static void release_gpu(gpu_search *g)
         parac_cuda_free(&g->context, g->stack);
         parac_cuda_free(&g->context, g->local);
         parac_cuda_free(&g->context, g->output);
-        parac_cuda_free(&g->context, g->stream.device[1]);
-        release_output_stream(&g->stream);
         if (g->owns_context) parac_cuda_context_destroy(&g->context);
         else (void)cudaStreamSynchronize((cudaStream_t)g->context.stream); /* frees are stream-ordered; the engine stays */
     }

@@ -1,7 +1,7 @@
 /* fca/fcbo_cuda_setup.cuh — sizing a GPU search before it runs: the pool and child buffers within a
- * byte budget and their x4 growth, the output buffers (and LOCAL_STREAM's double buffering), the warp
- * stacks, the share-out of max_device_bytes (plan_device_cap), LOCAL_STAGED's slots, the device
- * and context, and the root task. Part of fcbo_cuda.cu's translation unit (after fcbo_cuda_pool.cuh). */
+ * byte budget and their x4 growth, the output buffer, the warp stacks, the share-out of
+ * max_device_bytes (plan_device_cap), the device and context, and the root task. Part of
+ * fcbo_cuda_search.cuh's translation unit (after fcbo_cuda_pool.cuh). */
 #ifndef PARAC_FCA_FCBO_CUDA_SETUP_CUH
 #define PARAC_FCA_FCBO_CUDA_SETUP_CUH
 
@@ -78,28 +78,8 @@ static parac_status maybe_grow(gpu_search *g, parac_error *error)
     return PARAC_OK;
 }
 
-/* LOCAL_STREAM when storing: the second device output buffer, two pinned host buffers, a copy
- * stream and its events. */
-static parac_status setup_output_stream(gpu_search *g, parac_error *error)
-{
-    output_stream *s = &g->stream;
-    size_t bytes = g->output_capacity * g->shape.attribute_words * 8;
-    parac_status status = PARAC_OK;
-    s->device[0] = g->output;
-    RETURN_IF_FAILED(gpu_alloc(g, (void **)&s->device[1], bytes, error));
-    for (int k = 0; k < 2; k++) PARAC_CUDA_TRY(cudaMallocHost((void **)&s->pinned[k], bytes));
-    PARAC_CUDA_TRY(cudaStreamCreateWithFlags(&s->copy, cudaStreamNonBlocking));
-    s->ready = 1;
-    for (int k = 0; k < 2; k++) {
-        PARAC_CUDA_TRY(cudaEventCreateWithFlags(&s->computed[k], cudaEventDisableTiming));
-        PARAC_CUDA_TRY(cudaEventCreateWithFlags(&s->copied[k], cudaEventDisableTiming));
-    }
-fail:
-    return status;
-}
-
-/* LOCAL*: per-warp stacks as deep as memory allows (at least 2 levels, else ROUNDS), the
- * device rows for LOCAL_ROWS, the round counters, and an output buffer when storing. */
+/* LOCAL_ROWS: per-warp stacks as deep as memory allows (at least 2 levels, else ROUNDS), the
+ * device rows, the round counters, and an output buffer when storing. */
 static parac_status setup_local(gpu_search *g, const fca_search *search, int store, size_t free_bytes,
                                 parac_error *error)
 {
@@ -123,11 +103,8 @@ static parac_status setup_local(gpu_search *g, const fca_search *search, int sto
     g->levels = (uint32_t)levels;
     g->level_words = level_words;
     RETURN_IF_FAILED(gpu_alloc(g, (void **)&g->local, sizeof(local_counters), error));
-    if (g->strategy == PARAC_FCA_GPU_LOCAL_ROWS || g->strategy == PARAC_FCA_GPU_LOCAL_STREAM ||
-        g->strategy == PARAC_FCA_GPU_LOCAL_STAGED) {
-        RETURN_IF_FAILED(gpu_alloc(g, (void **)&g->rows, search->objects * aw * 8 + 8, error));
-        RETURN_IF_FAILED(parac_cuda_upload(&g->context, g->rows, search->rows, search->objects * aw * 8, error));
-    }
+    RETURN_IF_FAILED(gpu_alloc(g, (void **)&g->rows, search->objects * aw * 8 + 8, error));
+    RETURN_IF_FAILED(parac_cuda_upload(&g->context, g->rows, search->rows, search->objects * aw * 8, error));
     if (store) {
         /* intents only (attribute_words each): cheap, so room for many rounds' worth of children */
         g->output_capacity = (size_t)1 << 22;
@@ -135,12 +112,6 @@ static parac_status setup_local(gpu_search *g, const fca_search *search, int sto
         if (g->device_cap && g->output_capacity > g->output_cap) g->output_capacity = g->output_cap;
         if (g->output_capacity < 4 * (n + 1)) g->output_capacity = 4 * (n + 1);
         RETURN_IF_FAILED(gpu_alloc(g, (void **)&g->output, g->output_capacity * aw * 8, error));
-        /* no room for a second buffer or pinned memory: store without streaming (search_local) */
-        if (g->strategy == PARAC_FCA_GPU_LOCAL_STREAM && setup_output_stream(g, &ignored) != PARAC_OK) {
-            (void)cudaGetLastError();
-            gpu_free(g, g->stream.device[1], g->output_capacity * aw * 8);
-            release_output_stream(&g->stream);
-        }
     }
     return PARAC_OK;
 }
@@ -159,7 +130,7 @@ static parac_status plan_device_cap(gpu_search *g, const fca_search *search, int
     size_t fixed = n * ow * 8 + 4 * sizeof(unsigned int) + sizeof(local_counters) + search->objects * aw * 8 + 8;
     size_t per_warp = (ow + aw) * 8 + n * 4;       /* scratch + child list */
     size_t level_bytes = (ow + aw + 2 * n * aw + (n + 1) / 2) * 8;
-    size_t buffers = store && g->strategy != PARAC_FCA_GPU_ROUNDS ? (g->strategy == PARAC_FCA_GPU_LOCAL_STREAM ? 2 : 1) : 0;
+    size_t buffers = store && g->strategy != PARAC_FCA_GPU_ROUNDS ? 1 : 0;
     size_t least_output = 4 * (n + 1), least_pool = 3 * bytes_per_task(g) * (n + 1) * 2;
     size_t least = fixed + buffers * least_output * aw * 8 + least_pool + warps_per_block * per_warp;
     if (cap < least)
@@ -190,23 +161,6 @@ static parac_status plan_device_cap(gpu_search *g, const fca_search *search, int
     return PARAC_OK;
 }
 
-/* LOCAL_STAGED: as many children per warp slot as fit STAGE_BYTES_PER_WARP (at most
- * STAGE_MAX_ENTRIES); a context whose child does not fit twice runs as LOCAL_ROWS instead. */
-static void plan_stage(gpu_search *g, const fca_search *search)
-{
-    size_t entry_words = search->object_words + search->attribute_words + search->attributes * search->attribute_words;
-    size_t capacity = (STAGE_BYTES_PER_WARP - 8) / (entry_words * 8 + 4);
-    if (capacity > STAGE_MAX_ENTRIES) capacity = STAGE_MAX_ENTRIES;
-    if (capacity < 2) {
-        g->strategy = PARAC_FCA_GPU_LOCAL_ROWS;
-        return;
-    }
-    g->stage_capacity = (uint32_t)capacity;
-    g->stage_entry_words = (uint32_t)entry_words;
-    g->stage_warp_words = capacity * entry_words + (capacity * 4 + 7) / 8;
-    g->stage_shared_bytes = (THREADS_PER_BLOCK / 32) * g->stage_warp_words * 8; /* <= 8 x 6000 B */
-}
-
 static parac_status setup_gpu(gpu_search *g, const fca_search *search, int cuda_device,
                               parac_cuda_context *shared_context, int store, uint64_t pool_cap,
                               uint64_t device_cap, parac_error *error)
@@ -231,13 +185,9 @@ static parac_status setup_gpu(gpu_search *g, const fca_search *search, int cuda_
         /* only resident blocks: a block waiting for a slot would find the batch gone, and its
          * warps' stacks would be memory for nothing (64 registers: 4 blocks of 256 per SM) */
         int resident = 0;
-        if (g->strategy == PARAC_FCA_GPU_LOCAL_STAGED) plan_stage(g, search);
-        if (g->strategy == PARAC_FCA_GPU_LOCAL_STAGED)
-            PARAC_CUDA_RETURN(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &resident, expand_staged_kernel, THREADS_PER_BLOCK, g->stage_shared_bytes));
-        else
-            PARAC_CUDA_RETURN(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, expand_local_kernel,
-                                                                            THREADS_PER_BLOCK, 0));
+        if (!g->local_kernel) g->local_kernel = expand_local_kernel;
+        PARAC_CUDA_RETURN(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, g->local_kernel, THREADS_PER_BLOCK,
+                                                                        g->local_shared_bytes));
         if (resident < 1) resident = 1;
         if (resident < BLOCKS_PER_SM) g->blocks = (unsigned int)(g->context.multiprocessors * resident);
     }

@@ -170,6 +170,49 @@ static void test_removed_strategies(void)
     parac_fca_context_destroy(context);
 }
 
+/* local, local_stream and local_staged moved to dev/fca/04-06 (issue 20): their numbers stay reserved
+ * and are refused on every device (checked before the device is chosen, so on a build without CUDA
+ * too), naming the lab file; values outside the enum are refused too. */
+static void test_removed_gpu_strategies(void)
+{
+    static const struct { parac_fca_gpu_strategy strategy; const char *file; } removed[] = {
+        {PARAC_FCA_GPU_REMOVED_LOCAL, "dev/fca/04_gpu_local.cu"},
+        {PARAC_FCA_GPU_REMOVED_LOCAL_STREAM, "dev/fca/05_gpu_local_stream.cu"},
+        {PARAC_FCA_GPU_REMOVED_LOCAL_STAGED, "dev/fca/06_gpu_local_staged.cu"},
+    };
+    static const parac_device devices[] = {PARAC_DEVICE_CPU, PARAC_DEVICE_AUTO, PARAC_DEVICE_CUDA};
+    parac_fca_context *context = fca_test_random_context(40, 12, 0.3, 5);
+    parac_fca_options options;
+    parac_error error;
+    uint64_t count = 7;
+    memset(&options, 0, sizeof options);
+    for (size_t r = 0; r < sizeof removed / sizeof removed[0]; r++)
+        for (size_t d = 0; d < sizeof devices / sizeof devices[0]; d++) {
+            parac_fca_concepts *concepts = NULL;
+            options.gpu_strategy = removed[r].strategy;
+            options.exec.device = devices[d];
+            CHECK(parac_fca_count(context, &options, &count, &error) == PARAC_ERR_INVALID_ARGUMENT,
+                  "removed GPU strategy %d counted on device %d", (int)removed[r].strategy, (int)devices[d]);
+            CHECK(strstr(error.message, removed[r].file) != NULL, "removed GPU strategy: %s", error.message);
+            CHECK(parac_fca_compute(context, &options, &concepts, &error) == PARAC_ERR_INVALID_ARGUMENT &&
+                      concepts == NULL,
+                  "removed GPU strategy %d computed on device %d", (int)removed[r].strategy, (int)devices[d]);
+        }
+    CHECK(count == 7, "a refused run wrote its count (%llu)", (unsigned long long)count);
+    options.exec.device = PARAC_DEVICE_CPU;
+    options.gpu_strategy = (parac_fca_gpu_strategy)(PARAC_FCA_GPU_REMOVED_LOCAL_STAGED + 1);
+    CHECK(parac_fca_count(context, &options, &count, &error) == PARAC_ERR_INVALID_ARGUMENT,
+          "unknown GPU strategy counted");
+    options.gpu_strategy = (parac_fca_gpu_strategy)-1;
+    CHECK(parac_fca_count(context, &options, &count, &error) == PARAC_ERR_INVALID_ARGUMENT, "GPU strategy -1 counted");
+    /* the kept ones still run (on the CPU here: the strategy only matters on a GPU run) */
+    options.gpu_strategy = PARAC_FCA_GPU_ROUNDS;
+    CHECK_OK(parac_fca_count(context, &options, &count, &error), &error);
+    options.gpu_strategy = PARAC_FCA_GPU_LOCAL_ROWS;
+    CHECK_OK(parac_fca_count(context, &options, &count, &error), &error);
+    parac_fca_context_destroy(context);
+}
+
 static void test_canonical_order(void)
 {
     /* rows {0,1}, {0,2}, {1}: intents {}, {0}, {0,1}, {0,1,2}, {0,2}, {1} in that order */
@@ -198,6 +241,7 @@ int main(void)
     test_brute_force();
     test_serial_vs_parallel();
     test_removed_strategies();
+    test_removed_gpu_strategies();
     check_known_count("vote.dat", 227033);
     check_known_count("primary-tumor.dat", 87232);
     return test_finish("fca.fcbo");

@@ -12,9 +12,9 @@
 #include "support_fca.h"
 #include "test_util.h"
 
-static const parac_fca_gpu_strategy strategies[] = {PARAC_FCA_GPU_AUTO, PARAC_FCA_GPU_ROUNDS, PARAC_FCA_GPU_LOCAL,
-                                                     PARAC_FCA_GPU_LOCAL_ROWS, PARAC_FCA_GPU_LOCAL_STREAM,
-                                                     PARAC_FCA_GPU_LOCAL_STAGED};
+/* Every GPU strategy the library has; the removed ones (dev/fca/04-06) are refused (test_fcbo.c,
+ * test_removed_gpu_strategies, and check_removed_on_gpu below). */
+static const parac_fca_gpu_strategy strategies[] = {PARAC_FCA_GPU_AUTO, PARAC_FCA_GPU_ROUNDS, PARAC_FCA_GPU_LOCAL_ROWS};
 #define STRATEGY_COUNT (sizeof strategies / sizeof strategies[0])
 
 /* GPU concepts with one strategy (through engine when not NULL); NULL on failure. */
@@ -93,7 +93,7 @@ static void check_known_count(const char *name, uint64_t expected)
     parac_fca_context_destroy(context);
 }
 
-/* Mushroom stored (not only counted) by every strategy: deep trees, many rounds, output streaming. */
+/* Mushroom stored (not only counted) by every strategy: deep trees, many rounds, the output buffer. */
 static void check_mushroom_concepts(void)
 {
     parac_fca_context *context = fca_test_read_shared("mushroom.dat");
@@ -187,6 +187,27 @@ static void check_device_cap(uint64_t seed, parac_fca_engine *engine)
     }
 }
 
+/* The removed strategies are refused on a GPU run too, through an engine or not, before any search. */
+static void check_removed_on_gpu(parac_fca_engine *engine)
+{
+    static const parac_fca_gpu_strategy removed[] = {PARAC_FCA_GPU_REMOVED_LOCAL, PARAC_FCA_GPU_REMOVED_LOCAL_STREAM,
+                                                     PARAC_FCA_GPU_REMOVED_LOCAL_STAGED};
+    parac_fca_context *context = fca_test_random_context(60, 30, 0.3, 3);
+    for (size_t r = 0; r < sizeof removed / sizeof removed[0]; r++) {
+        parac_fca_options options;
+        parac_error error;
+        uint64_t count = 5;
+        memset(&options, 0, sizeof options);
+        options.exec.device = PARAC_DEVICE_CUDA;
+        options.gpu_strategy = removed[r];
+        options.engine = r % 2 ? engine : NULL;
+        CHECK(parac_fca_count(context, &options, &count, &error) == PARAC_ERR_INVALID_ARGUMENT &&
+                  strstr(error.message, "dev/fca/0") != NULL && count == 5,
+              "removed GPU strategy %d ran on the GPU (%s)", (int)removed[r], error.message);
+    }
+    parac_fca_context_destroy(context);
+}
+
 int main(void)
 {
     uint64_t seed = (uint64_t)time(NULL);
@@ -203,6 +224,7 @@ int main(void)
     if (!test_quick()) check_mushroom_concepts();
     check_tiny_pool_spills(seed);
     check_device_cap(seed, engine);
+    check_removed_on_gpu(engine);
     parac_fca_engine_destroy(engine);
     if (!test_quick()) check_known_count("mushroom.dat", 238710);
     if (!test_quick()) check_known_count("vote.dat", 227033);
