@@ -33,9 +33,6 @@ parac_status xcsp3_read_all_equal(global_reader *r)
     return status == PARAC_OK ? xcsp3_add_global(r) : status;
 }
 
-/* Term i of the sum times a variable coefficient c (pycsp3's x * y <= 4 gives <coeffs> y[]):
- * c itself with the constant as its coefficient, or an auxiliary variable for mul(x, c). */
-
 parac_status xcsp3_read_ordered(global_reader *r)
 {
     static const char *const known[] = {"list", "lengths", "operator", NULL};
@@ -123,5 +120,3 @@ parac_status xcsp3_read_lex(global_reader *r)
     free_lists(lists, count);
     return status;
 }
-
-/* instantiation: x[i] = v[i] applied to the initial domains (a value outside a domain empties it). */

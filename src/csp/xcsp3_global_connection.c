@@ -7,6 +7,7 @@
 
 #include "csp/xcsp3_global_reader.h"
 
+/* <index rank="any"> is the default meaning; first / last (the extreme index) are refused. */
 static parac_status check_rank(global_reader *r, xmlNodePtr index)
 {
     char *rank = (char *)xmlGetProp(index, (const xmlChar *)"rank");
@@ -102,6 +103,7 @@ parac_status xcsp3_read_extremum(global_reader *r)
     return status == PARAC_OK ? xcsp3_add_global(r) : status;
 }
 
+/* instantiation: x[i] = v[i] applied to the initial domains (a value outside a domain empties it). */
 parac_status xcsp3_read_instantiation(global_reader *r)
 {
     static const char *const known[] = {"list", "values", NULL};
@@ -127,5 +129,3 @@ parac_status xcsp3_read_instantiation(global_reader *r)
     free(wanted);
     return status;
 }
-
-/* State names of an automaton or nodes of an mdd -> 0, 1, ... in order of first appearance. */

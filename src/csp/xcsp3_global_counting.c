@@ -6,6 +6,8 @@
 
 #include "csp/xcsp3_global_reader.h"
 
+/* Term i of the sum times a variable coefficient c (pycsp3's x * y <= 4 gives <coeffs> y[]):
+ * c itself with the constant as its coefficient, or an auxiliary variable for mul(x, c). */
 static parac_status variable_coefficient(global_reader *r, xmlNodePtr coeffs, size_t i, const term *coefficient)
 {
     const parac_csp_network *n = r->x->network;
@@ -173,8 +175,6 @@ parac_status xcsp3_read_cardinality(global_reader *r)
     if (status == PARAC_OK) r->g.closed = xcsp3_boolean_attribute(values, "closed", 0);
     return status == PARAC_OK ? xcsp3_add_global(r) : status;
 }
-
-/* <index rank="any"> is the default meaning; first / last (the extreme index) are refused. */
 
 parac_status xcsp3_read_at_least(global_reader *r) { return read_count_bound(r, AC_OP_GE); }
 parac_status xcsp3_read_at_most(global_reader *r) { return read_count_bound(r, AC_OP_LE); }

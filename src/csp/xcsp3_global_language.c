@@ -7,6 +7,7 @@
 
 #include "csp/xcsp3_global_reader.h"
 
+/* State names of an automaton or nodes of an mdd -> 0, 1, ... in order of first appearance. */
 typedef struct state_names {
     xcsp_names names;
     int64_t count;
