@@ -6,16 +6,17 @@
  * Data written on every point by one task and read by another lives on cache
  * lines of its own (grouped point copies, node records, counters, paths): on
  * 16 cores, shared lines cost more than the work (docs/birch.md, round 6).
- * About 900 lines, one concern kept whole: grouping, the root pre-pass, the subtree commit and the
- * phase loop all read and write the same root_task and phase_state records (cursors, stops,
- * reroutes); split, those records and a dozen inline accessors would move into a header used by
- * this file's phases alone. */
+ * This file holds the root pre-pass, the subtree commit and the phase loop, which share a dozen
+ * inline accessors on the hot path; the phase storage and the grouping by root entry are in
+ * parallel_commit_grouping.c, the records both read and write (root_task, birch_reroute) in
+ * parallel_commit.h. */
 #include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "birch/cf_math.h"
+#include "birch/parallel_commit.h"
 #include "birch/speculate_math.h"
 #include "birch/speculative.h"
 #include "birch/speculative_window.h"
@@ -24,53 +25,6 @@
 #include "core/timer.h"
 
 /* ---- The parallel commit: one task per root entry (speculative.h) ---- */
-
-/* The parallel commit's bookkeeping (see birch_commit_window_parallel). */
-struct root_task {
-    size_t window_first, window_end;  /* its points of the window: order[window_first..window_end) */
-    size_t first, end;                /* of them, the phase's: order[first..end), input order */
-    size_t done;                      /* of them committed (or passed over: moved to another task) */
-    size_t incoming;                  /* points of the phase rerouted to it */
-    size_t last_index;                /* window index of its last committed point, SIZE_MAX if none */
-    int64_t last_count;               /* the root entry's CF after it */
-    double last_ssd;
-    const double *last_mean;
-    size_t stop;                      /* window index of its first point that would split a node, or SIZE_MAX */
-    size_t flat_end;                  /* end of its phase points when the tasks' are laid end to end */
-    size_t nodes_first, nodes_end;    /* its subtree's nodes: subtree_nodes[nodes_first..nodes_end) */
-    size_t direct, serial, new_entries;
-};
-
-/* A root failure handled inside its phase: window point `index`, grouped at
- * `position` of task `from` (its speculation), goes to task `to` (the serial
- * root choice at its time). Task `from` passes over the position; task `to`
- * takes the point in input order, records its root entry's CF after it, and
- * inserts it serially below its subtree's top. Phase-local: the position's
- * grouped_leaf is restored when the phase ends. */
-struct birch_reroute {
-    size_t index, position;
-    int32_t from, to, leaf;
-    int64_t after_count;
-    double after_ssd, after_largest;
-};
-
-/* grouped_leaf of a position whose point moved to another task. */
-#define MOVED_AWAY INT32_MIN
-/* Reroutes a phase may take before its next root failure stops it as before
- * (1 M bench blobs: about 2 a phase; the uniform squares of birch.birch reach
- * it, so the stop after it is tested too). */
-#define MAX_REROUTES 16
-
-void birch_phase_free(phase_state *phase)
-{
-    free(phase->root_entry), free(phase->top), free(phase->subtree_nodes), free(phase->order), free(phase->upper), free(phase->after_count);
-    free(phase->after_ssd), free(phase->after_mean), free(phase->max_drift), free(phase->tasks), free(phase->by_size);
-    free(phase->paths), free(phase->saved_count), free(phase->saved_ssd), free(phase->saved_mean);
-    free(phase->saved_drift), free(phase->saved_entries), free(phase->saved_nodes), free(phase->range_counts);
-    free(phase->group_first);
-    free(phase->slot_top), free(phase->grouped_x), free(phase->grouped_runner_up), free(phase->grouped_leaf);
-    free(phase->reroutes), free(phase->reroute_mean), free(phase->root_ok), free(phase->after_largest);
-}
 
 /* Windows shorter than this commit in input order: a phase's fixed costs
  * (grouping, pre-pass, saving the subtrees) would outweigh the gain. */
@@ -90,216 +44,6 @@ void birch_phase_free(phase_state *phase)
 /* The root checks' slices of a phase (over its points, taken dynamically:
  * a core that runs slow at times on a shared host then holds up nobody). */
 #define CHECK_CHUNKS 64
-
-#define PHASE_GROW(field, type, need)                                                                 \
-    do {                                                                                              \
-        type *grown = realloc(phase->field, (need) * sizeof(type));                                   \
-        if (!grown) return parac_fail_no_memory(error, "parallel commit", (need) * sizeof(type));     \
-        phase->field = grown;                                                                         \
-    } while (0)
-
-/* Counters of one thread's point range, a cache line apart from the next
- * range's: every point increments one, and ranges sharing lines made the
- * parallel grouping as slow as the serial one. */
-static size_t range_stride(size_t entries) { return (entries + 7) / 8 * 8 + 8; }
-/* Each task's insertion path on cache lines of its own (written by every serial insertion). */
-static size_t path_stride(size_t height) { return (height + 15) / 16 * 16; }
-
-static parac_status phase_reserve(phase_state *phase, const birch_tree *tree, size_t points, size_t height,
-                                  int threads, parac_error *error)
-{
-    size_t nodes = (size_t)tree->node_count, slots = nodes * (size_t)tree->slots, tasks = (size_t)tree->slots;
-    size_t dims = tree->dims;
-    if (phase->point_capacity < points) {
-        PHASE_GROW(root_entry, int32_t, points);
-        PHASE_GROW(order, int32_t, points);
-        PHASE_GROW(upper, double, points);
-        PHASE_GROW(after_count, int64_t, points);
-        PHASE_GROW(after_ssd, double, points);
-        PHASE_GROW(after_largest, double, points);
-        PHASE_GROW(after_mean, double, points * dims);
-        PHASE_GROW(grouped_x, double, points * dims);
-        PHASE_GROW(grouped_leaf, int32_t, points);
-        PHASE_GROW(root_ok, uint8_t, points);
-        phase->point_capacity = points;
-    }
-    if (phase->node_capacity < nodes) {
-        PHASE_GROW(top, int32_t, nodes);
-        PHASE_GROW(subtree_nodes, int32_t, nodes);
-        PHASE_GROW(saved_entries, int32_t, nodes);
-        PHASE_GROW(saved_nodes, node_drift, nodes);
-        phase->node_capacity = nodes;
-    }
-    if (phase->slot_capacity < slots) {
-        PHASE_GROW(saved_count, int64_t, slots);
-        PHASE_GROW(slot_top, int32_t, slots);
-        PHASE_GROW(saved_ssd, double, slots);
-        PHASE_GROW(saved_mean, double, slots * dims);
-        PHASE_GROW(saved_drift, double, slots);
-        phase->slot_capacity = slots;
-    }
-    if (phase->task_capacity < tasks) {
-        PHASE_GROW(tasks, root_task, tasks);
-        PHASE_GROW(max_drift, double, tasks);
-        PHASE_GROW(by_size, int32_t, tasks);
-        PHASE_GROW(group_first, size_t, tasks + 1);
-        phase->task_capacity = tasks;
-    }
-    if (phase->path_capacity < tasks * path_stride(height)) {
-        PHASE_GROW(paths, int32_t, tasks * path_stride(height));
-        phase->path_capacity = tasks * path_stride(height);
-    }
-    if (phase->bound_capacity < points * height) {
-        PHASE_GROW(grouped_runner_up, double, points * height);
-        phase->bound_capacity = points * height;
-    }
-    if (!phase->reroutes) { /* dims are the tree's for the whole insertion */
-        PHASE_GROW(reroutes, birch_reroute, MAX_REROUTES);
-        PHASE_GROW(reroute_mean, double, MAX_REROUTES * dims);
-        phase->reroute_count = 0;
-    }
-    if (phase->range_capacity < range_stride(tasks) * (size_t)threads) {
-        PHASE_GROW(range_counts, size_t, range_stride(tasks) * (size_t)threads);
-        phase->range_capacity = range_stride(tasks) * (size_t)threads;
-    }
-    return PARAC_OK;
-}
-#undef PHASE_GROW
-
-/* subtree_nodes: the non-root nodes grouped by the root entry above them. */
-static void group_subtree_nodes(phase_state *phase, const birch_tree *tree)
-{
-    int32_t m = tree->entry_count[tree->root];
-    size_t offset = 0;
-    for (int32_t k = 0; k < m; k++) phase->tasks[k].nodes_first = 0;
-    for (int32_t v = 0; v < tree->node_count; v++)
-        if (phase->top[v] >= 0) phase->tasks[phase->top[v]].nodes_first++;
-    for (int32_t k = 0; k < m; k++) {
-        size_t size = phase->tasks[k].nodes_first;
-        phase->tasks[k].nodes_first = phase->tasks[k].nodes_end = offset;
-        offset += size;
-    }
-    for (int32_t v = 0; v < tree->node_count; v++)
-        if (phase->top[v] >= 0) phase->subtree_nodes[phase->tasks[phase->top[v]].nodes_end++] = v;
-}
-
-/* Windows with fewer points group them on one thread. */
-#define PARALLEL_GROUPING_MIN 4096
-
-/* One window point's data to order position `at` (grouped_x, grouped_runner_up, grouped_leaf). */
-static inline void copy_to_group(window_state *state, const double *points, size_t dims, size_t i, size_t at)
-{
-    phase_state *phase = &state->phase;
-    size_t n = state->points;
-    phase->order[at] = (int32_t)i;
-    phase->grouped_leaf[at] = state->leaf_slot[i];
-    for (size_t j = 0; j < dims; j++) phase->grouped_x[at * dims + j] = points[i * dims + j];
-    for (size_t level = 0; level < state->height; level++)
-        phase->grouped_runner_up[level * n + at] = state->runner_up[level * n + i];
-}
-
-/* Group k's data in order position order (order[] already sorted). */
-static void gather_group(window_state *state, const double *points, size_t dims, int32_t k)
-{
-    phase_state *phase = &state->phase;
-    size_t at = phase->tasks[k].window_first, end = phase->tasks[k].window_end;
-    if (dims == 2)
-        for (; at < end; at++) copy_to_group(state, points, 2, (size_t)phase->order[at], at);
-    else
-        for (; at < end; at++) copy_to_group(state, points, dims, (size_t)phase->order[at], at);
-}
-
-/* The root entry of every window point's speculation, and the points grouped
- * by it, input order within a group, with their data copied in that order: a
- * parallel stable counting sort (core/range_offsets.h), so the order is the
- * same for any thread count. It runs once per window: done serially it was
- * serial work per point. Each thread sorts one range of points
- * (birch_speculation_range). */
-static void group_by_root_entry(window_state *state, const birch_tree *tree, const double *points, int threads)
-{
-    phase_state *phase = &state->phase;
-    int32_t m = tree->entry_count[tree->root];
-    size_t n = state->points, dims = tree->dims;
-#pragma omp parallel num_threads(threads) if (threads > 1 && n >= PARALLEL_GROUPING_MIN)
-    {
-        int r = omp_get_thread_num(), ranges = omp_get_num_threads();
-        size_t begin = birch_speculation_range(n, r, ranges), end = birch_speculation_range(n, r + 1, ranges);
-        size_t stride = range_stride((size_t)m), *mine = phase->range_counts + (size_t)r * stride;
-        memset(mine, 0, (size_t)m * sizeof(size_t));
-        for (size_t i = begin; i < end; i++) {
-            int32_t k = phase->slot_top[state->leaf_slot[i]];
-            phase->root_entry[i] = k;
-            mine[k]++;
-        }
-#pragma omp barrier
-#pragma omp single
-        {
-            parac_range_counts_to_offsets(phase->range_counts, (size_t)m, ranges, stride, phase->group_first);
-            for (int32_t k = 0; k < m; k++) {
-                phase->tasks[k].window_first = phase->group_first[k];
-                phase->tasks[k].window_end = phase->group_first[k + 1];
-            }
-        }
-        if (m <= ranges) { /* a thread per root entry (run_phase's owned loops): thread k gathers group k */
-            for (size_t i = begin; i < end; i++) phase->order[mine[phase->root_entry[i]]++] = (int32_t)i;
-#pragma omp barrier
-            if (r < m) gather_group(state, points, dims, r);
-        } else if (dims == 2)
-            for (size_t i = begin; i < end; i++) copy_to_group(state, points, 2, i, mine[phase->root_entry[i]]++);
-        else
-            for (size_t i = begin; i < end; i++) copy_to_group(state, points, dims, i, mine[phase->root_entry[i]]++);
-    }
-}
-
-/* First position in order[low..high) holding a point >= i (order ascends there). */
-static size_t first_at_or_after(const int32_t *order, size_t low, size_t high, size_t i)
-{
-    while (low < high) {
-        size_t middle = low + (high - low) / 2;
-        if ((size_t)order[middle] < i) low = middle + 1;
-        else high = middle;
-    }
-    return low;
-}
-
-/* Each root entry's points of [from, to): a range of its window group, found
- * by binary search instead of regrouping the points every phase (serial work
- * per point that every phase repeated). */
-static void select_phase_points(phase_state *phase, int32_t m, size_t from, size_t to)
-{
-    size_t flat = 0;
-    for (int32_t k = 0; k < m; k++) {
-        root_task *task = &phase->tasks[k];
-        task->first = first_at_or_after(phase->order, task->window_first, task->window_end, from);
-        task->end = first_at_or_after(phase->order, task->first, task->window_end, to);
-        task->incoming = 0;
-        flat += task->end - task->first;
-        task->flat_end = flat;
-    }
-}
-
-/* top[] for every node and the root entry of every point's speculation
- * (fixed for the window: a split ends it), the points grouped by it. */
-static void map_root_entries(window_state *state, const birch_tree *tree, const double *points, int threads)
-{
-    phase_state *phase = &state->phase;
-    size_t root_first = (size_t)tree->root * (size_t)tree->slots;
-    for (int32_t v = 0; v < tree->node_count; v++) {
-        int32_t below_root = v;
-        if (v == tree->root) {
-            phase->top[v] = -1;
-            continue;
-        }
-        while (tree->parent[below_root] != tree->root) below_root = tree->parent[below_root];
-        phase->top[v] = (int32_t)((size_t)state->up_slot[below_root] - root_first);
-    }
-    for (int32_t v = 0; v < tree->node_count; v++) {
-        int32_t *node_slots = phase->slot_top + (size_t)v * (size_t)tree->slots;
-        for (int32_t k = 0; k < tree->slots; k++) node_slots[k] = phase->top[v];
-    }
-    group_subtree_nodes(phase, tree);
-    group_by_root_entry(state, tree, points, threads);
-}
 
 /* The squared distance of `mean` from slot's mean when the window began
  * (birch_distance_upper of it bounds the drift, as track_move). */
@@ -795,7 +539,7 @@ static size_t run_phase(window_state *state, birch_tree *tree, size_t from, size
     size_t stop = to, round_fail[2] = {to, to};
     int rerouted = 0;
     double started;
-    select_phase_points(phase, m, from, to);
+    birch_select_phase_points(phase, m, from, to);
     order_by_size(phase, m);
     started = parac_now_seconds();
     /* Between the loops, what every thread needs next (the largest drifts, the
@@ -874,9 +618,9 @@ parac_status birch_commit_window_parallel(window_state *state, birch_tree *tree,
     if (state->height < 2 || n < PHASE_MIN_POINTS)
         return birch_commit_window(state, tree, points, committed, stats, error);
     if (threads < 1) threads = 1;
-    status = phase_reserve(&state->phase, tree, n, state->height, threads, error);
+    status = birch_phase_reserve(&state->phase, tree, n, state->height, threads, error);
     if (status != PARAC_OK) return status;
-    map_root_entries(state, tree, points, threads);
+    birch_map_root_entries(state, tree, points, threads);
     while (status == PARAC_OK && next < n && !split) {
         size_t from = next, to = n - next < horizon ? n : next + horizon;
         int team = to - from >= PARALLEL_PHASE_MIN ? threads : 1; /* a short phase is not worth the barriers */
