@@ -10,8 +10,9 @@ Prints one JSON line per (module, k) and a table last.
                                 [--baseline OTHER_PARAC]   (another build timed in the same rounds)
                                 [--sweep 1,4,8,16]         (also --threads t at k = n, to see the best t)
 The inputs grow with the cores, so that the unloaded command is not a few milliseconds of process start
-and scheduler latency on a large machine: 100,000 2-D points per core (200,000 on 2 cores), fca on mushroom
-up to 4 cores and on a generated 500 x 80 context at density 0.35 (8.9 M concepts) above.
+and scheduler latency on a large machine (a CFS time slice is several milliseconds when two tasks share a
+core): 300,000 2-D points per core (4.8 M on 16 cores: birch about 0.7 s, dbscan 0.25 s there), fca on
+mushroom up to 4 cores and on a generated 500 x 80 context at density 0.35 (8.9 M concepts) above.
 """
 import argparse
 import json
@@ -80,7 +81,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--parac", default=os.environ.get("PARAC", os.path.join(ROOT, "build", "parac")))
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--points", type=int, default=0, help="2-D points for birch and dbscan (0: 100,000 a core)")
+    parser.add_argument("--points", type=int, default=0, help="2-D points for birch and dbscan (0: 300,000 a core)")
     parser.add_argument("--quick", action="store_true", help="3 rounds, 50,000 points")
     parser.add_argument("--modules", default="birch,dbscan,fca")
     parser.add_argument("--label", default="", help="a name for this build in the JSON lines")
@@ -92,7 +93,7 @@ def main():
     n = len(os.sched_getaffinity(0))
     loads = [0, 1, n]
     if not args.points:
-        args.points = 100000 * n
+        args.points = 300000 * n
     directory = os.path.join(tempfile.gettempdir(), "parac-contention")
     os.makedirs(directory, exist_ok=True)
     commands = make_inputs(args.parac, args.points, n, directory)

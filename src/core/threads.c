@@ -73,7 +73,7 @@ static int other_running(void)
 
 int parac_threads_for_run(int requested)
 {
-    int cores = parac_threads_available(), busy, idle;
+    int cores = parac_threads_available(), busy;
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     if (requested > 0) return parac_threads_resolve(requested);
     busy = other_running();
@@ -89,6 +89,14 @@ int parac_threads_for_run(int requested)
     }
     /* Other tasks spread over all online cores; only our share of them takes our cores. */
     if (online > cores) busy = (int)(((long)busy * cores + online - 1) / online);
-    idle = cores - busy;
-    return idle < 1 ? 1 : idle;
+    return parac_threads_for_load(cores, busy);
+}
+
+int parac_threads_for_load(int cores, int busy)
+{
+    int idle = cores - (busy > 0 ? busy : 0);
+    if (cores < 1) return 1;
+    /* Heavy load: a team of idle cores would be one or two threads sharing busy cores. */
+    if (2 * idle < cores) return cores;
+    return idle;
 }
