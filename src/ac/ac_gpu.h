@@ -102,8 +102,10 @@ void bitset_model_free(parac_cuda_context *context, bitset_model *bits);
 typedef struct table_gpu {
     size_t table_count, position_count;
     uint64_t slot_count, valid_words;
+    void *block;                      /* the one device allocation every array below lives in */
     uint64_t *words, *valid_offset, *support_offset, *position_offset, *slot_offset; /* as in ac_table_model */
     uint32_t *position_table, *position_var;
+    uint32_t *slot_position;          /* slot_count: the position of each table slot (no search per slot) */
     uint64_t *supports;
     uint64_t *valid;                  /* valid_words: the tuples valid in the current round's domains */
     uint64_t *residue;                /* slot_count: the word where the slot's last support was found */
@@ -114,12 +116,40 @@ parac_status table_gpu_upload(parac_cuda_context *context, const ac_model *model
                               table_gpu *tables, parac_error *error);
 void table_gpu_free(parac_cuda_context *context, table_gpu *tables);
 /* Round step 1: valid sets from prev_words (D_{k-1}) to old_words (D_k); step 3: the tables'
- * deletions of round k into next_words. Both on the context's stream, no sync. */
+ * deletions of round k into next_words, stopping once the round's flags say wipe-out (and raising
+ * that flag itself when a deletion empties a domain). Both on the context's stream, no sync. */
 parac_status table_gpu_update_valid(parac_cuda_context *context, const table_gpu *tables, const bitset_model *m,
                                     const uint64_t *old_words, const uint64_t *prev_words,
                                     const uint8_t *changed_before, parac_error *error);
 parac_status table_gpu_check(parac_cuda_context *context, const table_gpu *tables, const bitset_model *m,
                              const uint64_t *old_words, const uint8_t *changed_before, uint64_t *next_words,
-                             parac_error *error);
+                             int32_t *round_flags, parac_error *error);
+
+/* gpu-bitset's flags of one round (ac_bitset_gpu.cu, table_gpu.cu): some domain changed; some
+ * domain is empty (the round wipes out). */
+enum { BITSET_FLAG_CHANGED = 0, BITSET_FLAG_EMPTY = 1, BITSET_FLAG_COUNT = 2 };
+
+#ifdef __CUDACC__
+/* The round already wiped out (another thread emptied a domain): the rest of its work can stop, as
+ * the run ends with this round whatever else it deletes. */
+static __device__ inline int bitset_round_wiped(const int32_t *round_flags)
+{
+    return *(const volatile int32_t *)&round_flags[BITSET_FLAG_EMPTY] != 0;
+}
+
+/* Deletes bit `bit` of word `word` of D_{k+1} (`next`), where the variable owns words [first, last).
+ * When that leaves the variable's domain empty, raises the round's wipe-out flag at once. Words of
+ * `next` only lose bits during a round, so a zero read here is final: the flag is never raised
+ * early. A miss (two deletions racing on different words) is caught by the round's recount. */
+static __device__ inline void bitset_delete_value(unsigned long long *next, uint64_t first, uint64_t last,
+                                                  uint64_t word, uint64_t bit, int32_t *round_flags)
+{
+    unsigned long long mask = 1ull << bit;
+    if ((atomicAnd(&next[word], ~mask) & ~mask) != 0) return;
+    for (uint64_t w = first; w < last; w++)
+        if (((volatile unsigned long long *)next)[w] != 0) return;
+    *(volatile int32_t *)&round_flags[BITSET_FLAG_EMPTY] = 1;
+}
+#endif
 
 #endif

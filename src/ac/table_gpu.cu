@@ -10,14 +10,18 @@
  *                           values), whichever reads fewer rows (compact-table's reset)
  *   2. gpu-bitset's binary revisions (revise_slots_kernel) against D_k
  *   3. check_kernel         one warp per table slot (position, value) present in D_k on a table
- *                           with a changed variable: the lanes scan valid & row 32 words at a
- *                           time from the slot's residue word (the last word that held a
- *                           support); none found: the value's bit is cleared in D_{k+1} (atomicAnd)
+ *                           with a changed variable (its position read from slot_position, no
+ *                           search): the lanes scan valid & row 32 words at a time from the slot's
+ *                           residue word (the last word that held a support); none found: the
+ *                           value's bit is cleared in D_{k+1} (atomicAnd). A clear that empties a
+ *                           domain raises the round's wipe-out flag; every warp polls it before
+ *                           its next slot and stops (the run ends with this round anyway).
  *   4. gpu-bitset's recount (sizes, changed and empty flags) and the round's one host sync.
  * A warp per slot rather than a thread: one table of 10^6 tuples has rows of 15,625 words and
  * only (sum of its domain sizes) slots, so a thread per slot would leave the GPU idle; small
  * tables (rows of one word) waste 31 lanes of one warp, which costs little at that size.
- * Memory: the support rows (ac_network_table_support_bytes), valid sets, and 8 bytes of residue per slot.
+ * Memory: the support rows (ac_network_table_support_bytes), valid sets, and 12 bytes per slot (its
+ * residue and its position), all in one device allocation.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -108,18 +112,21 @@ static __device__ int warp_finds_support(const uint64_t *valid, const uint64_t *
 }
 
 static __global__ void check_kernel(table_gpu g, const uint64_t *domain_word_offset, const uint64_t *old,
-                                    const uint8_t *changed_before, unsigned long long *next)
+                                    const uint8_t *changed_before, unsigned long long *next, int32_t *round_flags)
 {
     unsigned lane = threadIdx.x % TABLE_WARP;
     uint64_t warps = (uint64_t)gridDim.x * blockDim.x / TABLE_WARP;
     for (uint64_t s = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / TABLE_WARP; s < g.slot_count; s += warps) {
-        uint64_t p = owner_of(g.slot_offset, g.position_count, s), t = g.position_table[p], a = s - g.slot_offset[p];
-        uint64_t word = domain_word_offset[g.position_var[p]] + a / 64;
+        int wiped = lane == 0 ? bitset_round_wiped(round_flags) : 0;
+        if (__shfl_sync(0xffffffffu, wiped, 0)) return; /* one answer for the whole warp (its ballots) */
+        uint64_t p = g.slot_position[s], t = g.position_table[p], a = s - g.slot_offset[p];
+        uint32_t x = g.position_var[p];
+        uint64_t word = domain_word_offset[x] + a / 64;
         if (!((old[word] >> (a % 64)) & 1u) || !table_touched(g, t, changed_before)) continue;
         if (!warp_finds_support(g.valid + g.valid_offset[t], g.supports + row_start(g, t, s), g.words[t],
                                 &g.residue[s], lane) &&
             lane == 0)
-            atomicAnd(&next[word], ~(1ull << (a % 64)));
+            bitset_delete_value(next, domain_word_offset[x], domain_word_offset[x + 1], word, a % 64, round_flags);
     }
 }
 
@@ -133,17 +140,44 @@ parac_status table_gpu_update_valid(parac_cuda_context *context, const table_gpu
 
 parac_status table_gpu_check(parac_cuda_context *context, const table_gpu *tables, const bitset_model *m,
                              const uint64_t *old_words, const uint8_t *changed_before, uint64_t *next_words,
-                             parac_error *error)
+                             int32_t *round_flags, parac_error *error)
 {
     return table_launch(check_kernel, tables->slot_count, TABLE_WARP, context, error, *tables, m->domain_word_offset,
-                        old_words, changed_before, (unsigned long long *)next_words);
+                        old_words, changed_before, (unsigned long long *)next_words, round_flags);
 }
 
 /* ---- the upload ---- */
 
-#define TABLE_UPLOAD(field, source, count)                                                                  \
-    PARAC_TRY(parac_cuda_alloc(context, (void **)&tables->field, ((count) + 1) * sizeof *tables->field, error)); \
-    PARAC_TRY(parac_cuda_upload(context, tables->field, source, ((count) + 1) * sizeof *tables->field, error))
+/* One array of the model: where it goes in the block, what fills it (NULL: zeros), its bytes. */
+typedef struct table_part {
+    void **field;
+    const void *source;
+    size_t bytes;
+} table_part;
+
+#define TABLE_PART(field_name, source, count) \
+    {(void **)&tables->field_name, source, ((count) + 1) * sizeof *tables->field_name}
+#define TABLE_ALIGN 256
+
+/* Every array in one allocation (one free at the end of the call, which is timed as propagation),
+ * filled by one upload per array. */
+static parac_status upload_parts(parac_cuda_context *context, table_gpu *tables, const table_part *parts, size_t count,
+                                 parac_error *error)
+{
+    parac_status status = PARAC_OK;
+    size_t total = 0, offset = 0;
+    for (size_t i = 0; i < count; i++) total += (parts[i].bytes + TABLE_ALIGN - 1) / TABLE_ALIGN * TABLE_ALIGN;
+    PARAC_TRY(parac_cuda_alloc(context, &tables->block, total, error));
+    for (size_t i = 0; i < count; i++) {
+        *parts[i].field = (char *)tables->block + offset;
+        if (parts[i].source)
+            PARAC_TRY(parac_cuda_upload(context, *parts[i].field, parts[i].source, parts[i].bytes, error));
+        else PARAC_TRY(parac_cuda_memset(context, *parts[i].field, 0, parts[i].bytes, error));
+        offset += (parts[i].bytes + TABLE_ALIGN - 1) / TABLE_ALIGN * TABLE_ALIGN;
+    }
+fail:
+    return status;
+}
 
 parac_status table_gpu_upload(parac_cuda_context *context, const ac_model *model, const ac_domains *domains,
                               table_gpu *tables, parac_error *error)
@@ -151,43 +185,53 @@ parac_status table_gpu_upload(parac_cuda_context *context, const ac_model *model
     parac_status status = PARAC_OK;
     ac_table_model host;
     parac_word *valid = NULL;
+    uint32_t *slot_position = NULL;
     memset(tables, 0, sizeof *tables);
     memset(&host, 0, sizeof host);
     PARAC_TRY(ac_table_model_build(model, &host, error));
-    if (!(valid = (parac_word *)calloc(host.valid_words + 1, sizeof *valid))) {
-        status = parac_fail_no_memory(error, "valid tuples", (unsigned long long)host.valid_words * 8);
+    valid = (parac_word *)calloc(host.valid_words + 1, sizeof *valid);
+    slot_position = (uint32_t *)malloc((host.slot_count + 1) * sizeof *slot_position);
+    if (!valid || !slot_position) {
+        status = parac_fail_no_memory(error, "valid tuples and slot positions",
+                                      (unsigned long long)(host.valid_words * 8 + host.slot_count * 4));
         goto fail;
     }
     ac_table_valid_init(model, &host, domains, valid);
+    for (size_t p = 0; p < host.position_count; p++)
+        for (uint64_t s = host.slot_offset[p]; s < host.slot_offset[p + 1]; s++) slot_position[s] = (uint32_t)p;
+    slot_position[host.slot_count] = 0;
     tables->table_count = host.table_count;
     tables->position_count = host.position_count;
     tables->slot_count = host.slot_count;
     tables->valid_words = host.valid_words;
-    TABLE_UPLOAD(words, host.words, host.table_count);
-    TABLE_UPLOAD(valid_offset, host.valid_offset, host.table_count);
-    TABLE_UPLOAD(support_offset, host.support_offset, host.table_count);
-    TABLE_UPLOAD(position_offset, host.position_offset, host.table_count);
-    TABLE_UPLOAD(position_table, host.position_table, host.position_count);
-    TABLE_UPLOAD(position_var, host.position_var, host.position_count);
-    TABLE_UPLOAD(slot_offset, host.slot_offset, host.position_count);
-    TABLE_UPLOAD(supports, host.supports, host.support_words);
-    TABLE_UPLOAD(valid, valid, host.valid_words);
-    PARAC_TRY(parac_cuda_alloc(context, (void **)&tables->residue, (host.slot_count + 1) * sizeof(uint64_t), error));
-    PARAC_TRY(parac_cuda_memset(context, tables->residue, 0, (host.slot_count + 1) * sizeof(uint64_t), error));
+    {
+        const table_part parts[] = {
+            TABLE_PART(words, host.words, host.table_count),
+            TABLE_PART(valid_offset, host.valid_offset, host.table_count),
+            TABLE_PART(support_offset, host.support_offset, host.table_count),
+            TABLE_PART(position_offset, host.position_offset, host.table_count),
+            TABLE_PART(position_table, host.position_table, host.position_count),
+            TABLE_PART(position_var, host.position_var, host.position_count),
+            TABLE_PART(slot_offset, host.slot_offset, host.position_count),
+            TABLE_PART(slot_position, slot_position, host.slot_count),
+            TABLE_PART(supports, host.supports, host.support_words),
+            TABLE_PART(valid, valid, host.valid_words),
+            TABLE_PART(residue, NULL, host.slot_count),
+        };
+        PARAC_TRY(upload_parts(context, tables, parts, sizeof parts / sizeof parts[0], error));
+    }
     PARAC_TRY(parac_cuda_synchronize(context, error)); /* the host buffers go next */
 fail:
     if (status != PARAC_OK) parac_cuda_synchronize(context, NULL);
     ac_table_model_free(&host);
     free(valid);
+    free(slot_position);
     if (status != PARAC_OK) table_gpu_free(context, tables);
     return status;
 }
 
 void table_gpu_free(parac_cuda_context *context, table_gpu *tables)
 {
-    void *fields[] = {tables->words,        tables->valid_offset, tables->support_offset, tables->position_offset,
-                      tables->position_table, tables->position_var, tables->slot_offset,  tables->supports,
-                      tables->valid,        tables->residue};
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) parac_cuda_free(context, fields[i]);
+    parac_cuda_free(context, tables->block);
     memset(tables, 0, sizeof *tables);
 }

@@ -11,8 +11,10 @@
  *     of the values left ("reset", as in Demeulenaere et al.'s compact-table). Both give the
  *     same set, so the choice changes only the cost.
  * Rounds stop when one changes nothing or empties a domain; the fixpoint is the GAC closure of
- * the binary and table constraints, the one every CPU engine reaches. This file does exactly what
- * the kernels do, one step after the other, so its round count is the GPU's (tested).
+ * the binary and table constraints, the one every CPU engine reaches. A deletion that empties a
+ * domain ends the round's revisions at once (the GPU raises its wipe-out flag there and its kernels
+ * stop): the round wipes out whatever else it would delete, so only the cost changes. This file does
+ * exactly what the kernels do, one step after the other, so its round count is the GPU's (tested).
  */
 #include "ac/table_model.h"
 
@@ -59,6 +61,14 @@ static int table_touched(const ac_table_model *tables, size_t t, const uint8_t *
     return 0;
 }
 
+/* Clears value a of x in next; 1 when that empties x's domain (the round wipes out: stop revising). */
+static int delete_value(const ac_model *model, ac_domains *next, uint32_t x, uint32_t a)
+{
+    parac_word *domain = ac_domain_of(model, next, x);
+    parac_bitset_clear_bit(domain, a);
+    return parac_bitset_popcount(domain, parac_bitset_words(model->network->domain_size[x])) == 0;
+}
+
 static int rows_intersect(const parac_word *a, const parac_word *b, uint64_t words)
 {
     for (uint64_t w = 0; w < words; w++)
@@ -66,8 +76,8 @@ static int rows_intersect(const parac_word *a, const parac_word *b, uint64_t wor
     return 0;
 }
 
-/* The tables' deletions of round k, read from D_k (old), written to next. */
-static void check_tables(const ac_model *model, const ac_table_model *tables, const parac_word *valid,
+/* The tables' deletions of round k, read from D_k (old), written to next; 1 when one emptied a domain. */
+static int check_tables(const ac_model *model, const ac_table_model *tables, const parac_word *valid,
                          const ac_domains *old, ac_domains *next, const uint8_t *changed_before)
 {
     for (size_t t = 0; t < tables->table_count; t++) {
@@ -79,24 +89,30 @@ static void check_tables(const ac_model *model, const ac_table_model *tables, co
             for (uint32_t a = 0; a < model->network->domain_size[x]; a++) {
                 const parac_word *row = tables->supports + tables->support_offset[t] +
                                         (tables->slot_offset[p] - first_slot + a) * words;
-                if (parac_bitset_test(now, a) && !rows_intersect(valid + tables->valid_offset[t], row, words))
-                    parac_bitset_clear_bit(ac_domain_of(model, next, x), a);
+                if (parac_bitset_test(now, a) && !rows_intersect(valid + tables->valid_offset[t], row, words) &&
+                    delete_value(model, next, x, a))
+                    return 1;
             }
         }
     }
+    return 0;
 }
 
-/* The binary part of round k: gpu-bitset's revision of every (arc, a) whose y changed. */
-static void revise_arcs(const ac_model *model, const ac_domains *old, ac_domains *next, const uint8_t *changed_before)
+/* The binary part of round k: gpu-bitset's revision of every (arc, a) whose y changed; 1 when a
+ * deletion emptied a domain. */
+static int revise_arcs(const ac_model *model, const ac_domains *old, ac_domains *next, const uint8_t *changed_before)
 {
     for (size_t arc_index = 0; arc_index < model->arc_count; arc_index++) {
         const ac_arc *arc = &model->arcs[arc_index];
         const parac_word *dom_x = ac_domain_of(model, old, arc->x), *dom_y = ac_domain_of(model, old, arc->y);
         if (!changed_before[arc->y]) continue;
         for (uint32_t a = 0; a < model->network->domain_size[arc->x]; a++)
-            if (parac_bitset_test(dom_x, a) && !rows_intersect(arc->matrix + a * arc->row_words, dom_y, arc->row_words))
-                parac_bitset_clear_bit(ac_domain_of(model, next, arc->x), a);
+            if (parac_bitset_test(dom_x, a) &&
+                !rows_intersect(arc->matrix + a * arc->row_words, dom_y, arc->row_words) &&
+                delete_value(model, next, arc->x, a))
+                return 1;
     }
+    return 0;
 }
 
 /* Sizes of next, its changed flags; returns 1 when some domain changed, sets *empty. */
@@ -150,8 +166,9 @@ parac_status ac_run_table_rounds(const ac_model *model, ac_domains *domains, par
         if (ac_cancelled(model, error, &status)) break;
         update_valid(model, &tables, valid, old, next, changed_before); /* next still holds D_{k-1} */
         ac_domains_copy(model, next, old);
-        revise_arcs(model, old, next, changed_before);
-        check_tables(model, &tables, valid, old, next, changed_before);
+        /* a wipe-out in the binary part skips the tables; recount then finds the empty domain */
+        if (!revise_arcs(model, old, next, changed_before))
+            check_tables(model, &tables, valid, old, next, changed_before);
         changed = recount(model, old, next, changed_now, &empty);
         swap_domains = old, old = next, next = swap_domains;
         swap_flags = changed_before, changed_before = changed_now, changed_now = swap_flags;

@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <parac/csp.h>
+
 #include "ac/table_model.h"
+#include "csp/csp_handle.h"
 #include "support_random_tables.h"
 #include "test_util.h"
 
@@ -66,6 +69,36 @@ static void compare_on(const parac_csp_network *network, const char *label)
     else if (stats.removed > 0) reduced++;
     free(expected);
     free(got);
+}
+
+/* The bench's table networks (bench/bench_ac.c, seed 42): 7800 ternary tables x 450 tuples wipe out in
+ * round 1 (tables merged over one scope leave no tuple), where the kernels stop at the first emptied
+ * domain; 6000 x 600 reduce over 5 rounds. Same wipe-out, domains and round count as the CPU. */
+static void check_bench_networks(void)
+{
+    static const uint64_t tables[] = {7800, 6000}, tuples[] = {450, 600};
+    int wipeouts_before = wipeouts;
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+        parac_csp_generate_options options;
+        parac_csp *csp = NULL;
+        parac_error error = {0};
+        char label[64];
+        parac_csp_generate_options_default(&options);
+        options.variables = 200;
+        options.domain = 20;
+        options.arity = 3;
+        options.constraints = tables[i];
+        options.tuples = tuples[i];
+        options.seed = 42;
+        snprintf(label, sizeof label, "tables-3-200-20-%llu-%llu", (unsigned long long)tables[i],
+                 (unsigned long long)tuples[i]);
+        CHECK_OK(parac_csp_generate(&options, &csp, &error), &error);
+        if (!csp) continue;
+        compare_on(parac_csp_network_of(csp), label);
+        parac_csp_destroy(csp);
+    }
+    CHECK(wipeouts == wipeouts_before + 1, "of the bench networks only tables-3-200-20-7800-450 wipes out (%d did)",
+          wipeouts - wipeouts_before);
 }
 
 static void add_all_different(parac_csp_network *network)
@@ -145,6 +178,7 @@ int main(void)
             parac_csp_network_free(&network);
         }
     CHECK(wipeouts > 0 && reduced > 0, "the shapes must include wipe-outs (%d) and reductions (%d)", wipeouts, reduced);
+    if (!test_quick()) check_bench_networks();
     check_dispatch();
     return test_finish("ac.tables_gpu");
 }
