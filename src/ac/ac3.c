@@ -33,9 +33,10 @@ static uint32_t queue_pop(variable_queue *queue)
 }
 
 /* When each variable last changed and each n-ary constraint was last revised, on one clock: popping
- * y revises an n-ary constraint only when y changed after that constraint's last revision (tables
- * and global propagators are idempotent, so a constraint's own removals never call it again; a
- * global constraint over 200 variables is revised a few times, not once per variable). */
+ * y revises an n-ary constraint only when y changed after that constraint's last revision (table and
+ * global revisions are idempotent, ac_revise_global repeating a weak propagator to its fixpoint, so
+ * a constraint's own removals never call it again; a global constraint over 200 variables is
+ * revised a few times, not once per variable). */
 typedef struct revision_clock {
     uint64_t now;
     uint64_t *changed_at;   /* per variable */

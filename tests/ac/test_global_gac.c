@@ -49,38 +49,42 @@ static int var_empty(const brute *b, size_t v)
     return 1;
 }
 
-/* One GAC pass on global g: returns the number of values removed, or -1 when no tuple satisfies. */
+/* One GAC pass on global g: returns the number of values removed, or -1 when no tuple satisfies.
+ * Enumerates the tuples of the alive values only (odometer over each variable's alive value ids). */
 static long brute_global(brute *b, const parac_csp_global *g)
 {
     const parac_csp_network *net = b->net;
     uint32_t scope[64];
-    size_t count = ac_global_scope(g, scope, 64), at[64] = {0};
+    size_t count = ac_global_scope(g, scope, 64), at[64] = {0}, first[65];
+    uint64_t *ids = malloc((net->value_count + 1) * sizeof *ids);
     uint8_t *supported = calloc(net->value_count + 1, 1);
     int64_t *x = calloc(net->variable_count + 1, sizeof *x);
     long removed = 0;
     int any = 0, more = 1;
-    for (size_t i = 0; i < count; i++)
-        if (var_empty(b, scope[i])) more = 0;
+    size_t total = 0;
+    for (size_t i = 0; i < count; i++) {
+        first[i] = total;
+        for (uint64_t id = net->value_offset[scope[i]]; id < net->value_offset[scope[i] + 1]; id++)
+            if (b->alive[id]) ids[total++] = id;
+        if (total == first[i]) more = 0;
+    }
+    first[count] = total;
     while (more) {
-        int valid = 1;
-        for (size_t i = 0; i < count && valid; i++) {
-            uint64_t id = net->value_offset[scope[i]] + at[i];
-            valid = b->alive[id];
-            x[scope[i]] = net->values[id];
-        }
-        if (valid && test_satisfied(g, x)) {
+        for (size_t i = 0; i < count; i++) x[scope[i]] = net->values[ids[first[i] + at[i]]];
+        if (test_satisfied(g, x)) {
             any = 1;
-            for (size_t i = 0; i < count; i++) supported[net->value_offset[scope[i]] + at[i]] = 1;
+            for (size_t i = 0; i < count; i++) supported[ids[first[i] + at[i]]] = 1;
         }
         more = 0;
         for (size_t i = count; i-- > 0;) {
-            if (++at[i] < net->domain_size[scope[i]]) {
+            if (first[i] + ++at[i] < first[i + 1]) {
                 more = 1;
                 break;
             }
             at[i] = 0;
         }
     }
+    free(ids);
     if (count == 0) any = test_satisfied(g, x);
     for (size_t i = 0; i < count && any; i++)
         for (uint64_t id = net->value_offset[scope[i]]; id < net->value_offset[scope[i] + 1]; id++)
@@ -111,15 +115,38 @@ static long brute_binary(brute *b, const parac_csp_constraint *c)
     return removed;
 }
 
-/* The fixpoint; returns 1 on wipe-out. */
+/* The alive tuples of g's scope (capped at 2^62). */
+static uint64_t brute_tuples(const brute *b, const parac_csp_global *g)
+{
+    uint32_t scope[64];
+    size_t count = ac_global_scope(g, scope, 64);
+    uint64_t tuples = 1;
+    for (size_t i = 0; i < count; i++) {
+        uint64_t alive = 0;
+        for (uint64_t id = b->net->value_offset[scope[i]]; id < b->net->value_offset[scope[i] + 1]; id++) alive += b->alive[id];
+        tuples = alive && tuples > ((uint64_t)1 << 62) / alive ? (uint64_t)1 << 62 : tuples * alive;
+    }
+    return tuples;
+}
+
+/* The fixpoint; returns 1 on wipe-out. Each pass revises the globals with the fewest alive tuples
+ * first (the same fixpoint in any order; a large scope is enumerated after the small ones shrank it). */
 static int brute_fixpoint(brute *b)
 {
     long changed = 1;
+    size_t order[64], count = b->net->global_count < 64 ? b->net->global_count : 64;
+    uint64_t tuples[64];
     while (changed) {
         changed = 0;
         for (size_t c = 0; c < b->net->constraint_count; c++) changed += brute_binary(b, &b->net->constraints[c]);
-        for (size_t g = 0; g < b->net->global_count; g++) {
-            long r = brute_global(b, &b->net->globals[g]);
+        for (size_t g = 0; g < count; g++) {
+            size_t at = g;
+            tuples[g] = brute_tuples(b, &b->net->globals[g]);
+            for (; at > 0 && tuples[order[at - 1]] > tuples[g]; at--) order[at] = order[at - 1];
+            order[at] = g;
+        }
+        for (size_t k = 0; k < count; k++) {
+            long r = brute_global(b, &b->net->globals[order[k]]);
             if (r < 0) return 1;
             changed += r;
         }
@@ -140,13 +167,14 @@ typedef struct instance {
 } instance;
 
 static int64_t value_low = -3, value_high = 6;
+static int64_t domain_min = 1, domain_max = 6, list_min = 2; /* sizes drawn by add_variables, random_global */
 
 static void add_variables(instance *in, uint32_t count)
 {
     parac_error error = {0};
     for (uint32_t v = 0; v < count; v++) {
         int64_t values[8];
-        uint32_t size = 0, want = (uint32_t)rnd(1, 6), index;
+        uint32_t size = 0, want = (uint32_t)rnd(domain_min, domain_max), index;
         char name[16];
         for (int64_t k = value_low; k <= value_high; k++) /* a random subset, ascending */
             if (size < want && chance((double)(want - size) / (double)(value_high - k + 1))) values[size++] = k;
@@ -193,7 +221,8 @@ static void random_condition(instance *in, uint32_t variables, int64_t low, int6
 static void random_global(instance *in, ac_global_kind kind, uint32_t variables)
 {
     parac_csp_global *g = &in->g;
-    size_t n = (size_t)rnd(2, variables > 2 ? variables - 1 : 2);
+    int64_t longest = variables > 2 ? variables - 1 : 2;
+    size_t n = (size_t)rnd(list_min < longest ? list_min : longest, longest);
     ac_global_init(g, kind);
     in->vars_used = 0;
     switch (kind) {
@@ -583,6 +612,204 @@ static void check_network(uint64_t seed)
     parac_csp_network_free(&net);
 }
 
+/* ---- networks whose globals start beyond the support search's budget ----
+ * There a weak global revision runs its dedicated propagator, and the support search takes over
+ * once the scope's tuples fall under AC_SUPPORT_SEARCH_BUDGET: what every engine reaches must
+ * still be one state. Checked for every CPU algorithm (ac3, ac3rm, ac3bit, ac2001, ac4, the OpenMP
+ * rounds at 1 and 3 threads, auto): identical domains and wipe-out; that state is a fixpoint (a
+ * further revision of any global or binary constraint removes nothing); it keeps every value the
+ * brute-force GAC fixpoint keeps (every propagator is sound), and equals it when `exact`; SAC keeps
+ * no value it removes. And one revision of each global is idempotent from the initial domains (the
+ * AC3 family never revises a constraint for its own removals). */
+#define LARGE_NETWORKS 60
+static int large_runs, large_weak_globals, large_prunings;
+
+static void check_all_algorithms(const parac_csp_network *net, const char *what, uint64_t seed, int exact)
+{
+    parac_error error = {0};
+    size_t words = parac_ac_domain_words(net->value_count) + 1;
+    uint64_t *got = calloc(words, sizeof *got), *first = calloc(words, sizeof *first);
+    uint8_t *kept = calloc(net->value_count + 1, 1);
+    int first_wipe = -1, brute_wipe;
+    brute b = {net, calloc(net->value_count + 1, 1)};
+    ac_model model;
+    ac_domains d = {0}, again = {0};
+    for (uint64_t id = 0; id < net->value_count; id++) b.alive[id] = (uint8_t)parac_bitset_test(net->present, id);
+    brute_wipe = brute_fixpoint(&b);
+    CHECK_OK(ac_model_build(net, 1, &model, &error), &error);
+    CHECK_OK(ac_domains_init(&model, &d, &error), &error);
+    CHECK_OK(ac_domains_init(&model, &again, &error), &error);
+    for (size_t g = 0; g < net->global_count; g++) { /* idempotent from the initial domains */
+        ac_domains_import(&model, net->present, &d);
+        if (ac_revise_global(&model, &d, &net->globals[g], NULL, NULL)) continue;
+        ac_domains_copy(&model, &again, &d);
+        CHECK(ac_revise_global(&model, &again, &net->globals[g], NULL, NULL) == 0 &&
+                  memcmp(again.words, d.words, model.domain_word_offset[net->variable_count] * sizeof *d.words) == 0,
+              "%s %llu: a second revision of global %zu (%s) removes values", what, (unsigned long long)seed, g,
+              ac_global_kind_name(net->globals[g].kind));
+    }
+    for (size_t i = 0; i < sizeof ALGORITHMS / sizeof ALGORITHMS[0]; i++)
+        for (int threads = 1; threads <= (ALGORITHMS[i] == PARAC_AC_GPU_BITSET ? 3 : 1); threads += 2) {
+            parac_ac_options options = {{PARAC_DEVICE_CPU, threads, 0, NULL, NULL, NULL}, ALGORITHMS[i], 0,
+                                        PARAC_AC_VARIANT_AUTO};
+            parac_ac_stats stats;
+            memset(got, 0xab, words * sizeof *got);
+            CHECK_OK(ac_enforce_network(net, &options, got, &stats, &error), &error);
+            large_runs++;
+            if (first_wipe < 0) {
+                memcpy(first, got, words * sizeof *got), first_wipe = stats.wipeout;
+                continue;
+            }
+            CHECK(stats.wipeout == first_wipe && memcmp(got, first, (words - 1) * sizeof *got) == 0,
+                  "%s %llu: %s t%d differs from %s", what, (unsigned long long)seed, parac_ac_algorithm_name(ALGORITHMS[i]),
+                  threads, parac_ac_algorithm_name(ALGORITHMS[0]));
+        }
+    if (exact) CHECK(first_wipe == brute_wipe, "%s %llu: wipe-out %d, brute force %d", what, (unsigned long long)seed, first_wipe, brute_wipe);
+    if (!brute_wipe) {
+        CHECK(!first_wipe, "%s %llu: wipe-out where the brute-force GAC fixpoint keeps values", what, (unsigned long long)seed);
+        for (uint64_t id = 0; id < net->value_count && !first_wipe; id++) {
+            CHECK(!b.alive[id] || parac_bitset_test(first, id), "%s %llu: value id %llu has a support in every constraint, removed",
+                  what, (unsigned long long)seed, (unsigned long long)id);
+            if (exact) CHECK(b.alive[id] || !parac_bitset_test(first, id), "%s %llu: value id %llu kept, the GAC fixpoint removes it",
+                             what, (unsigned long long)seed, (unsigned long long)id);
+        }
+    }
+    if (!first_wipe) { /* a fixpoint: nothing more to remove, by any constraint */
+        brute kept_b = {net, kept};
+        for (uint64_t id = 0; id < net->value_count; id++) kept[id] = (uint8_t)parac_bitset_test(first, id);
+        for (size_t c = 0; c < net->constraint_count; c++)
+            CHECK(brute_binary(&kept_b, &net->constraints[c]) == 0, "%s %llu: binary constraint %zu still prunes",
+                  what, (unsigned long long)seed, c);
+        ac_domains_import(&model, first, &d);
+        for (size_t c = 0; c < model.nary_count; c++) {
+            ac_domains_copy(&model, &again, &d);
+            CHECK(ac_revise_nary(&model, &again, c, NULL, NULL) == 0 &&
+                      memcmp(again.words, d.words, model.domain_word_offset[net->variable_count] * sizeof *d.words) == 0,
+                  "%s %llu: the result is not a fixpoint of n-ary constraint %zu", what, (unsigned long long)seed, c);
+        }
+        if (ac_domains_total(&model, &d) < net->value_count) large_prunings++;
+        { /* SAC (CPU SAC1 over AC3bit+rm) keeps no value AC removes */
+            parac_ac_options options = {{PARAC_DEVICE_CPU, 1, 0, NULL, NULL, NULL}, PARAC_AC_AUTO, 1, PARAC_AC_VARIANT_AUTO};
+            parac_ac_stats stats;
+            CHECK_OK(ac_enforce_network(net, &options, got, &stats, &error), &error);
+            for (uint64_t id = 0; id < net->value_count; id++)
+                CHECK(!parac_bitset_test(got, id) || parac_bitset_test(first, id), "%s %llu: SAC keeps a value AC removes",
+                      what, (unsigned long long)seed);
+        }
+    }
+    ac_domains_free(&d), ac_domains_free(&again);
+    ac_model_free(&model);
+    free(got), free(first), free(kept), free(b.alive);
+}
+
+/* The network fuzz_xcsp3 found (tests/regress/xcsp3/ac-circuit-element-*.xml): circuit over
+ * succ[0..7] in 0..8 and element constraints with constant lists that fix succ[1] = 3 and
+ * succ[3] = 1 (cost[1] = [3 0 4 6 3][succ[1]] = [2 6 5 0 6][succ[3]], succ[3] < 3 by
+ * [7 3 8 600][succ[3]] = cost[4] in 0..8). 1 -> 3 -> 1 closes a sub-circuit, so every other node
+ * loops on itself. The circuit's 9^8 tuples exceed the support search's budget at first; ac3bit
+ * and ac2001 stopped with 50 values where the GAC fixpoint keeps 21. */
+static void check_fuzz_circuit_network(void)
+{
+    static const int64_t lists[5][5] = {{0, 3, 4, 2, 7}, {3, 0, 4, 6, 3}, {4, 4, 0, 5, 8}, {2, 6, 5, 0, 6}, {7, 3, 8, 600, 0}};
+    static const size_t lengths[5] = {5, 5, 5, 5, 4};
+    static const int index_of[5] = {1, 1, 2, 3, 3}, value_of[5] = {0, 1, 2, 1, 4};
+    parac_csp_network net;
+    parac_csp_global g;
+    parac_error error = {0};
+    ac_term succ[8], cells[5][5];
+    int64_t values[9];
+    uint32_t index;
+    size_t words;
+    uint64_t *got;
+    parac_ac_options options = {{PARAC_DEVICE_CPU, 1, 0, NULL, NULL, NULL}, PARAC_AC_AC3BIT, 0, PARAC_AC_VARIANT_AUTO};
+    parac_ac_stats stats;
+    for (int k = 0; k < 9; k++) values[k] = k;
+    CHECK_OK(parac_csp_network_init(&net, &error), &error);
+    for (int v = 0; v < 13; v++) /* succ[0..7] = variables 0..7, cost[0..4] = 8..12 */
+        CHECK_OK(parac_csp_add_variable(&net, v < 8 ? "succ" : "cost", values, 9, &index, &error), &error);
+    CHECK_OK(parac_csp_finish_variables(&net, &error), &error);
+    ac_global_init(&g, AC_GLOBAL_CIRCUIT); /* in the file's order (the engines' schedule follows it) */
+    for (int i = 0; i < 8; i++) succ[i] = (ac_term){i, 0};
+    g.lists[0] = succ, g.list_length[0] = 8, g.list_count = 1;
+    CHECK_OK(parac_csp_add_global(&net, &g, &error), &error);
+    for (int e = 0; e < 5; e++) {
+        ac_global_init(&g, AC_GLOBAL_ELEMENT);
+        for (size_t i = 0; i < lengths[e]; i++) cells[e][i] = (ac_term){AC_TERM_CONSTANT, lists[e][i]};
+        g.lists[0] = cells[e], g.list_length[0] = lengths[e], g.list_count = 1;
+        g.index = (ac_term){index_of[e], 0};
+        g.condition.op = AC_OP_EQ, g.condition.operand = (ac_term){8 + value_of[e], 0};
+        CHECK_OK(parac_csp_add_global(&net, &g, &error), &error);
+    }
+    CHECK(ac_global_strength(&net, &net.globals[0]) == AC_STRENGTH_PARTIAL, "the circuit starts beyond the support search");
+    check_all_algorithms(&net, "fuzz circuit network", 0, 1);
+    words = parac_ac_domain_words(net.value_count) + 1;
+    got = calloc(words, sizeof *got);
+    CHECK_OK(ac_enforce_network(&net, &options, got, &stats, &error), &error);
+    CHECK(!stats.wipeout, "fuzz circuit network: no wipe-out");
+    for (uint32_t v = 0; v < 8; v++) { /* the closed sub-circuit 1 -> 3 -> 1 leaves every other node out */
+        int64_t expect = v == 1 ? 3 : v == 3 ? 1 : v;
+        for (uint32_t slot = 0; slot < 9; slot++)
+            CHECK(parac_bitset_test(got, net.value_offset[v] + slot) == (net.values[net.value_offset[v] + slot] == expect),
+                  "fuzz circuit network: succ[%u] value %lld", v, (long long)net.values[net.value_offset[v] + slot]);
+    }
+    free(got);
+    parac_csp_network_free(&net);
+}
+
+/* Kinds whose dedicated propagator is weaker than GAC (at least on some instances). */
+static const ac_global_kind WEAK_KINDS[] = {AC_GLOBAL_CIRCUIT,   AC_GLOBAL_NVALUES,     AC_GLOBAL_CUMULATIVE,
+                                            AC_GLOBAL_NO_OVERLAP, AC_GLOBAL_BIN_PACKING, AC_GLOBAL_KNAPSACK,
+                                            AC_GLOBAL_COUNT,     AC_GLOBAL_CARDINALITY, AC_GLOBAL_CHANNEL,
+                                            AC_GLOBAL_LEX};
+
+static void check_large_network(uint64_t seed)
+{
+    instance in[3];
+    parac_csp_network net;
+    parac_error error = {0};
+    uint32_t variables = 8, globals = (uint32_t)rnd(2, 3);
+    value_low = -1, value_high = 6, domain_min = 6, domain_max = 8, list_min = variables - 1;
+    CHECK_OK(parac_csp_network_init(&net, &error), &error);
+    memset(&in[0], 0, sizeof in[0]);
+    in[0].net = net;
+    add_variables(&in[0], variables);
+    net = in[0].net;
+    CHECK_OK(parac_csp_finish_variables(&net, &error), &error);
+    for (uint32_t k = 0; k < globals; k++) { /* a circuit and an element half the time, then any kind */
+        ac_global_kind kind = (ac_global_kind)rnd(1, AC_GLOBAL_KIND_COUNT - 1);
+        uint32_t shift = (uint32_t)rnd(0, variables - 1);
+        if (chance(0.6)) kind = WEAK_KINDS[rnd(0, sizeof WEAK_KINDS / sizeof WEAK_KINDS[0] - 1)];
+        if (k == 0 && chance(0.5)) kind = AC_GLOBAL_CIRCUIT;
+        if (k == 1 && chance(0.5)) kind = AC_GLOBAL_ELEMENT;
+        random_global(&in[k], kind, variables);
+        for (size_t l = 0; l < AC_GLOBAL_MAX_LISTS; l++)
+            for (size_t i = 0; i < in[k].g.list_length[l]; i++)
+                if (in[k].lists[l][i].var >= 0) in[k].lists[l][i].var = (in[k].lists[l][i].var + shift) % variables;
+        if (in[k].g.condition.operand.var >= 0) in[k].g.condition.operand.var = (in[k].g.condition.operand.var + shift) % variables;
+        if (in[k].g.condition2.operand.var >= 0) in[k].g.condition2.operand.var = (in[k].g.condition2.operand.var + shift) % variables;
+        if (in[k].g.index.var >= 0) in[k].g.index.var = (in[k].g.index.var + shift) % variables;
+        if (in[k].g.index2.var >= 0) in[k].g.index2.var = (in[k].g.index2.var + shift) % variables;
+        if (in[k].g.size.var >= 0) in[k].g.size.var = (in[k].g.size.var + shift) % variables;
+        CHECK_OK(parac_csp_add_global(&net, &in[k].g, &error), &error);
+        large_weak_globals += ac_global_strength(&net, &net.globals[net.global_count - 1]) != AC_STRENGTH_GAC;
+    }
+    for (int c = (int)rnd(0, 3); c > 0; c--) { /* random binary constraints */
+        uint32_t x = (uint32_t)rnd(0, variables - 1), y = (uint32_t)rnd(0, variables - 1);
+        size_t row_words = parac_bitset_words(net.domain_size[y]);
+        parac_word *matrix;
+        if (x == y) continue;
+        matrix = calloc(net.domain_size[x] * row_words + 1, sizeof *matrix);
+        for (uint32_t a = 0; a < net.domain_size[x]; a++)
+            for (uint32_t s = 0; s < net.domain_size[y]; s++)
+                if (chance(0.8)) parac_bitset_set(matrix + a * row_words, s);
+        CHECK_OK(parac_csp_add_binary(&net, x, y, matrix, &error), &error);
+        free(matrix);
+    }
+    check_all_algorithms(&net, "large network seed", seed, 0);
+    value_low = -3, value_high = 6, domain_min = 1, domain_max = 6, list_min = 2;
+    parac_csp_network_free(&net);
+}
+
 int main(void)
 {
     for (int kind = 1; kind < AC_GLOBAL_KIND_COUNT; kind++)
@@ -599,5 +826,14 @@ int main(void)
     }
     printf("%d network runs agree with the brute-force fixpoint (%d wiped-out networks)\n", network_agreements,
            network_wipeouts);
+    check_fuzz_circuit_network();
+    for (uint64_t seed = 1; seed <= LARGE_NETWORKS; seed++) {
+        rng_state = 0x94D049BB133111EBull * seed;
+        check_large_network(seed);
+    }
+    printf("%d runs on networks beyond the support search's budget (%d weak globals at the start, %d prunings) agree\n",
+           large_runs, large_weak_globals, large_prunings);
+    CHECK(large_weak_globals > LARGE_NETWORKS / 2 && large_prunings > LARGE_NETWORKS / 4,
+          "the large networks exercise weak revisions and prunings");
     return test_finish("ac.global_gac");
 }
