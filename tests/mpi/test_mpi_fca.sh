@@ -60,8 +60,11 @@ compare dominant_support "$tmp/dominant.dat" --min-support 20
 compare dominant_count "$tmp/dominant.dat" --count
 compare copies "$tmp/copies.dat"
 
-# Stealing happened where the first level leaves ranks idle, and never on one rank.
-for name in dominant dominant_support dominant_count; do
+# Stealing happened where the first level leaves ranks idle (the old first-level hand-out fails this:
+# 0 steals, rank 0 alone with the dominant subtree), and never on one rank. With --min-support 20 the
+# subtrees are about even (32-36 k concepts per rank on 4 ranks by first-level subtrees alone): steals
+# there are likely, not certain, so only the bytes are checked.
+for name in dominant dominant_count; do
   steals=$(timing "$name" 1 steals)
   [[ $steals == 0 ]] || fail "$name, 1 rank: '$steals' steals, expected 0 ($(cat "$tmp/$name.1.log"))"
   for ranks in 3 4; do
