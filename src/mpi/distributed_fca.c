@@ -27,14 +27,16 @@
 
 enum { TAG_REQUEST = 1, TAG_WORK, TAG_NONE, TAG_TOKEN, TAG_DONE };
 
-#define POLL_NODES 16        /* a busy rank reads the clock every POLL_NODES nodes ... */
-#define POLL_INTERVAL_NS 50000 /* ... and looks for requests once this long has passed since its last look:
-                                 MPI_Iprobe every 16 nodes cost 10-25 % of a one-rank search here (Open MPI's
-                                 progress engine makes system calls); the clock is a vDSO read */
-#define SMALLEST_TAIL 3      /* a node with fewer attributes left is cheaper to expand than to send
-                                (steal_team.h's STEAL_SMALLEST_TAIL, for threads, is the same) */
-#define NAP_SHORTEST_NS 20000 /* an idle rank's nap doubles from here while nothing arrives ... */
-#define NAP_LONGEST_NS 500000 /* ... up to here, and starts again at the shortest after a message */
+#define POLL_NODES 16           /* a busy rank reads the clock every POLL_NODES nodes ... */
+#define POLL_INTERVAL_NS 200000 /* ... and looks for requests once this long has passed since its last look:
+                                  MPI_Iprobe every 16 nodes cost 10-25 % of a one-rank search here, and
+                                  with mpi_yield_when_idle (oversubscribed runs) every Iprobe that finds
+                                  nothing is a sched_yield (strace: 18 000 a second at 50 us); the clock
+                                  is a vDSO read. A thief waits at most this long for its answer. */
+#define SMALLEST_TAIL 3         /* a node with fewer attributes left is cheaper to expand than to send
+                                  (steal_team.h's STEAL_SMALLEST_TAIL, for threads, is the same) */
+#define NAP_SHORTEST_NS 20000   /* an idle rank's nap doubles from here while nothing arrives ... */
+#define NAP_LONGEST_NS 500000   /* ... up to here, and starts again at the shortest after a message */
 
 /* One level of the current task: its node's children, children[next..count) not started yet. */
 typedef struct pending_level {
