@@ -257,7 +257,7 @@ static void steal_until_done(rank_search *s)
         s->info->requests++;
         for (s->waiting = 1; s->waiting == 1;) {
             if (!handle_message(s)) nap(s);
-            pass_token(s);
+            if (s->waiting == 1) pass_token(s); /* not with a stolen node in hand: busy again */
         }
         if (s->waiting == 2 && s->worker->status == PARAC_OK) {
             s->info->seconds_idle += MPI_Wtime() - idle_since;
