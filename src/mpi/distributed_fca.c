@@ -3,7 +3,7 @@
  * Every rank searches depth first on its own worker, keeping each level's children it has not
  * started yet (its pending nodes: they live on the worker's stack, as in fcbo_on_demand.c). A rank
  * with nothing left asks another rank for work; the one asked gives its shallowest pending node
- * (the largest subtree it holds), packed into bytes, or answers "none". Who has finished is decided
+ * (the largest subtree it holds), packed into words, or answers "none". Who has finished is decided
  * by Safra's token ring (EWD998), below.
  *
  * Messages, all on a duplicate of the caller's communicator:
@@ -28,11 +28,12 @@
 enum { TAG_REQUEST = 1, TAG_WORK, TAG_NONE, TAG_TOKEN, TAG_DONE };
 
 #define POLL_NODES 16           /* a busy rank reads the clock every POLL_NODES nodes ... */
-#define POLL_INTERVAL_NS 200000 /* ... and looks for requests once this long has passed since its last look:
-                                  MPI_Iprobe every 16 nodes cost 10-25 % of a one-rank search here, and
-                                  with mpi_yield_when_idle (oversubscribed runs) every Iprobe that finds
-                                  nothing is a sched_yield (strace: 18 000 a second at 50 us); the clock
-                                  is a vDSO read. A thief waits at most this long for its answer. */
+#define POLL_INTERVAL_NS 200000 /* ... and looks for requests once this long has passed since its last look.
+                                  With mpi_yield_when_idle (oversubscribed runs) every MPI_Iprobe that finds
+                                  nothing is a sched_yield: probing every 16 nodes raised a one-rank search's
+                                  system time from 0.05-0.09 s to 0.17-0.27 s (3.3 M concepts), every 50 us
+                                  made 18 000 yields a second (strace); at 200 us it is 0.08 s. The clock is
+                                  a vDSO read. A busy victim answers within this much of its running time. */
 #define SMALLEST_TAIL 3         /* a node with fewer attributes left is cheaper to expand than to send
                                   (steal_team.h's STEAL_SMALLEST_TAIL, for threads, is the same) */
 #define NAP_SHORTEST_NS 20000   /* an idle rank's nap doubles from here while nothing arrives ... */
@@ -52,7 +53,7 @@ typedef struct rank_search {
     size_t depth;
     unsigned since_poll;   /* nodes since the clock was read */
     uint64_t polled_ns;    /* when this rank last looked for messages */
-    parac_word *packed;    /* one node as words (PACKED_WORDS): sending and receiving */
+    parac_word *packed;    /* one node as words, room for the largest (packed_words): sent or received */
     size_t packed_words;
     task_bundle *stolen;   /* the node received last, unpacked (fcbo_copy_node's layout) */
     long nap_ns;
@@ -166,9 +167,10 @@ static int handle_message(rank_search *s)
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, s->comm, &there, &status);
     if (!there) return 0;
     if (status.MPI_TAG == TAG_WORK) {
+        /* every rank sized packed for the largest node of the same context: a larger message would be
+         * truncated, which MPI's default error handler turns into the job's end */
         MPI_Get_count(&status, MPI_UINT64_T, &size);
-        if ((size_t)size > s->packed_words) size = 0; /* larger than any node: refused below */
-        MPI_Recv(size ? s->packed : NULL, size, MPI_UINT64_T, status.MPI_SOURCE, TAG_WORK, s->comm, MPI_STATUS_IGNORE);
+        MPI_Recv(s->packed, (int)s->packed_words, MPI_UINT64_T, status.MPI_SOURCE, TAG_WORK, s->comm, MPI_STATUS_IGNORE);
         s->balance--;
         s->black = 1;
         if (!unpack_node(s, s->packed, (size_t)size) && s->worker->status == PARAC_OK)
