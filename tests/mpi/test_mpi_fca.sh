@@ -61,7 +61,7 @@ compare dominant_count "$tmp/dominant.dat" --count
 compare copies "$tmp/copies.dat"
 
 # Stealing happened where the first level leaves ranks idle (the old first-level hand-out fails this:
-# 0 steals, rank 0 alone with the dominant subtree), and never on one rank. With --min-support 20 the
+# 0 steals, one rank alone with the dominant subtree), and never on one rank. With --min-support 20 the
 # subtrees are about even (32-36 k concepts per rank on 4 ranks by first-level subtrees alone): steals
 # there are likely, not certain, so only the bytes are checked.
 for name in dominant dominant_count; do
