@@ -59,6 +59,7 @@ compare dominant "$tmp/dominant.dat"
 compare dominant_support "$tmp/dominant.dat" --min-support 20
 compare dominant_count "$tmp/dominant.dat" --count
 compare copies "$tmp/copies.dat"
+compare none "$data/vote.dat" --min-support 1000 # no concept: every rank idle from the start must still end
 
 # Stealing happened where the first level leaves ranks idle (the old first-level hand-out fails this:
 # 0 steals, one rank alone with the dominant subtree), and never on one rank. With --min-support 20 the
