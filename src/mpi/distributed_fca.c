@@ -3,7 +3,7 @@
  * Every rank searches depth first on its own worker, keeping each level's children it has not
  * started yet (its pending nodes: they live on the worker's stack, as in fcbo_on_demand.c). A rank
  * with nothing left asks another rank for work; the one asked gives its shallowest pending node
- * (the largest subtree it holds), packed into words, or answers "none". Who has finished is decided
+ * (nearest the root: usually the largest subtree it holds), packed into words, or answers "none". Who has finished is decided
  * by Safra's token ring (EWD998), below.
  *
  * Messages, all on a duplicate of the caller's communicator:
