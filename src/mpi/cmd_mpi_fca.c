@@ -48,12 +48,13 @@ int mpi_cmd_fca(MPI_Comm comm, int argc, char **argv)
         {"--output", 'o', CLI_STRING, &args.output, "FILE", "write concepts to FILE (default stdout)"},
         {"--min-support", 0, CLI_INT64, &args.min_support, "N", "only concepts with at least N objects"},
         {"--format", 0, CLI_STRING, &args.format, "F", "input format: auto|fimi|cxt|csv"},
-        {"--timings", 0, CLI_FLAG, &args.timings, NULL, "print the search's spread over the ranks on stderr"},
+        {"--timings", 0, CLI_FLAG, &args.timings, NULL, "print the search's spread over the ranks and the steals on stderr"},
     };
     const cli_command command = {
         "fca", "INPUT [--count] [-o FILE] [--min-support N]",
-        "FCbO over the ranks of mpirun: every rank reads the context, the first level's subtrees are handed out "
-        "from a counter on rank 0, rank 0 writes the concepts in canonical order, byte-identical to `parac fca`.",
+        "FCbO over the ranks of mpirun: every rank reads the context, the search tree is shared by work stealing "
+        "(an idle rank takes another's shallowest pending node), rank 0 writes the concepts in canonical order, "
+        "byte-identical to `parac fca`.",
         table, sizeof table / sizeof table[0], 1, 1};
     cli_common common;
     const char *positionals[1];
@@ -85,14 +86,22 @@ int mpi_cmd_fca(MPI_Comm comm, int argc, char **argv)
     if (rank == 0) write_concepts(&args, context, concepts, count, &error);
     if ((code = mpi_cli_agree(comm, &error)) != 0) goto done;
     if (args.timings) {
-        double slowest;
-        uint64_t most = 0, fewest = 0;
+        double slowest, idle_most, cpu_most, cpu_sum;
+        uint64_t most = 0, fewest = 0, moved[2] = {info.steals, info.requests}, moved_sum[2] = {0, 0};
         MPI_Reduce(&info.seconds_search, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+        MPI_Reduce(&info.seconds_idle, &idle_most, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+        MPI_Reduce(&info.cpu_seconds_search, &cpu_most, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+        MPI_Reduce(&info.cpu_seconds_search, &cpu_sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
         MPI_Reduce(&info.concepts_here, &most, 1, MPI_UINT64_T, MPI_MAX, 0, comm);
         MPI_Reduce(&info.concepts_here, &fewest, 1, MPI_UINT64_T, MPI_MIN, 0, comm);
+        MPI_Reduce(moved, moved_sum, 2, MPI_UINT64_T, MPI_SUM, 0, comm);
         if (rank == 0)
-            fprintf(stderr, "timings: search %.3f s (slowest rank), %llu subtrees, concepts per rank %llu..%llu\n",
-                    slowest, (unsigned long long)info.subtrees, (unsigned long long)fewest, (unsigned long long)most);
+            fprintf(stderr,
+                    "timings: search %.3f s (slowest rank), idle at most %.3f s, search CPU %.3f s (slowest rank) "
+                    "%.3f s (all), %llu first-level subtrees, %llu steals (%llu requests), concepts per rank "
+                    "%llu..%llu\n",
+                    slowest, idle_most, cpu_most, cpu_sum, (unsigned long long)info.subtrees, (unsigned long long)moved_sum[0],
+                    (unsigned long long)moved_sum[1], (unsigned long long)fewest, (unsigned long long)most);
     }
     if (rank == 0 && !common.quiet)
         fprintf(stderr, "fca: %llu concepts (%d ranks, %.3f s)\n", (unsigned long long)count, ranks,
