@@ -1,5 +1,9 @@
 /* tests/ac/test_global_gac.c — every global constraint kind against brute force.
  *
+ * (About 840 lines: the brute-force GAC oracle and the random instance builders serve the three
+ * checks below, the kinds, the networks and the large scopes, and stay in one file beside them;
+ * the XCSP3 semantics the oracle reads are apart, in support_global_semantics.c.)
+ *
  * For each kind, hundreds of small random instances (2-6 variables, domains of 1-6 values, negative
  * ones included, random parameters and conditions). The expected GAC is computed by enumeration
  * with the tests' own reading of the XCSP3 semantics (test_satisfied, support_global_semantics.c, apart from the
