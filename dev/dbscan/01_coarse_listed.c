@@ -1,6 +1,6 @@
 /* dev/dbscan/01_coarse_listed.c — the GPU grid run on coarse cells (side ~eps, 3^g stencil) whose core pass also keeps each non-core point's first neighbours, so the border pass reads lists instead of walking the stencil. Superseded: 100 M uniform 3-D f32 (eps 0.002, min 5) 0.1110 s against sparse (auto) 0.0844 s and coarse 0.1178 s (docs/PERFORMANCE.md, run E, H200); auto never ran it once sparse came; removed from src/ (issue 20).
  *
- * It is a recipe, not a kernel: the same library phases (dbscan_cuda.cu) combined differently,
+ * It is a recipe, not a kernel: the same library phases (dbscan_cuda*.cu) combined differently,
  * {cells COARSE, lists kept, no fused union, no union pairs}: the fused variants' lists feed
  * coarse's border pass. SPARSE (round 5) keeps lists on the same cells and also reads the union's
  * pairs from them, which is what made this one redundant (docs/dbscan.md, rounds 4 and 5).

@@ -1,14 +1,16 @@
 /* dbscan/dbscan_cuda_border.cuh — border and labels: each point's root (a border point takes its
  * lowest-index core neighbour's; dbscan_cpu.c: assign_roots), from the stencil or the kept
  * lists, then the canonical renumbering (dbscan_canonical_labels) and the counts.
- * Part of dbscan_cuda.cu's one translation unit (it includes this file; the kernels are static to it),
- * split out by concern. */
+ * Included by dbscan_cuda_clusters.cu alone: the kernels are static to the file that launches them
+ * (the library is built without relocatable device code). */
 #ifndef PARAC_DBSCAN_CUDA_BORDER_CUH
 #define PARAC_DBSCAN_CUDA_BORDER_CUH
 
 #include "cuda/union_find.cuh"
-#include "dbscan/dbscan_cuda_core.cuh"
+#include "dbscan/dbscan_cuda_grid.cuh"
 
+/* root_of[original index] = the set root of the point, of its lowest-index
+ * core neighbour for a border point, NO_INDEX for noise. */
 template <typename T>
 __global__ static void assign_roots(grid_view<T> view, const uint8_t *core, const uint32_t *order,
                                     uint32_t *parent, uint32_t *root_of, uint8_t *core_by_index)
@@ -33,7 +35,10 @@ __global__ static void assign_roots(grid_view<T> view, const uint8_t *core, cons
     root_of[order[p]] = best == NO_INDEX ? NO_INDEX : gpu_union_find_root(parent, best_position);
 }
 
-
+/* assign_roots from the kept lists: no stencil walk for non-core points. With
+ * min_index (SPARSE), also min_index[root] = lowest original index of the
+ * cluster (min_index_of_root's work, done here in sorted order, where a
+ * point's root is a nearby position, instead of in index order, where it is anywhere). */
 __global__ static void assign_roots_listed(size_t n, const uint8_t *core, const uint32_t *order, uint32_t *parent,
                                            neighbour_lists lists, uint32_t *root_of, uint8_t *core_by_index,
                                            uint32_t *min_index)

@@ -1,7 +1,7 @@
 /* dbscan/dbscan_cuda_core.cuh — core counting: dense / compact cells, the core flag with early exit
  * (dbscan_cpu.c: point_is_core), the neighbour lists kept for later passes (fused, sparse).
- * Part of dbscan_cuda.cu's one translation unit (it includes this file; the kernels are static to it),
- * split out by concern. */
+ * Included by dbscan_cuda_cores.cu alone: the kernels are static to the file that launches them
+ * (the library is built without relocatable device code). */
 #ifndef PARAC_DBSCAN_CUDA_CORE_CUH
 #define PARAC_DBSCAN_CUDA_CORE_CUH
 
@@ -42,15 +42,6 @@ __global__ static void dense_cells(grid_view<T> view, size_t min_samples, uint8_
     if (end - begin < min_samples) return;
     dense[cell] = cell_diagonal_squared(view, begin, end) <= view.eps2;
 }
-
-/* Where the fused variants keep each non-core point's neighbours (found by the
- * core pass, read again by the border pass instead of a second stencil walk).
- * A non-core point has at most min_samples - 2 neighbours besides itself. */
-struct neighbour_lists {
-    uint32_t *near;       /* n x slots sorted positions; NULL = not kept */
-    uint8_t *near_count;  /* n */
-    uint32_t slots;
-};
 
 /* Core flag with early exit at min_samples; with lists, a non-core point also
  * leaves its neighbours behind. A store skipped for want of a slot means the
@@ -148,19 +139,6 @@ __global__ static void compact_cells(grid_view<T> view, size_t min_samples, uint
     dense[cell] = (uint8_t)(within && end - begin >= min_samples);
 }
 
-/* One thread per cell: its first core point, NO_INDEX when it has none. */
-__global__ static void first_core_of_cells(const uint32_t *cell_start, const uint8_t *core, uint32_t cells,
-                                           uint32_t *first_core)
-{
-    uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x, p;
-    if (cell >= cells) return;
-    for (p = cell_start[cell]; p < cell_start[cell + 1] && !core[p]; p++) {
-    }
-    first_core[cell] = p < cell_start[cell + 1] ? p : NO_INDEX;
-}
-
-/* Core points of a compact cell hang under its first core point. */
-
 /* ---------------------------------------------------------------- kernels: the sparse variant
  *
  * On sparse data (a few neighbours per point) the union's stencil walk costs
@@ -176,8 +154,6 @@ __global__ static void first_core_of_cells(const uint32_t *cell_start, const uin
  * walking); so is every point of a dense cell. The union then reads the lists
  * and walks the stencil (union_point_pairs) only for the overflowed points,
  * gathered into a work list so the few walkers share warps. */
-
-#define LIST_OVERFLOW 0xffu /* near_count of a core point whose union walks the stencil */
 
 /* Keeps the listed neighbours a core point must join: later ones and dense-cell ones. */
 __device__ static uint32_t keep_joinable(uint32_t *list, uint32_t stored, uint32_t p, const uint8_t *dense,

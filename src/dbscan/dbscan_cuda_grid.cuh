@@ -1,7 +1,9 @@
 /* dbscan/dbscan_cuda_grid.cuh — what every kernel reads: launch shape, the device twins of dbscan_grid.c,
  * the sorted points and cell table (grid_view), the exact squared distance and stencil rows.
- * Part of dbscan_cuda.cu's one translation unit (it includes this file; the kernels are static to it),
- * split out by concern. */
+ * Included by every file of the CUDA path (through dbscan_cuda_run.cuh), each compiled on its own
+ * (no relocatable device code): its helpers are static, so each file keeps its own copy, and the
+ * non-template ones are [[maybe_unused]], since a file that calls none of them (dbscan_cuda.cu)
+ * would otherwise get nvcc's warning #177, an error under PARAC_WERROR. Templates need neither. */
 #ifndef PARAC_DBSCAN_CUDA_GRID_CUH
 #define PARAC_DBSCAN_CUDA_GRID_CUH
 
@@ -16,14 +18,26 @@
 #define MAX_LIST_SLOTS 8
 #define NO_INDEX 0xffffffffu
 
+/* Where the fused variants keep each non-core point's neighbours (found by the
+ * core pass, read again by the border pass instead of a second stencil walk).
+ * A non-core point has at most min_samples - 2 neighbours besides itself. */
+struct neighbour_lists {
+    uint32_t *near;       /* n x slots sorted positions; NULL = not kept */
+    uint8_t *near_count;  /* n */
+    uint32_t slots;
+};
+
+#define LIST_OVERFLOW 0xffu /* near_count of a core point whose union walks the stencil (the sparse
+                               variant, dbscan_cuda_core.cuh) */
+
 /* phase_done calls per slab: upload, index, core, union, border, download (relabel once more). */
 #define GPU_PHASES 7
 
-static unsigned blocks_for(size_t n) { return (unsigned)((n + THREADS - 1) / THREADS); }
+[[maybe_unused]] static unsigned blocks_for(size_t n) { return (unsigned)((n + THREADS - 1) / THREADS); }
 
 /* ---------------------------------------------------------------- device twins of dbscan_grid.c */
 
-__device__ static uint64_t grid_cell(const dbscan_grid_plan &plan, int k, double value)
+[[maybe_unused]] __device__ static uint64_t grid_cell(const dbscan_grid_plan &plan, int k, double value)
 {
     double position = __ddiv_rn(__dsub_rn(value, plan.origin[k]), plan.side);
     if (!(position > 0)) return 0; /* clamped before the cast, as dbscan_grid_cell */
@@ -31,7 +45,7 @@ __device__ static uint64_t grid_cell(const dbscan_grid_plan &plan, int k, double
     return (uint64_t)position;
 }
 
-__device__ static void key_cell(const dbscan_grid_plan &plan, uint64_t key, uint64_t *cell)
+[[maybe_unused]] __device__ static void key_cell(const dbscan_grid_plan &plan, uint64_t key, uint64_t *cell)
 {
     for (int k = plan.dims - 1; k >= 0; k--) {
         cell[k] = key % plan.extent[k];
@@ -39,8 +53,8 @@ __device__ static void key_cell(const dbscan_grid_plan &plan, uint64_t key, uint
     }
 }
 
-__device__ static int row_keys(const dbscan_grid_plan &plan, const uint64_t *cell, int row, uint64_t *first,
-                               uint64_t *last)
+[[maybe_unused]] __device__ static int row_keys(const dbscan_grid_plan &plan, const uint64_t *cell, int row,
+                                                uint64_t *first, uint64_t *last)
 {
     uint64_t key = 0;
     int last_dim = plan.dims - 1;
@@ -59,7 +73,7 @@ __device__ static int row_keys(const dbscan_grid_plan &plan, const uint64_t *cel
     return 1;
 }
 
-__device__ static uint32_t lower_bound_key(const uint64_t *keys, uint32_t count, uint64_t key)
+[[maybe_unused]] __device__ static uint32_t lower_bound_key(const uint64_t *keys, uint32_t count, uint64_t key)
 {
     uint32_t low = 0, high = count;
     while (low < high) {

@@ -1,7 +1,7 @@
 /* dbscan/dbscan_cuda_index.cuh — index build: bounds, cell keys, the gather into cell order, the cell
  * table and key table (dbscan_cpu.c: build_index).
- * Part of dbscan_cuda.cu's one translation unit (it includes this file; the kernels are static to it),
- * split out by concern. */
+ * Included by dbscan_cuda_index.cu alone: the kernels are static to the file that launches them
+ * (the library is built without relocatable device code). */
 #ifndef PARAC_DBSCAN_CUDA_INDEX_CUH
 #define PARAC_DBSCAN_CUDA_INDEX_CUH
 

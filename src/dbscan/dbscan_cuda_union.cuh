@@ -1,13 +1,13 @@
 /* dbscan/dbscan_cuda_union.cuh — union: dense and compact cells linked under one point, core pairs joined
  * with the GPU union-find (cuda/union_find.cuh; dbscan_cpu.c: join_core_points), from the
  * stencil, from compact cells, or from the sparse variant's lists.
- * Part of dbscan_cuda.cu's one translation unit (it includes this file; the kernels are static to it),
- * split out by concern. */
+ * Included by dbscan_cuda_clusters.cu alone: the kernels are static to the file that launches them
+ * (the library is built without relocatable device code). */
 #ifndef PARAC_DBSCAN_CUDA_UNION_CUH
 #define PARAC_DBSCAN_CUDA_UNION_CUH
 
 #include "cuda/union_find.cuh"
-#include "dbscan/dbscan_cuda_core.cuh"
+#include "dbscan/dbscan_cuda_grid.cuh"
 
 __global__ static void link_dense(const uint32_t *cell_of, const uint32_t *cell_start, const uint8_t *dense,
                                   size_t n, uint32_t *parent)
@@ -70,9 +70,18 @@ __global__ static void union_core_pairs(grid_view<T> view, const uint8_t *dense,
     if (p < view.n && core[p]) union_point_pairs(view, dense, core, p, parent);
 }
 
-/* root_of[original index] = the set root of the point, of its lowest-index
- * core neighbour for a border point, NO_INDEX for noise. */
+/* One thread per cell: its first core point, NO_INDEX when it has none. */
+__global__ static void first_core_of_cells(const uint32_t *cell_start, const uint8_t *core, uint32_t cells,
+                                           uint32_t *first_core)
+{
+    uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x, p;
+    if (cell >= cells) return;
+    for (p = cell_start[cell]; p < cell_start[cell + 1] && !core[p]; p++) {
+    }
+    first_core[cell] = p < cell_start[cell + 1] ? p : NO_INDEX;
+}
 
+/* Core points of a compact cell hang under its first core point. */
 __global__ static void link_compact(const uint32_t *cell_of, const uint8_t *compact, const uint8_t *core,
                                     const uint32_t *first_core, size_t n, uint32_t *parent)
 {
@@ -127,11 +136,8 @@ __global__ static void union_compact(grid_view<T> view, const uint8_t *compact, 
     }
 }
 
-/* assign_roots from the kept lists: no stencil walk for non-core points. With
- * min_index (SPARSE), also min_index[root] = lowest original index of the
- * cluster (min_index_of_root's work, done here in sorted order, where a
- * point's root is a nearby position, instead of in index order, where it is anywhere). */
-
+/* SPARSE: each core point joins the core points of the list count_neighbours_sparse left it;
+ * an overflowed point joins nothing here (union_listed_walkers walks its stencil). */
 __global__ static void union_from_lists(size_t n, const uint8_t *core, neighbour_lists lists, uint32_t *parent)
 {
     uint32_t p = blockIdx.x * blockDim.x + threadIdx.x, count, root;

@@ -81,8 +81,8 @@ parac_status dbscan_cpu(const dbscan_points *points, double eps, size_t min_samp
 
 struct parac_progress_gate; /* core/progress.h */
 
-/* The CUDA path (dbscan_cuda.cu): the same phases on GPU options->exec.cuda_device,
- * the same bytes, in slabs (dbscan_slabs.h) when the points do not fit.
+/* The CUDA path (dbscan_cuda.cu, its phases in dbscan_cuda_*.cu): the same phases on GPU
+ * options->exec.cuda_device, the same bytes, in slabs (dbscan_slabs.h) when the points do not fit.
  * PARAC_ERR_NO_MEMORY when even one slab does not fit (the caller then falls
  * back to the CPU). Fills every info field except device/method/total.
  * Between kernel launches it counts its phases on `progress` (initialised by the
