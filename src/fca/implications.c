@@ -276,7 +276,7 @@ static void context_closure(const basis_search *search, const parac_word *extent
     size_t words = search->words, first = parac_bitset_next(extent, context->objects, 0);
     parac_bitset_fill(closure, search->attributes);
     for (size_t o = first; o < context->objects; o = parac_bitset_next(extent, context->objects, o + 1))
-        parac_bitset_and(closure, closure, context->rows + o * words, words);
+        parac_bitset_and(closure, closure, fca_context_bits_built(context)->rows + o * words, words);
 }
 
 /* set |= addition, queueing each attribute gained; -1 (set left half done) when addition brings an
@@ -406,7 +406,7 @@ static parac_status try_next_child(basis_search *search, int *entered, parac_err
     /* The extent first only when it can prune (min_support): most attempts fail the closure's
      * canonicity test, and the extent costs object_words. */
     if (search->min_support) {
-        parac_bitset_and(child->extent, parent->extent, search->context->columns + j * search->object_words,
+        parac_bitset_and(child->extent, parent->extent, fca_context_bits_built(search->context)->columns + j * search->object_words,
                          search->object_words);
         if (parac_bitset_popcount(child->extent, search->object_words) < search->min_support) return PARAC_OK;
     }
@@ -420,7 +420,7 @@ static parac_status try_next_child(basis_search *search, int *entered, parac_err
     }
     if (implication_closure(search, parent, child, j)) return PARAC_OK;
     if (!search->min_support)
-        parac_bitset_and(child->extent, parent->extent, search->context->columns + j * search->object_words,
+        parac_bitset_and(child->extent, parent->extent, fca_context_bits_built(search->context)->columns + j * search->object_words,
                          search->object_words);
     child->generator = j;
     if ((status = filter_relevant(search, parent, child, j, error)) != PARAC_OK) return status;
@@ -465,6 +465,7 @@ static parac_status search_init(basis_search *search, const parac_fca_context *c
 {
     size_t attributes = context->attributes;
     memset(search, 0, sizeof *search);
+    if (!fca_context_bits(context, error)) return error ? error->status : PARAC_ERR_NO_MEMORY;
     search->context = context;
     search->attributes = attributes;
     search->words = context->attribute_words;

@@ -661,7 +661,7 @@ parac_status fca_sparse_search(const parac_fca_context *context, fca_search *sea
     if (!fca_sparse_suits(context))
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca: the sparse search takes at most %llu objects",
                           (unsigned long long)UINT32_MAX);
-    status = sparse_rows_create(context, search, &rows, error);
+    status = sparse_rows_create(context, search, threads, &rows, error);
     if (status != PARAC_OK) return status;
     /* no object has every search attribute: the full intent's extent is empty */
     search->full_intent_has_empty_extent = 1;

@@ -27,8 +27,9 @@ typedef struct sparse_rows {
     uint64_t *support; /* objects having each search attribute */
 } sparse_rows;
 
-parac_status sparse_rows_create(const parac_fca_context *context, const fca_search *search, sparse_rows *rows,
-                                parac_error *error);
+/* Built on up to `threads` threads (the same rows whatever the count). */
+parac_status sparse_rows_create(const parac_fca_context *context, const fca_search *search, int threads,
+                                sparse_rows *rows, parac_error *error);
 void sparse_rows_destroy(sparse_rows *rows);
 
 typedef struct sparse_transaction {
