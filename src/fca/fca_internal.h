@@ -70,6 +70,10 @@ parac_status fca_read_fimi(const parac_input *input, parac_fca_context **context
  * target reads with a lower limit, since each input naming id 10^6 builds a 10^6-column context. */
 parac_status fca_read_fimi_limited(const parac_input *input, uint32_t id_limit, parac_fca_context **context,
                                    parac_error *error);
+/* fca_read_fimi_limited on `threads` threads (1: the serial reader; the reader takes all cores); tests
+ * compare the two. */
+parac_status fca_read_fimi_threads(const parac_input *input, uint32_t id_limit, int threads,
+                                   parac_fca_context **context, parac_error *error);
 parac_status fca_read_cxt(const parac_input *input, parac_fca_context **context, parac_error *error);
 parac_status fca_read_csv01(const parac_input *input, parac_fca_context **context, parac_error *error);
 

@@ -318,9 +318,15 @@ parac_status fca_read_fimi(const parac_input *input, parac_fca_context **context
 parac_status fca_read_fimi_limited(const parac_input *input, uint32_t id_limit, parac_fca_context **context,
                                    parac_error *error)
 {
+    return fca_read_fimi_threads(input, id_limit, parac_threads_resolve(0), context, error);
+}
+
+parac_status fca_read_fimi_threads(const parac_input *input, uint32_t id_limit, int threads,
+                                   parac_fca_context **context, parac_error *error)
+{
     const unsigned char *bytes = NULL;
     size_t size = 0;
-    int threads = parac_threads_resolve(0), mapped = 0;
+    int mapped = 0;
     parac_status status = PARAC_ERR_PARSE;
     if (threads > 1) {
         if (input->in_memory) {
