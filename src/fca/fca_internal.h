@@ -53,7 +53,10 @@ void fca_context_end_cells(parac_fca_context *context);
 parac_status fca_context_adopt_cells(size_t objects, size_t attributes, size_t *offsets, uint32_t *cell_attributes,
                                      parac_fca_context **context, parac_error *error);
 /* Occupied cells. */
-static inline size_t fca_context_cells(const parac_fca_context *context) { return context->cell_offsets[context->objects]; }
+static inline size_t fca_context_cells(const parac_fca_context *context)
+{
+    return context->cell_offsets[context->objects];
+}
 /* The bit matrices, built at the first call (thread-safe: concurrent first calls build one copy
  * each and all but one are freed); NULL with PARAC_ERR_NO_MEMORY when they do not fit. */
 const fca_bit_matrices *fca_context_bits(const parac_fca_context *context, parac_error *error);

@@ -178,7 +178,8 @@ parac_status fca_read_csv01(const parac_input *input, parac_fca_context **contex
         for (size_t i = 0; i < table.bit_count && status == PARAC_OK; i++)
             if (table.bits[i]) status = fca_context_add(made, i / table.columns, i % table.columns, error);
         fca_context_end_cells(made);
-        if (status == PARAC_OK && table.has_row_names) status = take_names(&table.object_names, table.rows, 0, &made->object_names, error);
+        if (status == PARAC_OK && table.has_row_names)
+            status = take_names(&table.object_names, table.rows, 0, &made->object_names, error);
         if (status == PARAC_OK && table.attribute_names.count)
             status = take_names(&table.attribute_names, table.columns, skip, &made->attribute_names, error);
     }

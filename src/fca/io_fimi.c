@@ -124,7 +124,8 @@ static parac_status parse_line(parac_line_reader *reader, uint32_t id_limit, fim
             return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
                                  "attribute id %.*s is too large (at most %u)", (int)(end - cursor > 30 ? 30 : end - cursor),
                                  cursor, (unsigned)id_limit);
-        if (push_id(cells, (uint32_t)value)) return parac_fail_no_memory(error, "attribute ids", cells->id_capacity * 8);
+        if (push_id(cells, (uint32_t)value))
+            return parac_fail_no_memory(error, "attribute ids", cells->id_capacity * 8);
         if ((uint32_t)value > cells->max_id) cells->max_id = (uint32_t)value;
         cells->any_id = 1;
         cursor = end;
@@ -260,7 +261,8 @@ static parac_status join_pieces(fimi_piece *pieces, int count, int threads, fimi
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
     for (int p = 0; p < count; p++) {
         const fimi_cells *cells = &pieces[p].cells;
-        if (cells->id_count) memcpy(joined->ids + pieces[p].ids_before, cells->ids, cells->id_count * sizeof *cells->ids);
+        if (cells->id_count)
+            memcpy(joined->ids + pieces[p].ids_before, cells->ids, cells->id_count * sizeof *cells->ids);
         for (size_t o = 0; o < cells->object_count; o++)
             joined->ends[pieces[p].objects_before + o] = pieces[p].ids_before + cells->ends[o];
     }

@@ -45,7 +45,8 @@ parac_status sparse_rows_create(const parac_fca_context *context, const fca_sear
     if (!rows->offsets || !rows->support || !rows->attributes || !search_of) {
         free(search_of);
         sparse_rows_destroy(rows);
-        return parac_fail_no_memory(error, "sparse context", (unsigned long long)(context->objects + 1) * 8 + cells * 4);
+        return parac_fail_no_memory(error, "sparse context",
+                                    (unsigned long long)(context->objects + 1) * 8 + cells * 4);
     }
     memcpy(rows->offsets, context->cell_offsets, (context->objects + 1) * sizeof *rows->offsets);
     for (size_t s = 0; s < search->attributes; s++) search_of[search->original_attribute[s]] = (uint32_t)s;

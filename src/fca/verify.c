@@ -12,14 +12,15 @@ static int check_closed(const parac_fca_context *context, const parac_word *inte
                         parac_word *closure, size_t *support)
 {
     size_t object_words = context->object_words, words = context->attribute_words;
+    const fca_bit_matrices *bits = fca_context_bits_built(context);
     parac_bitset_fill(extent, context->objects);
     for (size_t a = parac_bitset_next(intent, context->attributes, 0); a < context->attributes;
          a = parac_bitset_next(intent, context->attributes, a + 1))
-        parac_bitset_and(extent, extent, fca_context_bits_built(context)->columns + a * object_words, object_words);
+        parac_bitset_and(extent, extent, bits->columns + a * object_words, object_words);
     parac_bitset_fill(closure, context->attributes);
     for (size_t o = parac_bitset_next(extent, context->objects, 0); o < context->objects;
          o = parac_bitset_next(extent, context->objects, o + 1))
-        parac_bitset_and(closure, closure, fca_context_bits_built(context)->rows + o * words, words);
+        parac_bitset_and(closure, closure, bits->rows + o * words, words);
     *support = parac_bitset_popcount(extent, object_words);
     return parac_bitset_equal(closure, intent, words) ? 0 : -1;
 }

@@ -192,7 +192,8 @@ static void check_fimi_pieces(void)
     parac_fca_context *context = NULL;
     parac_error error = {0};
     parac_input input;
-    CHECK(text && length >= ((size_t)1 << 20), "the test text must reach the parallel reader's 1 MiB (%zu bytes)", length);
+    CHECK(text && length >= ((size_t)1 << 20), "the test text must reach the parallel reader's 1 MiB (%zu bytes)",
+          length);
     if (!text) return;
     CHECK(compare_readers("valid", text, length) == PARAC_OK);
     /* what the serial reader makes of it, checked against the text itself on a few lines */
@@ -205,7 +206,7 @@ static void check_fimi_pieces(void)
         CHECK(context->objects == objects, "objects: %zu read, %zu lines without '#'", context->objects, objects);
         for (size_t o = 0; o < context->objects; o++)
             for (size_t i = context->cell_offsets[o] + 1; i < context->cell_offsets[o + 1]; i++)
-                CHECK(context->cell_attributes[i - 1] < context->cell_attributes[i], "object %zu: ids not ascending", o);
+                CHECK(context->cell_attributes[i - 1] < context->cell_attributes[i], "object %zu: not ascending", o);
         CHECK(!fca_context_has_bits(context), "reading must not build the bit matrices");
     }
     parac_fca_context_destroy(context);

@@ -202,7 +202,8 @@ static void test_no_bit_matrices(void)
     for (int threads = 1; threads <= 3; threads += 2)
         CHECK(count_with(context, PARAC_FCA_CPU_SPARSE, threads, 0) == dense_count &&
                   count_with(context, PARAC_FCA_CPU_AUTO, threads, 0) == dense_count &&
-                  count_with(context, PARAC_FCA_CPU_SPARSE, threads, 2) == count_with(context, PARAC_FCA_CPU_ON_DEMAND, 1, 2),
+                  count_with(context, PARAC_FCA_CPU_SPARSE, threads, 2) ==
+                      count_with(context, PARAC_FCA_CPU_ON_DEMAND, 1, 2),
               "wide context, %d threads: sparse and dense counts differ", threads);
     CHECK(!fca_context_has_bits(context), "a CPU search built the context's bit matrices");
     CHECK(getrusage(RUSAGE_SELF, &usage) == 0);
