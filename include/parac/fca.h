@@ -45,7 +45,8 @@ typedef struct parac_fca_context parac_fca_context;
 /* Largest attribute id accepted in a FIMI file (ids 0..PARAC_FCA_MAX_ATTRIBUTE_ID). */
 #define PARAC_FCA_MAX_ATTRIBUTE_ID 1000000
 /* Largest context, in cells (objects x attributes): 2^34, a 2 GiB bit matrix
- * (held twice, by rows and by columns). A file, or a call, asking for more is
+ * (held twice, by rows and by columns, when a path that works on bitsets asks
+ * for them; a context itself holds only its occupied cells). A file, or a call, asking for more is
  * refused (PARAC_ERR_PARSE naming the file for a reader, PARAC_ERR_INVALID_ARGUMENT
  * for a call) instead of allocating it: a 7 MB FIMI file of a million lines
  * "999999" would otherwise ask for 250 GB. .cxt counts are at most 10^8 each. */

@@ -49,9 +49,14 @@ static parac_status count_supports(const parac_fca_context *context, closed_item
     const parac_fca_concepts *concepts = closed->concepts;
     size_t count = concepts->count, object_words = context->object_words;
     int failed = 0;
+    const fca_bit_matrices *bits = fca_context_bits(context, error);
+    const parac_word *columns;
+    if (!bits) return error ? error->status : PARAC_ERR_NO_MEMORY;
+    columns = bits->columns;
     if (!(closed->supports = calloc(count + 1, sizeof *closed->supports)))
         return parac_fail_no_memory(error, "rule supports", (count + 1) * 8);
-#pragma omp parallel num_threads(threads) default(none) shared(context, concepts, closed, count, object_words, failed)
+#pragma omp parallel num_threads(threads) default(none) \
+    shared(context, concepts, closed, count, object_words, failed, columns)
     {
         parac_word *extent = malloc((object_words + 1) * sizeof *extent);
         if (!extent) {
@@ -65,7 +70,7 @@ static parac_status count_supports(const parac_fca_context *context, closed_item
             parac_bitset_fill(extent, context->objects);
             for (size_t a = parac_bitset_next(intent, context->attributes, 0); a < context->attributes;
                  a = parac_bitset_next(intent, context->attributes, a + 1))
-                parac_bitset_and(extent, extent, context->columns + a * object_words, object_words);
+                parac_bitset_and(extent, extent, columns + a * object_words, object_words);
             closed->supports[c] = parac_bitset_popcount(extent, object_words);
         }
         free(extent);

@@ -189,11 +189,12 @@ size_t parac_fca_context_extent(const parac_fca_context *context, const uint32_t
     if (!context) return 0;
     for (size_t i = 0; i < size; i++)
         if (intent[i] >= context->attributes) return 0; /* no object has an attribute the context lacks */
+    if (!fca_context_bits(context, NULL)) return 0; /* no memory for the bit matrices */
     extent = calloc(words ? words : 1, sizeof *extent);
     if (!extent) return 0;
     parac_bitset_fill(extent, context->objects);
     for (size_t i = 0; i < size; i++)
-        parac_bitset_and(extent, extent, context->columns + (size_t)intent[i] * words, words);
+        parac_bitset_and(extent, extent, fca_context_bits_built(context)->columns + (size_t)intent[i] * words, words);
     for (size_t o = parac_bitset_next(extent, context->objects, 0); o < context->objects;
          o = parac_bitset_next(extent, context->objects, o + 1)) {
         if (count < capacity && ids) ids[count] = (uint32_t)o;

@@ -250,6 +250,7 @@ parac_status parac_fca_lattice_enumerate(const parac_fca_context *context, const
     uint64_t budget;
     parac_status status;
     if (!context) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca lattice: a context is required");
+    if (!fca_context_bits(context, error)) return error ? error->status : PARAC_ERR_NO_MEMORY;
     if (!options) {
         parac_fca_options_init(&defaults);
         options = &defaults;

@@ -20,10 +20,10 @@
  * its 16 cores). */
 #define FCA_GPU_MIN_DENSITY 0.05
 
-/* Occupied cells / (objects x attributes), from the context's columns (before any search copy). */
+/* Occupied cells / (objects x attributes). */
 static double context_density(const parac_fca_context *context)
 {
-    size_t cells = parac_bitset_popcount(context->columns, context->attributes * context->object_words);
+    size_t cells = fca_context_cells(context);
     return context->objects && context->attributes
                ? (double)cells / ((double)context->objects * (double)context->attributes)
                : 0.0;

@@ -15,29 +15,68 @@
 extern "C" {
 #endif
 
-/* The context is kept both ways: rows answer A' (AND of object rows), columns
- * answer B' and A ∩ {j}' (AND with one column). */
+/* The bit matrices of a context: rows answer A' (AND of object rows), columns answer B' and A ∩ {j}'
+ * (AND with one column). 2 x objects x attributes bits: built only when a path that works on
+ * bitsets asks for them (fca_context_bits). */
+typedef struct fca_bit_matrices {
+    parac_word *rows;    /* objects x attribute_words */
+    parac_word *columns; /* attributes x object_words */
+} fca_bit_matrices;
+
+/* The context is kept by its occupied cells (issue 18: memory proportional to the cells, not to
+ * objects x attributes): object o's attributes, ascending and distinct, at
+ * cell_attributes[cell_offsets[o] .. cell_offsets[o + 1]). */
 struct parac_fca_context {
     size_t objects, attributes;
     size_t object_words, attribute_words;
-    parac_word *rows;    /* objects x attribute_words */
-    parac_word *columns; /* attributes x object_words */
-    char **object_names; /* NULL or objects strings */
+    size_t *cell_offsets;      /* objects + 1 */
+    uint32_t *cell_attributes; /* cell_offsets[objects] of them */
+    size_t cell_capacity;      /* while a reader adds cells (fca_context_add) */
+    size_t last_object;        /* the object fca_context_add last added to (cells come row by row) */
+    fca_bit_matrices *bits;    /* NULL until fca_context_bits built them; published atomically */
+    char **object_names;       /* NULL or objects strings */
     char **attribute_names;
 };
 
-/* Builds rows and columns for an objects x attributes context with no bits set. */
+/* An objects x attributes context with no cells; cells come through fca_context_add (object by
+ * object, each object's attributes ascending, then fca_context_end_cells) or fca_context_adopt_cells. */
 parac_status fca_context_alloc(size_t objects, size_t attributes, parac_fca_context **context, parac_error *error);
 /* 1 when objects x attributes is within PARAC_FCA_MAX_CONTEXT_CELLS (readers check before they allocate). */
 int fca_context_size_ok(size_t objects, size_t attributes);
-/* Sets (object, attribute) in rows and in columns. */
-void fca_context_set(parac_fca_context *context, size_t object, size_t attribute);
+/* Adds cell (object, attribute): objects in ascending order, within an object attributes ascending
+ * (every reader fills row by row). PARAC_ERR_NO_MEMORY when the cell list cannot grow. */
+parac_status fca_context_add(parac_fca_context *context, size_t object, size_t attribute, parac_error *error);
+/* Completes the offsets after the last fca_context_add (objects after the last one with cells). */
+void fca_context_end_cells(parac_fca_context *context);
+/* A context taking over ready cells (offsets: objects + 1 entries; each object's attributes
+ * ascending and distinct, all below attributes; both malloc'd; freed even when this fails). */
+parac_status fca_context_adopt_cells(size_t objects, size_t attributes, size_t *offsets, uint32_t *cell_attributes,
+                                     parac_fca_context **context, parac_error *error);
+/* Occupied cells. */
+static inline size_t fca_context_cells(const parac_fca_context *context)
+{
+    return context->cell_offsets[context->objects];
+}
+/* The bit matrices, built at the first call (thread-safe: concurrent first calls build one copy
+ * each and all but one are freed); NULL with PARAC_ERR_NO_MEMORY when they do not fit. */
+const fca_bit_matrices *fca_context_bits(const parac_fca_context *context, parac_error *error);
+/* The bit matrices of a context whose fca_context_bits already succeeded (entry points ask first). */
+static inline const fca_bit_matrices *fca_context_bits_built(const parac_fca_context *context)
+{
+    return __atomic_load_n(&context->bits, __ATOMIC_ACQUIRE);
+}
+/* 1 when the bit matrices exist (tests: a sparse run must not build them). */
+int fca_context_has_bits(const parac_fca_context *context);
 
 parac_status fca_read_fimi(const parac_input *input, parac_fca_context **context, parac_error *error);
 /* fca_read_fimi with ids above id_limit (<= PARAC_FCA_MAX_ATTRIBUTE_ID) refused as too large: the fuzz
  * target reads with a lower limit, since each input naming id 10^6 builds a 10^6-column context. */
 parac_status fca_read_fimi_limited(const parac_input *input, uint32_t id_limit, parac_fca_context **context,
                                    parac_error *error);
+/* fca_read_fimi_limited on `threads` threads (1: the serial reader; the reader takes all cores); tests
+ * compare the two. */
+parac_status fca_read_fimi_threads(const parac_input *input, uint32_t id_limit, int threads,
+                                   parac_fca_context **context, parac_error *error);
 parac_status fca_read_cxt(const parac_input *input, parac_fca_context **context, parac_error *error);
 parac_status fca_read_csv01(const parac_input *input, parac_fca_context **context, parac_error *error);
 

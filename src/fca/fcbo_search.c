@@ -19,25 +19,24 @@ static int by_support(const void *a, const void *b)
     return x->attribute < y->attribute ? -1 : (x->attribute > y->attribute);
 }
 
-static void fill_permuted(const parac_fca_context *context, fca_search *search)
+/* The permuted bit matrices, from the context's cells (search_of: original id -> search id). */
+static void fill_permuted(const parac_fca_context *context, const uint32_t *search_of, fca_search *search)
 {
-    for (size_t s = 0; s < search->attributes; s++) {
-        uint32_t a = search->original_attribute[s];
-        const parac_word *column = context->columns + a * context->object_words;
-        memcpy(search->columns + s * search->object_words, column, context->object_words * sizeof(parac_word));
-        for (size_t o = parac_bitset_next(column, context->objects, 0); o < context->objects;
-             o = parac_bitset_next(column, context->objects, o + 1))
+    for (size_t o = 0; o < context->objects; o++)
+        for (size_t i = context->cell_offsets[o]; i < context->cell_offsets[o + 1]; i++) {
+            size_t s = search_of[context->cell_attributes[i]];
             parac_bitset_set(search->rows + o * search->attribute_words, s);
-    }
+            parac_bitset_set(search->columns + s * search->object_words, o);
+        }
 }
 
-/* Orders the attributes some object has by ascending support; records the others as empty. */
+/* Orders the attributes some object has by ascending support; records the others as empty.
+ * order holds the supports, counted from the cells, on entry (order[a].support, a = 0..). */
 static size_t order_attributes(const parac_fca_context *context, attribute_support *order, fca_search *search)
 {
     size_t kept = 0;
     for (size_t a = 0; a < context->attributes; a++) {
-        uint32_t support = (uint32_t)parac_bitset_popcount(context->columns + a * context->object_words,
-                                                           context->object_words);
+        uint32_t support = order[a].support;
         if (support == 0) {
             parac_bitset_set(search->empty_attributes, a);
             search->empty_count++;
@@ -68,6 +67,8 @@ parac_status fca_search_create_order(const parac_fca_context *context, uint64_t 
         fca_search_destroy(search);
         return parac_fail_no_memory(error, "search context", n * 8ULL);
     }
+    for (size_t a = 0; a < n; a++) order[a].support = 0;
+    for (size_t i = 0; i < fca_context_cells(context); i++) order[context->cell_attributes[i]].support++;
     search->attributes = order_attributes(context, order, search);
     search->attribute_words = parac_bitset_words(search->attributes) ? parac_bitset_words(search->attributes) : 1;
     search->original_attribute = malloc((search->attributes + 1) * sizeof(uint32_t));
@@ -92,7 +93,16 @@ parac_status fca_search_fill_dense(const parac_fca_context *context, fca_search 
                                     (unsigned long long)(search->objects * search->attribute_words +
                                                          search->attributes * search->object_words) * 8);
     }
-    fill_permuted(context, search);
+    {
+        uint32_t *search_of = malloc((context->attributes + 1) * sizeof *search_of);
+        if (!search_of) {
+            fca_search_destroy(search);
+            return parac_fail_no_memory(error, "search context", (unsigned long long)(context->attributes + 1) * 4);
+        }
+        for (size_t s = 0; s < search->attributes; s++) search_of[search->original_attribute[s]] = (uint32_t)s;
+        fill_permuted(context, search_of, search);
+        free(search_of);
+    }
     search->full_intent_has_empty_extent = 0;
     if (search->objects == 0) search->full_intent_has_empty_extent = 1;
     else {

@@ -269,14 +269,21 @@ static parac_status filter_relevant(basis_search *search, const search_level *pa
 
 /* ---- closures ------------------------------------------------------------------------------ */
 
+/* {j}' as a bitset over the objects. */
+static const parac_word *column_of(const basis_search *search, size_t j)
+{
+    return fca_context_bits_built(search->context)->columns + j * search->object_words;
+}
+
 /* The attributes every object of extent has (all attributes for an empty extent). */
 static void context_closure(const basis_search *search, const parac_word *extent, parac_word *closure)
 {
     const parac_fca_context *context = search->context;
+    const parac_word *rows = fca_context_bits_built(context)->rows;
     size_t words = search->words, first = parac_bitset_next(extent, context->objects, 0);
     parac_bitset_fill(closure, search->attributes);
     for (size_t o = first; o < context->objects; o = parac_bitset_next(extent, context->objects, o + 1))
-        parac_bitset_and(closure, closure, context->rows + o * words, words);
+        parac_bitset_and(closure, closure, rows + o * words, words);
 }
 
 /* set |= addition, queueing each attribute gained; -1 (set left half done) when addition brings an
@@ -406,8 +413,7 @@ static parac_status try_next_child(basis_search *search, int *entered, parac_err
     /* The extent first only when it can prune (min_support): most attempts fail the closure's
      * canonicity test, and the extent costs object_words. */
     if (search->min_support) {
-        parac_bitset_and(child->extent, parent->extent, search->context->columns + j * search->object_words,
-                         search->object_words);
+        parac_bitset_and(child->extent, parent->extent, column_of(search, j), search->object_words);
         if (parac_bitset_popcount(child->extent, search->object_words) < search->min_support) return PARAC_OK;
     }
     /* Back at this node after a child's subtree: index its buckets again when the attempts left
@@ -420,8 +426,7 @@ static parac_status try_next_child(basis_search *search, int *entered, parac_err
     }
     if (implication_closure(search, parent, child, j)) return PARAC_OK;
     if (!search->min_support)
-        parac_bitset_and(child->extent, parent->extent, search->context->columns + j * search->object_words,
-                         search->object_words);
+        parac_bitset_and(child->extent, parent->extent, column_of(search, j), search->object_words);
     child->generator = j;
     if ((status = filter_relevant(search, parent, child, j, error)) != PARAC_OK) return status;
     search->depth = depth + 1;
@@ -465,6 +470,7 @@ static parac_status search_init(basis_search *search, const parac_fca_context *c
 {
     size_t attributes = context->attributes;
     memset(search, 0, sizeof *search);
+    if (!fca_context_bits(context, error)) return error ? error->status : PARAC_ERR_NO_MEMORY;
     search->context = context;
     search->attributes = attributes;
     search->words = context->attribute_words;

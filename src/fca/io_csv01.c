@@ -175,9 +175,11 @@ parac_status fca_read_csv01(const parac_input *input, parac_fca_context **contex
                                table.attribute_names.count, table.columns);
     if (status == PARAC_OK) status = fca_context_alloc(table.rows, table.columns, &made, error);
     if (status == PARAC_OK) {
-        for (size_t i = 0; i < table.bit_count; i++)
-            if (table.bits[i]) fca_context_set(made, i / table.columns, i % table.columns);
-        if (table.has_row_names) status = take_names(&table.object_names, table.rows, 0, &made->object_names, error);
+        for (size_t i = 0; i < table.bit_count && status == PARAC_OK; i++)
+            if (table.bits[i]) status = fca_context_add(made, i / table.columns, i % table.columns, error);
+        fca_context_end_cells(made);
+        if (status == PARAC_OK && table.has_row_names)
+            status = take_names(&table.object_names, table.rows, 0, &made->object_names, error);
         if (status == PARAC_OK && table.attribute_names.count)
             status = take_names(&table.attribute_names, table.columns, skip, &made->attribute_names, error);
     }

@@ -105,8 +105,10 @@ static parac_status read_rows(parac_line_reader *reader, parac_fca_context *cont
                                  "row has %zu entries, expected %zu (one per attribute)", length, context->attributes);
         for (size_t a = 0; a < length; a++) {
             char c = reader->buffer[a];
-            if (c == 'X' || c == 'x') fca_context_set(context, o, a);
-            else if (c != '.')
+            parac_status status;
+            if (c == 'X' || c == 'x') {
+                if ((status = fca_context_add(context, o, a, error)) != PARAC_OK) return status;
+            } else if (c != '.')
                 return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
                                      "unexpected '%c' in row (only 'X' and '.')", c);
         }
@@ -117,6 +119,7 @@ static parac_status read_rows(parac_line_reader *reader, parac_fca_context *cont
     if (got > 0)
         return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
                              "more rows than the header's %zu objects", context->objects);
+    fca_context_end_cells(context);
     return PARAC_OK;
 }
 

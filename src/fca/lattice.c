@@ -80,12 +80,13 @@ static int by_edge(const void *a, const void *b)
 /* closure = C' for the extent C (all attributes when C is empty). */
 static void close_extent(const parac_fca_context *context, const parac_word *extent, parac_word *closure)
 {
+    const parac_word *rows = fca_context_bits_built(context)->rows;
     size_t words = context->attribute_words ? context->attribute_words : 1;
     memset(closure, 0, words * sizeof *closure);
     parac_bitset_fill(closure, context->attributes);
     for (size_t o = parac_bitset_next(extent, context->objects, 0); o < context->objects;
          o = parac_bitset_next(extent, context->objects, o + 1))
-        parac_bitset_and(closure, closure, context->rows + o * context->attribute_words, context->attribute_words);
+        parac_bitset_and(closure, closure, rows + o * context->attribute_words, context->attribute_words);
 }
 
 int fca_cover_scratch_init(fca_cover_scratch *s, const parac_fca_context *context)
@@ -109,17 +110,18 @@ int fca_lower_covers(const parac_fca_context *context, const parac_word *intent,
 {
     size_t n = context->attributes, object_words = context->object_words;
     size_t words = context->attribute_words ? context->attribute_words : 1;
+    const parac_word *columns = fca_context_bits_built(context)->columns;
     memset(s->extent, 0, (object_words + 1) * sizeof(parac_word));
     parac_bitset_fill(s->extent, context->objects);
     for (size_t a = parac_bitset_next(intent, n, 0); a < n; a = parac_bitset_next(intent, n, a + 1))
-        parac_bitset_and(s->extent, s->extent, context->columns + a * object_words, object_words);
+        parac_bitset_and(s->extent, s->extent, columns + a * object_words, object_words);
     memset(s->minimal, 0, words * sizeof(parac_word));
     parac_bitset_fill(s->minimal, n);
     parac_bitset_andnot(s->minimal, s->minimal, intent, words);
     for (size_t m = 0; m < n; m++) {
         int is_cover = 1, stop;
         if (parac_bitset_test(intent, m)) continue;
-        parac_bitset_and(s->child_extent, s->extent, context->columns + m * object_words, object_words);
+        parac_bitset_and(s->child_extent, s->extent, columns + m * object_words, object_words);
         if (parac_bitset_popcount(s->child_extent, object_words) < min_support) {
             parac_bitset_clear_bit(s->minimal, m);
             continue;
@@ -198,6 +200,7 @@ parac_status parac_fca_lattice_create(const parac_fca_context *context, const pa
     int failure = 0;
     if (concepts->attributes != context->attributes)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca lattice: concepts and context differ");
+    if (!fca_context_bits(context, error)) return error ? error->status : PARAC_ERR_NO_MEMORY;
     made = calloc(1, sizeof *made);
     if (!made) return parac_fail_no_memory(error, "lattice", sizeof *made);
     for (size_t i = 0; i < n && !failure; i++) {

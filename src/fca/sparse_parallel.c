@@ -30,6 +30,8 @@ typedef struct sparse_team {
     sparse_worker *workers;
     int threads;
     atomic_int pending; /* tasks spawned, not yet started */
+    atomic_int claiming; /* threads still taking the root's children */
+    sparse_shared_children root_children;
     atomic_int stop;    /* a worker failed or the run was cancelled */
 } sparse_team;
 
@@ -155,6 +157,8 @@ static int spawn_child(sparse_worker *worker, const sparse_node *child)
 {
     sparse_team *team = worker->spawn_data;
     sparse_bundle *bundle;
+    /* while every thread still has root children to take, none is idle: nothing to hand out */
+    if (atomic_load_explicit(&team->claiming, memory_order_relaxed) == team->threads) return 0;
     if (atomic_load_explicit(&team->pending, memory_order_relaxed) >= PENDING_PER_THREAD * team->threads) return 0;
     if (worker->items.size - child->items_first < SMALLEST_SPAWNED_CELLS) return 0;
     bundle = copy_node(worker, child);
@@ -175,6 +179,8 @@ parac_status sparse_search_parallel(const fca_search *search, const sparse_rows 
     team.threads = threads;
     atomic_init(&team.pending, 0);
     atomic_init(&team.stop, 0);
+    atomic_init(&team.claiming, threads);
+    atomic_init(&team.root_children.next, 0);
     team.workers = calloc((size_t)threads, sizeof *team.workers);
     if (!team.workers) return parac_fail_no_memory(error, "sparse FCbO workers", (unsigned long long)threads * sizeof *team.workers);
     for (int t = 0; t < threads && status == PARAC_OK; t++) {
@@ -183,19 +189,20 @@ parac_status sparse_search_parallel(const fca_search *search, const sparse_rows 
         team.workers[t].spawn_data = &team;
         team.workers[t].stop = &team.stop;
     }
+    team.root_children.owner = &team.workers[0];
     if (status == PARAC_OK) {
 #pragma omp parallel num_threads(threads) default(none) shared(team, rows)
-#pragma omp single
         {
             sparse_worker *worker = &team.workers[omp_get_thread_num()];
             sparse_node root;
             worker->busy++;
             if (sparse_make_root(worker, rows, &root)) {
                 sparse_mark_intent(worker, &root, 1);
-                sparse_expand(worker, &root);
+                sparse_expand_shared(worker, &root, &team.root_children);
             }
             worker->busy--;
-        } /* the single's barrier runs every task */
+            atomic_fetch_sub_explicit(&team.claiming, 1, memory_order_relaxed);
+        } /* the region's barrier runs every task */
     }
     *count = 0;
     for (int t = 0; t < threads; t++) {

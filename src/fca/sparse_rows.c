@@ -1,50 +1,63 @@
-/* fca/sparse_rows.c — the context by its occupied cells: each object's attributes as an ascending
- * list of search ids (attributes renumbered by ascending support, fcbo_search.c), in compressed
- * sparse rows. Memory: one uint32 per occupied cell plus one offset per object. */
+/* fca/sparse_rows.c — the context by its occupied cells in search ids: each object's attributes as
+ * an ascending list of search ids (attributes renumbered by ascending support, fcbo_search.c), in
+ * compressed sparse rows. Memory: one uint32 per occupied cell plus one offset per object. Built
+ * from the context's own cells, object by object on the run's threads (each row mapped to search
+ * ids and sorted): no bit matrix is read or built. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/bitset.h"
 #include "core/error.h"
 #include "fca/sparse_search.h"
 
-/* Runs the statement that follows once for every object o having the original attribute. */
-#define FOR_EACH_OBJECT(context, attribute, o)                                                              \
-    for (size_t w_ = 0, o = 0; w_ < (context)->object_words; w_++)                                          \
-        for (parac_word bits_ = (context)->columns[(size_t)(attribute) * (context)->object_words + w_];     \
-             bits_ && ((o = w_ * 64 + (size_t)__builtin_ctzll(bits_)), 1); bits_ &= bits_ - 1)
-
-parac_status sparse_rows_create(const parac_fca_context *context, const fca_search *search, sparse_rows *rows,
-                                parac_error *error)
+static int by_id(const void *a, const void *b)
 {
-    size_t cells = 0;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sorts a row of search ids (distinct): insertion sort for the usual short rows, qsort for long ones. */
+static void sort_row(uint32_t *ids, size_t count)
+{
+    if (count > 32) {
+        qsort(ids, count, sizeof *ids, by_id);
+        return;
+    }
+    for (size_t i = 1; i < count; i++) {
+        uint32_t value = ids[i];
+        size_t j = i;
+        while (j > 0 && ids[j - 1] > value) ids[j] = ids[j - 1], j--;
+        ids[j] = value;
+    }
+}
+
+parac_status sparse_rows_create(const parac_fca_context *context, const fca_search *search, int threads,
+                                sparse_rows *rows, parac_error *error)
+{
+    size_t cells = fca_context_cells(context);
+    uint32_t *search_of;
+    long long objects = (long long)context->objects;
     memset(rows, 0, sizeof *rows);
     rows->objects = context->objects;
-    rows->offsets = calloc(context->objects + 1, sizeof *rows->offsets);
+    rows->offsets = malloc((context->objects + 1) * sizeof *rows->offsets);
     rows->support = calloc(search->attributes + 1, sizeof *rows->support);
-    if (!rows->offsets || !rows->support) {
-        sparse_rows_destroy(rows);
-        return parac_fail_no_memory(error, "sparse context", (unsigned long long)(context->objects + 1) * 8);
-    }
-    for (size_t s = 0; s < search->attributes; s++) {
-        FOR_EACH_OBJECT(context, search->original_attribute[s], o) {
-            rows->offsets[o + 1]++;
-            rows->support[s]++;
-        }
-        cells += rows->support[s];
-    }
-    for (size_t o = 0; o < context->objects; o++) rows->offsets[o + 1] += rows->offsets[o];
     rows->attributes = malloc((cells ? cells : 1) * sizeof *rows->attributes);
-    if (!rows->attributes) {
+    search_of = malloc((context->attributes + 1) * sizeof *search_of);
+    if (!rows->offsets || !rows->support || !rows->attributes || !search_of) {
+        free(search_of);
         sparse_rows_destroy(rows);
-        return parac_fail_no_memory(error, "sparse context", (unsigned long long)cells * 4);
+        return parac_fail_no_memory(error, "sparse context",
+                                    (unsigned long long)(context->objects + 1) * 8 + cells * 4);
     }
-    /* filled column by column in search order, so every row comes out ascending; offsets[o] walks
-     * to offsets[o + 1] and is shifted back afterwards */
-    for (size_t s = 0; s < search->attributes; s++)
-        FOR_EACH_OBJECT(context, search->original_attribute[s], o) rows->attributes[rows->offsets[o]++] = (uint32_t)s;
-    for (size_t o = context->objects; o > 0; o--) rows->offsets[o] = rows->offsets[o - 1];
-    rows->offsets[0] = 0;
+    memcpy(rows->offsets, context->cell_offsets, (context->objects + 1) * sizeof *rows->offsets);
+    for (size_t s = 0; s < search->attributes; s++) search_of[search->original_attribute[s]] = (uint32_t)s;
+    for (size_t i = 0; i < cells; i++) rows->support[search_of[context->cell_attributes[i]]]++;
+#pragma omp parallel for num_threads(threads > 1 ? threads : 1) schedule(dynamic, 4096)
+    for (long long o = 0; o < objects; o++) {
+        size_t first = context->cell_offsets[o], last = context->cell_offsets[o + 1];
+        for (size_t i = first; i < last; i++) rows->attributes[i] = search_of[context->cell_attributes[i]];
+        sort_row(rows->attributes + first, last - first);
+    }
+    free(search_of);
     return PARAC_OK;
 }
 

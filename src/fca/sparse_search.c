@@ -572,19 +572,26 @@ void sparse_mark_intent(sparse_worker *worker, const sparse_node *node, int set)
     }
 }
 
-void sparse_expand(sparse_worker *worker, const sparse_node *node)
+/* The next child index: c + 1 on one's own, or the one the team's counter hands out. */
+static size_t next_child(sparse_shared_children *shared, size_t c)
+{
+    return shared ? atomic_fetch_add_explicit(&shared->next, 1, memory_order_relaxed) : c + 1;
+}
+
+static void expand_children(sparse_worker *worker, const sparse_node *node, sparse_shared_children *shared)
 {
     size_t candidates_mark = worker->candidates.size, occurrences_mark = worker->occurrences.size;
     size_t undo_mark = worker->undo.size, first = worker->candidates.size, count;
+    int owner = !shared || shared->owner == worker;
     uint64_t share;
-    sparse_emit(worker, INTENTS(worker) + node->intent_first, node->intent_length);
+    if (owner) sparse_emit(worker, INTENTS(worker) + node->intent_first, node->intent_length);
     if (stopped(worker)) return;
     count = node->transaction_count ? deliver_occurrences(worker, node) : 0;
     share = node->weight / (count + 1);
-    credit_progress(worker, node->weight - count * share);
+    if (owner) credit_progress(worker, node->weight - count * share);
     /* every candidate is tested before any child is expanded, so each child inherits every failure */
     test_candidates(worker, node, first, count);
-    for (size_t c = 0; c < count && !stopped(worker); c++) {
+    for (size_t c = shared ? next_child(shared, 0) : 0; c < count && !stopped(worker); c = next_child(shared, c)) {
         sparse_node child;
         if (CANDIDATE(worker, first + c).witness || !make_child(worker, node, first + c, &child)) {
             credit_progress(worker, share);
@@ -601,6 +608,13 @@ void sparse_expand(sparse_worker *worker, const sparse_node *node)
     undo_witnesses(worker, undo_mark);
     worker->candidates.size = candidates_mark;
     worker->occurrences.size = occurrences_mark;
+}
+
+void sparse_expand(sparse_worker *worker, const sparse_node *node) { expand_children(worker, node, NULL); }
+
+void sparse_expand_shared(sparse_worker *worker, const sparse_node *node, sparse_shared_children *shared)
+{
+    expand_children(worker, node, shared);
 }
 
 /* ---- the entry point ----------------------------------------------------------------------------- */
@@ -661,7 +675,7 @@ parac_status fca_sparse_search(const parac_fca_context *context, fca_search *sea
     if (!fca_sparse_suits(context))
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca: the sparse search takes at most %llu objects",
                           (unsigned long long)UINT32_MAX);
-    status = sparse_rows_create(context, search, &rows, error);
+    status = sparse_rows_create(context, search, threads, &rows, error);
     if (status != PARAC_OK) return status;
     /* no object has every search attribute: the full intent's extent is empty */
     search->full_intent_has_empty_extent = 1;

@@ -27,8 +27,9 @@ typedef struct sparse_rows {
     uint64_t *support; /* objects having each search attribute */
 } sparse_rows;
 
-parac_status sparse_rows_create(const parac_fca_context *context, const fca_search *search, sparse_rows *rows,
-                                parac_error *error);
+/* Built on up to `threads` threads (the same rows whatever the count). */
+parac_status sparse_rows_create(const parac_fca_context *context, const fca_search *search, int threads,
+                                sparse_rows *rows, parac_error *error);
 void sparse_rows_destroy(sparse_rows *rows);
 
 typedef struct sparse_transaction {
@@ -103,6 +104,15 @@ void sparse_emit(sparse_worker *worker, const uint32_t *intent, size_t length);
 int sparse_make_root(sparse_worker *worker, const sparse_rows *rows, sparse_node *root);
 /* Emits the node's concept and searches its subtree (children may be spawned). */
 void sparse_expand(sparse_worker *worker, const sparse_node *node);
+/* One node's children shared out among a team: every member builds the same node in its own worker
+ * (same database, so the same candidates in the same order, and the same witnesses after testing
+ * them) and expands only the children whose index `next` hands it; `owner` alone emits the node's
+ * concept and credits the node's own progress share. */
+typedef struct sparse_shared_children {
+    atomic_size_t next;
+    const sparse_worker *owner;
+} sparse_shared_children;
+void sparse_expand_shared(sparse_worker *worker, const sparse_node *node, sparse_shared_children *shared);
 /* Sets (1) or clears (0) the node's intent in in_intent, for a node that starts a path (the root, a task). */
 void sparse_mark_intent(sparse_worker *worker, const sparse_node *node, int set);
 /* Gives the worker's arrays back to the sizes they had at the node's start. */

@@ -12,14 +12,15 @@ static int check_closed(const parac_fca_context *context, const parac_word *inte
                         parac_word *closure, size_t *support)
 {
     size_t object_words = context->object_words, words = context->attribute_words;
+    const fca_bit_matrices *bits = fca_context_bits_built(context);
     parac_bitset_fill(extent, context->objects);
     for (size_t a = parac_bitset_next(intent, context->attributes, 0); a < context->attributes;
          a = parac_bitset_next(intent, context->attributes, a + 1))
-        parac_bitset_and(extent, extent, context->columns + a * object_words, object_words);
+        parac_bitset_and(extent, extent, bits->columns + a * object_words, object_words);
     parac_bitset_fill(closure, context->attributes);
     for (size_t o = parac_bitset_next(extent, context->objects, 0); o < context->objects;
          o = parac_bitset_next(extent, context->objects, o + 1))
-        parac_bitset_and(closure, closure, context->rows + o * words, words);
+        parac_bitset_and(closure, closure, bits->rows + o * words, words);
     *support = parac_bitset_popcount(extent, object_words);
     return parac_bitset_equal(closure, intent, words) ? 0 : -1;
 }
@@ -33,6 +34,7 @@ parac_status parac_fca_verify(const parac_fca_context *context, const parac_fca_
     if (concepts->attributes != context->attributes)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca verify: concepts have %zu attributes, context %zu",
                           concepts->attributes, context->attributes);
+    if (!fca_context_bits(context, error)) return error ? error->status : PARAC_ERR_NO_MEMORY;
 #pragma omp parallel default(none) shared(context, concepts, count, words, min_support, first_bad, bad_kind)
     {
         parac_word *extent = calloc(context->object_words + 1, sizeof(parac_word));

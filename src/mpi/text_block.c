@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/line_reader.h"
 #include "core/matrix_file.h"
+#include "core/text_pieces.h"
 
 /* What a rank sees of the file; rank 0's view decides how every rank reads it. */
 typedef struct file_view {
@@ -62,33 +63,6 @@ static parac_status read_whole(const char *path, int ranks, int rank, mpi_points
         memcpy(points->values, matrix.data + points->first * matrix.cols, points->count * row_bytes);
     parac_matrix_free(&matrix);
     return status;
-}
-
-/* Byte r*size/R, without overflowing for any file size. */
-static uint64_t range_boundary(uint64_t size, int ranks, int rank)
-{
-    uint64_t r = (uint64_t)rank, n = (uint64_t)ranks;
-    return size / n * r + size % n * r / n;
-}
-
-/* The first line start at or after offset: offset itself when a line starts there. */
-static uint64_t line_start_at_or_after(const unsigned char *bytes, uint64_t size, uint64_t offset)
-{
-    const unsigned char *newline;
-    if (offset == 0 || offset >= size) return offset;
-    newline = memchr(bytes + offset - 1, '\n', (size_t)(size - offset + 1));
-    return newline ? (uint64_t)(newline - bytes) + 1 : size;
-}
-
-static uint64_t count_newlines(const unsigned char *bytes, uint64_t size)
-{
-    uint64_t count = 0;
-    const unsigned char *end = bytes + size, *newline;
-    while (bytes < end && (newline = memchr(bytes, '\n', (size_t)(end - bytes)))) {
-        count++;
-        bytes = newline + 1;
-    }
-    return count;
 }
 
 /* The rows a table of `columns` values each grows by at first: 1024, or 1 MiB of them when rows are
@@ -142,9 +116,9 @@ static parac_status parse_piece(MPI_Comm comm, const char *path, const unsigned 
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &ranks);
     memset(&csv, 0, sizeof csv);
-    start = line_start_at_or_after(bytes, size, range_boundary(size, ranks, rank));
-    end = line_start_at_or_after(bytes, size, range_boundary(size, ranks, rank + 1));
-    newlines = status == PARAC_OK ? count_newlines(bytes + start, end - start) : 0;
+    start = parac_text_piece_start(bytes, size, (uint64_t)ranks, (uint64_t)rank);
+    end = parac_text_piece_start(bytes, size, (uint64_t)ranks, (uint64_t)rank + 1);
+    newlines = status == PARAC_OK ? parac_text_count_newlines(bytes + start, end - start) : 0;
     MPI_Exscan(&newlines, &lines_before, 1, MPI_UINT64_T, MPI_SUM, comm);
     if (rank == 0) lines_before = 0; /* MPI_Exscan leaves rank 0's undefined */
     if (status == PARAC_OK)

@@ -115,6 +115,114 @@ static void check_fimi_id_limit(void)
           "limited reader: id 16384 at a limit of 16383: %s", error.message);
 }
 
+/* ---- the FIMI reader on threads: pieces of a text of >= 1 MiB ------------------------------- */
+
+/* A FIMI text of about `lines` lines with what the reader must get right at any piece boundary:
+ * unsorted and repeated ids, blank lines (objects without attributes), comment lines, CRLF and
+ * tab separators, a byte-order mark, no final newline. bad_line (0: none): that line says `bad`. */
+static char *big_fimi(size_t lines, size_t bad_line, const char *bad, size_t *length)
+{
+    size_t capacity = lines * 64 + 64, used = 0;
+    char *text = malloc(capacity);
+    uint64_t state = 12345;
+    if (!text) return NULL;
+    used += (size_t)snprintf(text, capacity, "\xEF\xBB\xBF");
+    for (size_t line = 1; line <= lines; line++) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        if (line == bad_line) used += (size_t)snprintf(text + used, capacity - used, "%s\n", bad);
+        else if (state >> 60 == 0) used += (size_t)snprintf(text + used, capacity - used, "\n");
+        else if (state >> 60 == 1) used += (size_t)snprintf(text + used, capacity - used, "# comment %zu\n", line);
+        else {
+            unsigned count = 1 + (unsigned)(state >> 57) % 9;
+            for (unsigned i = 0; i < count; i++) {
+                state = state * 6364136223846793005ull + 1442695040888963407ull;
+                used += (size_t)snprintf(text + used, capacity - used, "%s%u", i ? (i % 3 ? " " : "\t") : "",
+                                         (unsigned)(state >> 33) % (i % 4 ? 3000u : 40u));
+            }
+            used += (size_t)snprintf(text + used, capacity - used, line % 7 ? "\n" : "\r\n");
+        }
+    }
+    if (used && text[used - 1] == '\n') used--; /* no final newline */
+    *length = used;
+    return text;
+}
+
+static int same_cells(const parac_fca_context *a, const parac_fca_context *b)
+{
+    if (a->objects != b->objects || a->attributes != b->attributes) return 0;
+    if (memcmp(a->cell_offsets, b->cell_offsets, (a->objects + 1) * sizeof *a->cell_offsets) != 0) return 0;
+    return memcmp(a->cell_attributes, b->cell_attributes, fca_context_cells(a) * sizeof *a->cell_attributes) == 0;
+}
+
+/* Reads text (a buffer, and a file of the same bytes) on 1 and 4 threads: the same context, or
+ * the same error, word for word. Returns the serial result's status. */
+static parac_status compare_readers(const char *label, const char *text, size_t length)
+{
+    char path[256];
+    const char *file = write_file("pieces.dat", text, length);
+    parac_input inputs[2];
+    parac_status serial_status = PARAC_OK;
+    snprintf(path, sizeof path, "%s", file);
+    inputs[0] = parac_input_memory(text, length, path);
+    inputs[1] = parac_input_file(path);
+    for (int i = 0; i < 2; i++) {
+        parac_fca_context *serial = NULL, *pieces = NULL;
+        parac_error serial_error = {0}, pieces_error = {0};
+        serial_status = fca_read_fimi_threads(&inputs[i], PARAC_FCA_MAX_ATTRIBUTE_ID, 1, &serial, &serial_error);
+        parac_status status = fca_read_fimi_threads(&inputs[i], PARAC_FCA_MAX_ATTRIBUTE_ID, 4, &pieces, &pieces_error);
+        CHECK(status == serial_status, "%s (%s): status %d on 4 threads, %d on 1", label, i ? "file" : "buffer",
+              (int)status, (int)serial_status);
+        if (serial_status == PARAC_OK && status == PARAC_OK)
+            CHECK(same_cells(serial, pieces), "%s (%s): the contexts read on 1 and 4 threads differ", label,
+                  i ? "file" : "buffer");
+        else
+            CHECK(strcmp(serial_error.message, pieces_error.message) == 0, "%s (%s): '%s' on 4 threads, '%s' on 1",
+                  label, i ? "file" : "buffer", pieces_error.message, serial_error.message);
+        parac_fca_context_destroy(serial);
+        parac_fca_context_destroy(pieces);
+    }
+    remove(path);
+    return serial_status;
+}
+
+static void check_fimi_pieces(void)
+{
+    size_t length, lines = 120000;
+    char *text = big_fimi(lines, 0, NULL, &length);
+    parac_fca_context *context = NULL;
+    parac_error error = {0};
+    parac_input input;
+    CHECK(text && length >= ((size_t)1 << 20), "the test text must reach the parallel reader's 1 MiB (%zu bytes)",
+          length);
+    if (!text) return;
+    CHECK(compare_readers("valid", text, length) == PARAC_OK);
+    /* what the serial reader makes of it, checked against the text itself on a few lines */
+    input = parac_input_memory(text, length, "pieces.dat");
+    CHECK_OK(fca_read_fimi_threads(&input, PARAC_FCA_MAX_ATTRIBUTE_ID, 4, &context, &error), &error);
+    if (context) {
+        size_t objects = 0;
+        for (size_t i = 3; i < length; i++) /* an object for every line that is not a comment (after the BOM) */
+            if (i == 3 || text[i - 1] == '\n') objects += text[i] != '#';
+        CHECK(context->objects == objects, "objects: %zu read, %zu lines without '#'", context->objects, objects);
+        for (size_t o = 0; o < context->objects; o++)
+            for (size_t i = context->cell_offsets[o] + 1; i < context->cell_offsets[o + 1]; i++)
+                CHECK(context->cell_attributes[i - 1] < context->cell_attributes[i], "object %zu: not ascending", o);
+        CHECK(!fca_context_has_bits(context), "reading must not build the bit matrices");
+    }
+    parac_fca_context_destroy(context);
+    free(text);
+    /* a bad line early, in the middle and last: the same first error, at the same line */
+    for (size_t k = 0; k < 3; k++) {
+        size_t bad_line = k == 0 ? 3 : k == 1 ? lines / 2 + 17 : lines;
+        const char *bad = k == 1 ? "5 x7 9" : k == 2 ? "1 2 1000001" : "-4";
+        char label[64];
+        text = big_fimi(lines, bad_line, bad, &length);
+        snprintf(label, sizeof label, "bad line %zu", bad_line);
+        if (text) CHECK(compare_readers(label, text, length) == PARAC_ERR_PARSE, "%s must fail", label);
+        free(text);
+    }
+}
+
 static void check_cxt(void)
 {
     expect_context("small.cxt", "B\n\n2\n3\n\no1\no2\na\nb\nc\nX.X\n.XX\n", 2, 3, "101011");
@@ -160,6 +268,7 @@ int main(void)
 {
     check_fimi();
     check_fimi_id_limit();
+    check_fimi_pieces();
     check_cxt();
     check_csv01();
     return test_finish("fca.io");

@@ -4,13 +4,14 @@
  *   dbscan's radix sort (per-thread digit counts, one prefix, scatter) and range offsets;
  *   dbscan's grid path (parallel bounds, keys, lock-free union-find, border pass) and brute force;
  *   fca's four CPU strategies (locked scratch pool, per-thread workers, work-stealing deques,
- *   on-demand copies);
+ *   on-demand copies; the sparse search's shared root) and the FIMI reader's pieces;
  *   birch's speculative-parallel batches (parallel speculation, the commit parallel over the root's
  *   subtrees with reroutes) against the serial insertion.
  * The sizes are chosen so that each path really runs parallel (above the thresholds under which
  * the code falls back to one thread: birch's PHASE_MIN_POINTS / PARALLEL_PHASE_MIN, fca's task
  * spawning), and THREADS (default 4) threads are asked for even on a 2-core machine.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,8 +19,10 @@
 #include <parac/dbscan.h>
 #include <parac/fca.h>
 
+#include "core/input.h"
 #include "core/rng.h"
 #include "dbscan/radix_sort.h"
+#include "fca/fca_internal.h"
 #include "test_util.h"
 
 static int test_threads(void)
@@ -157,6 +160,39 @@ static void check_fca(int threads)
     parac_fca_context_destroy(context);
 }
 
+/* The FIMI reader on threads (pieces of >= 1 MiB of text) against its one-thread reading. */
+static void check_fca_read(int threads)
+{
+    size_t capacity = (size_t)3 << 20, used = 0;
+    char *text = malloc(capacity);
+    parac_fca_context *contexts[2] = {NULL, NULL};
+    parac_input input;
+    parac_error error;
+    parac_rng rng;
+    if (!text) return;
+    parac_rng_seed(&rng, 5);
+    while (used < ((size_t)5 << 18)) { /* 1.25 MiB of lines of 1-6 ids */
+        int ids = 1 + (int)(parac_rng_uniform(&rng) * 6);
+        for (int i = 0; i < ids; i++)
+            used += (size_t)snprintf(text + used, capacity - used, "%s%d", i ? " " : "",
+                                     (int)(parac_rng_uniform(&rng) * 5000));
+        text[used++] = '\n';
+    }
+    input = parac_input_memory(text, used, "threads.dat");
+    CHECK_OK(fca_read_fimi_threads(&input, PARAC_FCA_MAX_ATTRIBUTE_ID, 1, &contexts[0], &error), &error);
+    CHECK_OK(fca_read_fimi_threads(&input, PARAC_FCA_MAX_ATTRIBUTE_ID, threads, &contexts[1], &error), &error);
+    CHECK(contexts[0] && contexts[1] && contexts[0]->objects == contexts[1]->objects &&
+              fca_context_cells(contexts[0]) == fca_context_cells(contexts[1]) &&
+              memcmp(contexts[0]->cell_offsets, contexts[1]->cell_offsets,
+                     (contexts[0]->objects + 1) * sizeof(size_t)) == 0 &&
+              memcmp(contexts[0]->cell_attributes, contexts[1]->cell_attributes,
+                     fca_context_cells(contexts[0]) * sizeof(uint32_t)) == 0,
+          "fca: the FIMI text read on %d threads differs from one thread's reading", threads);
+    parac_fca_context_destroy(contexts[0]);
+    parac_fca_context_destroy(contexts[1]);
+    free(text);
+}
+
 /* Subcluster centres and counts, and the labels of the points, of one birch fit. */
 static int fit_birch(const double *points, size_t n, size_t batch, int threads, double **centers, int64_t **counts,
                      size_t *m, int32_t *labels, parac_birch_insert_stats *stats)
@@ -227,6 +263,7 @@ int main(void)
     }
     free(grid_points), free(wide_points);
     check_fca(threads);
+    check_fca_read(threads);
     check_birch(threads);
     return test_finish("threads.parallel_paths");
 }
