@@ -21,15 +21,25 @@
  * and its square root, generously (1e-16 > half an ulp of 1). */
 BIRCH_HD double birch_margin_slack(size_t dims) { return 4e-16 * (double)(dims + 8); }
 
-/* Lower bound of the true distance whose rounded square is `second`. */
+/* Lower bound of the true distance whose rounded square is `second`. The product and the difference
+ * are separate statements: within one expression clang contracts them into a fused multiply-add
+ * wherever the target has FMA (-ffp-contract=on), which the AVX-512 descent's tail is (target
+ * "avx512f" implies FMA in clang) and the scalar one is not, so the same point got bounds one
+ * rounding apart (birch.speculate_cpu under the TSan build, AVX-512 machine, 2026-12-04). */
 BIRCH_HD double birch_runner_up_bound(double second, double slack)
 {
+    double scaled;
     if (isinf(second)) return INFINITY; /* the node's only entry */
-    return sqrt(second) * (1.0 - slack) - 1e-150;
+    scaled = sqrt(second) * (1.0 - slack);
+    return scaled - 1e-150;
 }
 
-/* Upper bound of the true distance whose rounded square is `distance`. */
-BIRCH_HD double birch_distance_upper(double distance, double slack) { return sqrt(distance) * (1.0 + slack) + 1e-150; }
+/* Upper bound of the true distance whose rounded square is `distance` (two statements, as above). */
+BIRCH_HD double birch_distance_upper(double distance, double slack)
+{
+    double scaled = sqrt(distance) * (1.0 + slack);
+    return scaled + 1e-150;
+}
 
 /* Walks the tree (flat arrays of birch_tree) with the point x (coordinate j at
  * x[j * stride]); returns its leaf slot (-1 for an empty tree) and writes the
