@@ -39,7 +39,7 @@ typedef struct mpi_gemm_shape {
 /* What this rank did. */
 typedef struct mpi_gemm_info {
     int64_t local_m, local_n;          /* this rank's C piece */
-    double seconds_scatter, seconds_broadcast, seconds_multiply, seconds_gather; /* scatter, gather: the caller's */
+    double seconds_scatter, seconds_broadcast, seconds_multiply; /* scatter: the caller's */
     double seconds_compute;            /* parac_gemm_last_compute_seconds of the local multiply */
     double cpu_seconds_multiply;       /* process CPU time of the local multiply (all threads) */
     double bytes_broadcast;            /* A and B panel bytes this rank received or sent in the broadcasts */
