@@ -211,8 +211,8 @@ static parac_status plan_from_headers(const gemm_args *args, const mpi_gemm_args
  * plan made by rank 0 from the headers and the ranks' zero counts. The block edge is the plan's larger tile
  * edge before the zero counts are known (the dense plan's); when the counts make an operand scanned, the
  * scanned plan's tiles are 64 on its side, which that edge is a multiple of, unless a tuning cache gave
- * the dense plan smaller tiles: then the pieces are read again with the scanned plan's edge. Returns the
- * agreed exit code. */
+ * the dense plan smaller tiles: then the pieces are read again with the scanned plan's edge (a guard:
+ * parac-mpi offers no --tune-cache today, so no test reaches it). Returns the agreed exit code. */
 static int read_in_parallel(MPI_Comm comm, const mpi_grid *grid, const gemm_args *args, const mpi_gemm_args *margs,
                             const cli_common *common, const char **positionals, mpi_gemm_shape *shape,
                             mpi_gemm_pieces *pieces, read_report *report, parac_error *error)
