@@ -83,25 +83,36 @@ parac_status gemm_generate_inputs(const gemm_args *args, uint64_t seed, gemm_inp
     return parac_gemm_matrix_generate(&b_spec, in->b.values, error);
 }
 
-static double zero_fraction(const parac_gemm_matrix *m)
+int gemm_is_sparse(int64_t zeros, int64_t count)
 {
-    int64_t zeros = 0, count = m->rows * m->cols;
-    for (int64_t i = 0; i < count; i++) zeros += m->values[i] == 0.0f;
-    return (double)zeros / (double)count;
+    return (double)zeros / (double)count > 0.25;
+}
+
+int64_t gemm_count_zeros(const float *values, int64_t count)
+{
+    int64_t zeros = 0;
+    for (int64_t i = 0; i < count; i++) zeros += values[i] == 0.0f;
+    return zeros;
+}
+
+parac_status gemm_check_shapes(const char *a_path, int64_t a_rows, int64_t a_cols, const char *b_path, int64_t b_rows,
+                               int64_t b_cols, parac_error *error)
+{
+    if (a_cols == b_rows) return PARAC_OK;
+    return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
+                      "gemm: shape mismatch: %s is %lld x %lld but %s is %lld x %lld (need A cols == B rows)", a_path,
+                      (long long)a_rows, (long long)a_cols, b_path, (long long)b_rows, (long long)b_cols);
 }
 
 parac_status gemm_read_inputs(const char *a_path, const char *b_path, gemm_inputs *in, parac_error *error)
 {
     parac_status status = parac_gemm_matrix_read(a_path, &in->a, error);
     if (status == PARAC_OK) status = parac_gemm_matrix_read(b_path, &in->b, error);
-    if (status == PARAC_OK && in->a.cols != in->b.rows)
-        status = parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
-                            "gemm: shape mismatch: %s is %lld x %lld but %s is %lld x %lld (need A cols == B rows)",
-                            a_path, (long long)in->a.rows, (long long)in->a.cols, b_path, (long long)in->b.rows,
-                            (long long)in->b.cols);
+    if (status == PARAC_OK)
+        status = gemm_check_shapes(a_path, in->a.rows, in->a.cols, b_path, in->b.rows, in->b.cols, error);
     if (status == PARAC_OK) {
-        in->sparse_a = zero_fraction(&in->a) > 0.25;
-        in->sparse_b = zero_fraction(&in->b) > 0.25;
+        in->sparse_a = gemm_is_sparse(gemm_count_zeros(in->a.values, in->a.rows * in->a.cols), in->a.rows * in->a.cols);
+        in->sparse_b = gemm_is_sparse(gemm_count_zeros(in->b.values, in->b.rows * in->b.cols), in->b.rows * in->b.cols);
     }
     return status;
 }

@@ -64,6 +64,13 @@ parac_status gemm_generate_inputs(const gemm_args *args, uint64_t seed, gemm_inp
 /* A and B from files; a shape mismatch is PARAC_ERR_INVALID_ARGUMENT naming both; an operand with
  * more than a quarter zeros is scanned for zero tiles. */
 parac_status gemm_read_inputs(const char *a_path, const char *b_path, gemm_inputs *in, parac_error *error);
+/* A's columns must be B's rows: PARAC_ERR_INVALID_ARGUMENT naming both files otherwise. */
+parac_status gemm_check_shapes(const char *a_path, int64_t a_rows, int64_t a_cols, const char *b_path, int64_t b_rows,
+                               int64_t b_cols, parac_error *error);
+/* The rule that makes an operand scanned for zero tiles: more than a quarter of its values are zero
+ * (parac-mpi gemm adds up its ranks' counts of their pieces). */
+int gemm_is_sparse(int64_t zeros, int64_t count);
+int64_t gemm_count_zeros(const float *values, int64_t count);
 /* Shape, layouts and zero-tile scans of the inputs (C row-major). */
 void gemm_fill_options(const cli_common *common, const gemm_inputs *in, parac_gemm_options *options);
 /* The C that beta multiplies: zeros, or (beta != 0) random from seed + 2. c has m x n floats. */

@@ -430,19 +430,16 @@ void parac_npy_array_free(parac_npy_array *array)
     array->mapping_bytes = 0;
 }
 
-parac_status parac_npy_write(const char *path, parac_dtype dtype, int ndim, const uint64_t *shape,
-                             const void *data, parac_error *error)
+size_t parac_npy_header(parac_dtype dtype, int ndim, const uint64_t *shape, unsigned char *out)
 {
     char header[512];
     int length;
-    size_t total, count = 1;
-    FILE *file;
+    size_t total;
     char shape_text[256] = "";
     for (int d = 0; d < ndim; d++) {
         char part[32];
         snprintf(part, sizeof part, "%llu%s", (unsigned long long)shape[d], (ndim == 1 || d + 1 < ndim) ? ", " : "");
         strncat(shape_text, part, sizeof shape_text - strlen(shape_text) - 1);
-        count *= shape[d];
     }
     if (ndim == 1) shape_text[strlen(shape_text) - 1] = '\0'; /* "(5,)" */
     length = snprintf(header, sizeof header, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }",
@@ -454,12 +451,26 @@ parac_status parac_npy_write(const char *path, parac_dtype dtype, int ndim, cons
         total++;
     }
     header[length++] = '\n';
-    file = strcmp(path, "-") == 0 ? stdout : fopen(path, "wb");
-    if (!file) return parac_fail_at(error, PARAC_ERR_IO, path, 0, "cannot create: %s", strerror(errno));
     {
         unsigned char preamble[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(length & 0xff),
                                       (unsigned char)(length >> 8)};
-        int ok = fwrite(preamble, 1, 10, file) == 10 && fwrite(header, 1, (size_t)length, file) == (size_t)length &&
+        memcpy(out, preamble, 10);
+        memcpy(out + 10, header, (size_t)length);
+    }
+    return 10 + (size_t)length;
+}
+
+parac_status parac_npy_write(const char *path, parac_dtype dtype, int ndim, const uint64_t *shape,
+                             const void *data, parac_error *error)
+{
+    unsigned char header[PARAC_NPY_HEADER_MAX];
+    size_t length = parac_npy_header(dtype, ndim, shape, header), count = 1;
+    FILE *file;
+    for (int d = 0; d < ndim; d++) count *= shape[d];
+    file = strcmp(path, "-") == 0 ? stdout : fopen(path, "wb");
+    if (!file) return parac_fail_at(error, PARAC_ERR_IO, path, 0, "cannot create: %s", strerror(errno));
+    {
+        int ok = fwrite(header, 1, length, file) == length &&
                  (count == 0 || fwrite(data, parac_dtype_size(dtype), count, file) == count);
         if (file != stdout) ok = (fclose(file) == 0) && ok;
         else ok = (fflush(file) == 0) && ok;

@@ -82,6 +82,11 @@ parac_status parac_npy_read_copy(const char *path, parac_npy_array *array, parac
 parac_status parac_npy_read_input(const parac_input *input, parac_npy_array *array, parac_error *error);
 void parac_npy_array_free(parac_npy_array *array);
 
+/* The version 1.0 header parac_npy_write puts before the data (magic, length, the dict padded so the
+ * data starts at a multiple of 64): writes it into out (PARAC_NPY_HEADER_MAX bytes) and returns its
+ * length. For writers that place the data themselves (parac-mpi gemm's ranks, MPI-IO). */
+#define PARAC_NPY_HEADER_MAX 576
+size_t parac_npy_header(parac_dtype dtype, int ndim, const uint64_t *shape, unsigned char *out);
 /* Writes a C-order array (version 1.0 header). */
 parac_status parac_npy_write(const char *path, parac_dtype dtype, int ndim, const uint64_t *shape,
                              const void *data, parac_error *error);

@@ -104,6 +104,13 @@ parac_status gemm_cuda_vendor_reference(parac_gemm_plan *plan, float alpha, cons
                                         float *c, parac_error *error);
 #endif
 
+/* parac_gemm_plan_create for a caller that holds no whole operand to scan (parac-mpi gemm reads the pieces
+ * of A and B on its ranks): A (scanned_a) and B (scanned_b) are taken as scanned, which sets the tile
+ * shape a scan sets, with every tile kept. The tile shape, tile_k, split-k and variant are then those of
+ * the plan with scan_a / scan_b (a scan's result moves only the masks and what follows from them). */
+parac_status gemm_plan_create_as_scanned(const parac_gemm_options *options, int scanned_a, int scanned_b,
+                                         parac_gemm_plan **plan, parac_error *error);
+
 #ifdef __cplusplus
 }
 #endif

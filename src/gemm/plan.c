@@ -99,10 +99,11 @@ static int ws_tiles_fit(parac_gemm_plan *plan, const parac_gemm_options *o)
  * *split_tiles gets the heuristic's C tile count, which choose_split uses instead of the final shape's:
  * split-k (with tile_k) fixes the summation order of every element, tile_m and tile_n only say which
  * thread computes it, so a tuned shape gives the untuned plan's bits. */
-static parac_status choose_tiles(parac_gemm_plan *plan, const parac_gemm_options *o, int64_t *split_tiles,
-                                 parac_error *error)
+static parac_status choose_tiles(parac_gemm_plan *plan, const parac_gemm_options *o, int scanned_a, int scanned_b,
+                                 int64_t *split_tiles, parac_error *error)
 {
-    int sparse_a = o->a_tile_mask || o->scan_a, sparse_b = o->b_tile_mask || o->scan_b, sparse = sparse_a || sparse_b;
+    int sparse_a = o->a_tile_mask || o->scan_a || scanned_a, sparse_b = o->b_tile_mask || o->scan_b || scanned_b;
+    int sparse = sparse_a || sparse_b;
     int ws_wide;
     plan->tile_k = o->tile_k ? o->tile_k : 64;
     if (o->variant == PARAC_GEMM_VARIANT_N256 && o->dtype == PARAC_GEMM_FP32) {
@@ -344,7 +345,8 @@ static int n256_stages(const parac_gemm_plan *plan, const parac_gemm_options *o)
     return o->pipeline_stages == 4 || plan->tile_k % 32 ? 4 : 2;
 }
 
-static parac_status build_plan(parac_gemm_plan *plan, const parac_gemm_options *caller, parac_error *error)
+static parac_status build_plan(parac_gemm_plan *plan, const parac_gemm_options *caller, int scanned_a, int scanned_b,
+                               parac_error *error)
 {
     parac_status status;
     int64_t split_tiles = 0;
@@ -358,7 +360,7 @@ static parac_status build_plan(parac_gemm_plan *plan, const parac_gemm_options *
 #ifdef PARAC_HAVE_CUDA
     if (plan->device == PARAC_DEVICE_CUDA && (status = gemm_cuda_state_create(plan, error)) != PARAC_OK) return status;
 #endif
-    if ((status = choose_tiles(plan, o, &split_tiles, error)) != PARAC_OK) return status;
+    if ((status = choose_tiles(plan, o, scanned_a, scanned_b, &split_tiles, error)) != PARAC_OK) return status;
     plan->tiles_m = gemm_ceil_div(o->m, plan->tile_m);
     plan->tiles_n = gemm_ceil_div(o->n, plan->tile_n);
     plan->tiles_k = gemm_ceil_div(o->k, plan->tile_k);
@@ -386,8 +388,8 @@ static parac_status build_plan(parac_gemm_plan *plan, const parac_gemm_options *
     return PARAC_OK;
 }
 
-parac_status parac_gemm_plan_create(const parac_gemm_options *options, parac_gemm_plan **plan_out,
-                                    parac_error *error)
+static parac_status create_plan(const parac_gemm_options *options, int scanned_a, int scanned_b,
+                                parac_gemm_plan **plan_out, parac_error *error)
 {
     parac_gemm_plan *plan;
     parac_status status;
@@ -404,13 +406,25 @@ parac_status parac_gemm_plan_create(const parac_gemm_options *options, parac_gem
         status = resolve_leading(options->ldb, options->k, options->n, options->layout_b, "b", &plan->ldb, error);
     if (status == PARAC_OK)
         status = resolve_leading(options->ldc, options->m, options->n, options->layout_c, "c", &plan->ldc, error);
-    if (status == PARAC_OK) status = build_plan(plan, options, error);
+    if (status == PARAC_OK) status = build_plan(plan, options, scanned_a, scanned_b, error);
     if (status != PARAC_OK) {
         parac_gemm_plan_destroy(plan);
         return status;
     }
     *plan_out = plan;
     return PARAC_OK;
+}
+
+parac_status parac_gemm_plan_create(const parac_gemm_options *options, parac_gemm_plan **plan_out,
+                                    parac_error *error)
+{
+    return create_plan(options, 0, 0, plan_out, error);
+}
+
+parac_status gemm_plan_create_as_scanned(const parac_gemm_options *options, int scanned_a, int scanned_b,
+                                         parac_gemm_plan **plan_out, parac_error *error)
+{
+    return create_plan(options, scanned_a, scanned_b, plan_out, error);
 }
 
 void parac_gemm_plan_destroy(parac_gemm_plan *plan)

@@ -1,9 +1,10 @@
 /* mpi/block_cyclic.c — process grid, block-cyclic index arithmetic, scatter and gather (block_cyclic.h). */
 #include "mpi/block_cyclic.h"
 
+#include <limits.h>
 #include <string.h>
 
-#define MESSAGE_FLOATS ((int64_t)1 << 30) /* below INT_MAX: MPI counts are int */
+#define MESSAGE_FLOATS MPI_MESSAGE_VALUES /* below INT_MAX: MPI counts are int */
 
 void mpi_grid_choose(int ranks, int *rows, int *cols)
 {
@@ -105,6 +106,18 @@ void block_cyclic_gather(MPI_Comm comm, const mpi_grid *grid, int64_t rows, int6
         mpi_recv_floats(staging, piece_count(rows, cols, block, grid, row, col), r, comm);
         copy_piece(rows, cols, block, grid, row, col, whole, staging, 0);
     }
+}
+
+int block_cyclic_file_type(const mpi_grid *grid, int64_t rows, int64_t cols, int64_t block, MPI_Datatype etype,
+                           MPI_Datatype *type)
+{
+    int sizes[2] = {(int)rows, (int)cols}, distributions[2] = {MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_CYCLIC};
+    int blocks[2] = {(int)block, (int)block}, grid_sizes[2] = {grid->rows, grid->cols};
+    if (rows > INT_MAX || cols > INT_MAX || block > INT_MAX) return 0;
+    MPI_Type_create_darray(grid->rows * grid->cols, grid->row * grid->cols + grid->col, 2, sizes, distributions,
+                           blocks, grid_sizes, MPI_ORDER_C, etype, type);
+    MPI_Type_commit(type);
+    return 1;
 }
 
 void mpi_bcast_floats(float *values, int64_t count, int root, MPI_Comm comm)

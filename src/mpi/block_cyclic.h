@@ -36,6 +36,15 @@ void block_cyclic_scatter(MPI_Comm comm, const mpi_grid *grid, int64_t rows, int
 void block_cyclic_gather(MPI_Comm comm, const mpi_grid *grid, int64_t rows, int64_t cols, int64_t block,
                          const float *piece, float *whole, float *staging);
 
+/* The file view of this rank's piece of a row-major rows x cols matrix of `etype` (MPI_Type_create_darray,
+ * cyclic with blocks of `block` both ways over the grid: MPI's process grid is row-major, as ours), its
+ * elements in the piece's order. Committed; the caller frees it. 0 when rows, cols or block exceed an
+ * int (MPI's darray takes int sizes): no type then. */
+int block_cyclic_file_type(const mpi_grid *grid, int64_t rows, int64_t cols, int64_t block, MPI_Datatype etype,
+                           MPI_Datatype *type);
+/* The largest count of one MPI call here (int counts: 2^30 values at a time). */
+#define MPI_MESSAGE_VALUES ((int64_t)1 << 30)
+
 /* MPI_Bcast / MPI_Send / MPI_Recv of any number of floats (int-sized messages, 2^30 at a time). */
 void mpi_bcast_floats(float *values, int64_t count, int root, MPI_Comm comm);
 void mpi_send_floats(const float *values, int64_t count, int to, MPI_Comm comm);

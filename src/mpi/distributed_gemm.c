@@ -1,5 +1,5 @@
-/* mpi/distributed_gemm.c — block-cyclic scatter, SUMMA panel broadcasts, one local KDA multiply per rank,
- * gather (distributed_gemm.h; docs/DISTRIBUTED.md, "gemm"). */
+/* mpi/distributed_gemm.c — pieces, their scatter from and gather to rank 0, SUMMA panel broadcasts, one
+ * local KDA multiply per rank (distributed_gemm.h; docs/DISTRIBUTED.md, "gemm"). */
 #include "mpi/distributed_gemm.h"
 
 #include <stdlib.h>
@@ -7,12 +7,14 @@
 #include <time.h>
 
 #include "core/error.h"
+#include "mpi/mpi_cli.h"
 
-/* This rank's buffers. Pieces are what the block-cyclic layout gives it; strips are the A rows and B
- * columns of its C piece over all of k, assembled from the broadcast panels. */
+/* This rank's buffers. Pieces are what the block-cyclic layout gives it (the caller's); strips are the A
+ * rows and B columns of its C piece over all of k, assembled from the broadcast panels. */
 typedef struct local_buffers {
     int64_t local_m, local_n, a_piece_cols, b_piece_rows;
-    float *a_piece, *b_piece, *c_piece, *a_strip, *b_strip, *a_panel, *staging;
+    const float *a_piece, *b_piece;
+    float *c_piece, *a_strip, *b_strip, *a_panel;
 } local_buffers;
 
 static double cpu_seconds(void)
@@ -23,37 +25,89 @@ static double cpu_seconds(void)
 
 static void free_buffers(local_buffers *l)
 {
-    free(l->a_piece), free(l->b_piece), free(l->c_piece);
-    free(l->a_strip), free(l->b_strip), free(l->a_panel), free(l->staging);
+    free(l->a_strip), free(l->b_strip), free(l->a_panel);
 }
 
 /* One extra float each: malloc(0) may return NULL, and empty pieces are normal (more blocks than ranks
  * is not required). */
-static parac_status allocate_buffers(const mpi_grid *grid, const mpi_gemm_shape *s, int rank, local_buffers *l,
-                                     parac_error *error)
+static parac_status allocate_buffers(const mpi_grid *grid, const mpi_gemm_shape *s, const mpi_gemm_pieces *pieces,
+                                     local_buffers *l, parac_error *error)
 {
-    int64_t block = s->block, floats, staging = 0;
+    int64_t block = s->block, floats;
     memset(l, 0, sizeof *l);
     l->local_m = cyclic_local_count(s->m, block, grid->rows, grid->row);
     l->local_n = cyclic_local_count(s->n, block, grid->cols, grid->col);
     l->a_piece_cols = cyclic_local_count(s->k, block, grid->cols, grid->col);
     l->b_piece_rows = cyclic_local_count(s->k, block, grid->rows, grid->row);
-    if (rank == 0) { /* rank 0's pieces are the largest (block_cyclic_scatter) */
-        staging = l->local_m * l->a_piece_cols;
-        if (l->b_piece_rows * l->local_n > staging) staging = l->b_piece_rows * l->local_n;
-        if (l->local_m * l->local_n > staging) staging = l->local_m * l->local_n;
-    }
-    floats = l->local_m * (l->a_piece_cols + s->k + block) + l->local_n * (l->b_piece_rows + s->k + l->local_m) + staging;
-    l->a_piece = malloc((size_t)(l->local_m * l->a_piece_cols + 1) * sizeof(float));
-    l->b_piece = malloc((size_t)(l->b_piece_rows * l->local_n + 1) * sizeof(float));
-    l->c_piece = malloc((size_t)(l->local_m * l->local_n + 1) * sizeof(float));
+    l->a_piece = pieces->a, l->b_piece = pieces->b, l->c_piece = pieces->c;
+    floats = l->local_m * (s->k + block) + l->local_n * s->k;
     l->a_strip = malloc((size_t)(l->local_m * s->k + 1) * sizeof(float));
     l->b_strip = malloc((size_t)(s->k * l->local_n + 1) * sizeof(float));
     l->a_panel = malloc((size_t)(l->local_m * block + 1) * sizeof(float));
-    l->staging = malloc((size_t)(staging + 1) * sizeof(float));
-    if (l->a_piece && l->b_piece && l->c_piece && l->a_strip && l->b_strip && l->a_panel && l->staging) return PARAC_OK;
+    if (l->a_strip && l->b_strip && l->a_panel) return PARAC_OK;
     free_buffers(l);
-    return parac_fail_no_memory(error, "gemm pieces and strips", (size_t)floats * sizeof(float));
+    return parac_fail_no_memory(error, "gemm strips", (size_t)floats * sizeof(float));
+}
+
+void mpi_gemm_pieces_free(mpi_gemm_pieces *pieces)
+{
+    free(pieces->a), free(pieces->b), free(pieces->c);
+    memset(pieces, 0, sizeof *pieces);
+}
+
+/* One extra float each: malloc(0) may return NULL, and empty pieces are normal. */
+parac_status mpi_gemm_pieces_alloc(const mpi_grid *grid, const mpi_gemm_shape *s, int with_ab, mpi_gemm_pieces *pieces,
+                                   parac_error *error)
+{
+    int64_t m = cyclic_local_count(s->m, s->block, grid->rows, grid->row);
+    int64_t n = cyclic_local_count(s->n, s->block, grid->cols, grid->col);
+    int64_t a = with_ab ? m * cyclic_local_count(s->k, s->block, grid->cols, grid->col) : 0;
+    int64_t b = with_ab ? cyclic_local_count(s->k, s->block, grid->rows, grid->row) * n : 0;
+    memset(pieces, 0, sizeof *pieces);
+    pieces->c = malloc((size_t)(m * n + 1) * sizeof(float));
+    if (with_ab) {
+        pieces->a = malloc((size_t)(a + 1) * sizeof(float));
+        pieces->b = malloc((size_t)(b + 1) * sizeof(float));
+    }
+    if (pieces->c && (!with_ab || (pieces->a && pieces->b))) return PARAC_OK;
+    mpi_gemm_pieces_free(pieces);
+    return parac_fail_no_memory(error, "gemm pieces", (size_t)(a + b + m * n) * sizeof(float));
+}
+
+/* Rank 0's staging buffer as large as its own pieces, the largest (block_cyclic_scatter). */
+static float *rank0_staging(const mpi_grid *grid, const mpi_gemm_shape *s, int64_t rows, int64_t cols)
+{
+    return malloc((size_t)(cyclic_local_count(rows, s->block, grid->rows, 0) *
+                           cyclic_local_count(cols, s->block, grid->cols, 0) + 1) * sizeof(float));
+}
+
+void mpi_gemm_scatter(MPI_Comm comm, const mpi_grid *grid, const mpi_gemm_shape *s, const float *whole, int64_t rows,
+                      int64_t cols, float *piece)
+{
+    int rank;
+    float *staging = NULL;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0 && !(staging = rank0_staging(grid, s, rows, cols))) {
+        parac_error error;
+        parac_fail_no_memory(&error, "gemm scatter staging", 0);
+        mpi_cli_abort(comm, &error); /* the other ranks wait for their pieces */
+    }
+    block_cyclic_scatter(comm, grid, rows, cols, s->block, whole, piece, staging);
+    free(staging);
+}
+
+void mpi_gemm_gather(MPI_Comm comm, const mpi_grid *grid, const mpi_gemm_shape *s, const float *piece, float *whole)
+{
+    int rank;
+    float *staging = NULL;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0 && !(staging = rank0_staging(grid, s, s->m, s->n))) {
+        parac_error error;
+        parac_fail_no_memory(&error, "gemm gather staging", 0);
+        mpi_cli_abort(comm, &error);
+    }
+    block_cyclic_gather(comm, grid, s->m, s->n, s->block, piece, whole, staging);
+    free(staging);
 }
 
 /* SUMMA's communication: panel l of A (its columns l*block..) lives on process column l mod Q and goes
@@ -118,24 +172,17 @@ static parac_status multiply_locally(const mpi_gemm_shape *s, const parac_gemm_o
 }
 
 parac_status mpi_gemm_run(MPI_Comm comm, const mpi_grid *grid, const mpi_gemm_shape *shape,
-                          const parac_gemm_options *local_options, float alpha, const float *a, const float *b,
-                          float beta, float *c, mpi_gemm_info *info, parac_error *error)
+                          const parac_gemm_options *local_options, float alpha, float beta, mpi_gemm_pieces *pieces,
+                          mpi_gemm_info *info, parac_error *error)
 {
     local_buffers l;
     parac_status status;
     double started, cpu_started;
-    int rank;
-    MPI_Comm_rank(comm, &rank);
-    memset(info, 0, sizeof *info);
+    (void)comm;
     info->device = PARAC_DEVICE_CPU;
-    if ((status = allocate_buffers(grid, shape, rank, &l, error)) != PARAC_OK) return status;
+    if ((status = allocate_buffers(grid, shape, pieces, &l, error)) != PARAC_OK) return status;
     info->local_m = l.local_m;
     info->local_n = l.local_n;
-    started = MPI_Wtime();
-    block_cyclic_scatter(comm, grid, shape->m, shape->k, shape->block, a, l.a_piece, l.staging);
-    block_cyclic_scatter(comm, grid, shape->k, shape->n, shape->block, b, l.b_piece, l.staging);
-    if (beta != 0.0f) block_cyclic_scatter(comm, grid, shape->m, shape->n, shape->block, c, l.c_piece, l.staging);
-    info->seconds_scatter = MPI_Wtime() - started;
     started = MPI_Wtime();
     info->bytes_broadcast = broadcast_panels(grid, shape, &l);
     info->seconds_broadcast = MPI_Wtime() - started;
@@ -144,11 +191,6 @@ parac_status mpi_gemm_run(MPI_Comm comm, const mpi_grid *grid, const mpi_gemm_sh
     status = multiply_locally(shape, local_options, alpha, beta, &l, info, error);
     info->cpu_seconds_multiply = cpu_seconds() - cpu_started;
     info->seconds_multiply = MPI_Wtime() - started;
-    if (status == PARAC_OK) {
-        started = MPI_Wtime();
-        block_cyclic_gather(comm, grid, shape->m, shape->n, shape->block, l.c_piece, c, l.staging);
-        info->seconds_gather = MPI_Wtime() - started;
-    }
     free_buffers(&l);
     return status;
 }

@@ -2,7 +2,9 @@
 # tests/mpi/test_mpi_gemm.sh — `mpirun -n 1..4 parac-mpi gemm` writes the bytes `parac gemm` writes, on grids
 # 1x1, 1x2, 2x1, 2x2, 3x1, 1x3, 1x4, sizes no block divides, dense, banded and block-sparse inputs, split-k
 # plans (dense and sparse), tf32 (CPU emulation), alpha and beta, .npy and .mtx files, more ranks than blocks;
-# bad input gives parac gemm's message and exit code, once; a dying rank ends the job, with no output.
+# bad input gives parac gemm's message and exit code, once; a dying rank ends the job, with no output. Two
+# .npy inputs are read in parallel (each rank its pieces) and a .npy C written in parallel: the same bytes,
+# rank 0 reading only its pieces (--json), a non-finite value found by the rank that holds it.
 # The bits are the same because every rank multiplies its whole k range in one call with the whole plan's
 # tile_k, split_k and tiles (docs/DISTRIBUTED.md, "gemm"). Skipped (77) when parac-mpi was not built.
 set -u
@@ -55,6 +57,53 @@ compare sparse_files "$all_grids" .npy 0 "$tmp/sparse_a.npy" "$tmp/b.mtx"
 compare sparse_files_block128 "3x1" .mtx 128 "$tmp/sparse_a.npy" "$tmp/b.npy"
 compare dense_files "2x2" .npy 0 "$tmp/b.mtx" "$tmp/c.mtx"
 
+# .npy inputs read in parallel (each rank its block-cyclic pieces, MPI-IO), C written in parallel: odd
+# shapes, every grid, default and explicit blocks; a scanned (block-sparse) .npy A with split-k; a .mtx C
+# (gathered on rank 0) from parallel-read inputs.
+"$PARAC" gen matrix --rows 257 --cols 199 --seed 11 -o "$tmp/odd_a.npy" >/dev/null
+"$PARAC" gen matrix --rows 199 --cols 131 --seed 12 -o "$tmp/odd_b.npy" >/dev/null
+compare npy_pieces "1x1 1x2 2x1 2x2 3x1 1x3 1x4" .npy 0 "$tmp/odd_a.npy" "$tmp/odd_b.npy"
+compare npy_pieces_block48 "2x2 1x3" .npy 48 "$tmp/odd_a.npy" "$tmp/odd_b.npy" --beta 0.5 --alpha 2
+compare npy_pieces_mtx_out "3x1" .mtx 0 "$tmp/odd_a.npy" "$tmp/odd_b.npy"
+compare sparse_npy_pieces "$all_grids" .npy 0 "$tmp/sparse_a.npy" "$tmp/b.npy"
+compare sparse_npy_pieces_tf32 "2x2" .npy 128 "$tmp/sparse_a.npy" "$tmp/b.npy" --dtype tf32
+# float64 and int32 files are converted as parac gemm converts them (through double)
+if command -v python3 >/dev/null 2>&1; then
+  python3 - "$tmp" <<'PY'
+import struct, sys
+def save(path, code, rows, cols, values):
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%d, %d), }" % (code, rows, cols)
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(struct.pack("<%d%s" % (len(values), "d" if code == "<f8" else "i"), *values))
+save(sys.argv[1] + "/f64_a.npy", "<f8", 133, 77, [((i * 7919) % 1000 - 500) / 3.0 for i in range(133 * 77)])
+save(sys.argv[1] + "/i32_b.npy", "<i4", 77, 65, [(i * 104729) % 17 - 8 for i in range(77 * 65)])
+PY
+  compare npy_pieces_f64_i32 "2x2 1x3" .npy 32 "$tmp/f64_a.npy" "$tmp/i32_b.npy"
+fi
+# rank 0 reads only its pieces: on 2x2 with block 64, rank 0 holds rows 0-63, 128-191 and 256 of A (257 x
+# 199) and its columns 0-63 and 128-191 (129 x 128), and B's (199 x 131) rows 0-63, 128-191 and columns
+# 0-63, 128-130 (128 x 67): 16512 + 8576 = 25088 of the 77212 values. The rank-0 path reads them all.
+mpi 4 "$mpi_cli" gemm "$tmp/odd_a.npy" "$tmp/odd_b.npy" --json -o "$tmp/json_c.npy" >"$tmp/json.out" 2>"$tmp/err" ||
+  fail "--json, parallel read: $(tail -3 "$tmp/err")"
+tail -1 "$tmp/json.out" | grep -q '"input_read":"parallel","rank0_input_values":25088,"output_written":"parallel"' ||
+  fail "--json, parallel read: $(tail -1 "$tmp/json.out")"
+"$PARAC" gen matrix --rows 199 --cols 50 --seed 13 -o "$tmp/odd_b.mtx" >/dev/null
+mpi 4 "$mpi_cli" gemm "$tmp/odd_a.npy" "$tmp/odd_b.mtx" --json 2>"$tmp/err" | tail -1 >"$tmp/json.out"
+grep -q '"input_read":"rank 0","rank0_input_values":61093,"output_written":"none"' "$tmp/json.out" ||
+  fail "--json, .mtx input: $(cat "$tmp/json.out") $(tail -3 "$tmp/err")"
+mpi 2 "$mpi_cli" gemm "$tmp/odd_a.npy" "$tmp/odd_b.npy" --timings -o "$tmp/t.npy" >/dev/null 2>"$tmp/err"
+grep -q "^input: A and B read in parallel; values read: rank 0 46229, busiest rank 46229, all 77212; C written in parallel" "$tmp/err" ||
+  fail "--timings, parallel read: $(grep input "$tmp/err")"
+
+# put_nan file row col: a NaN (float32) at (row, col) of a row-major float32 .npy matrix of `cols` columns
+put_nan() {
+  local file=$1 row=$2 col=$3 cols=$4
+  local header=$(( $(od -An -tu2 -j8 -N2 "$file") + 10 ))
+  printf '\x00\x00\xc0\x7f' | dd of="$file" bs=1 seek=$(( header + (row * cols + col) * 4 )) conv=notrunc status=none
+}
+
 # Bad input: parac gemm's error line and exit code, printed once.
 same_failure() { # what ranks args...
   local what=$1 ranks=$2; shift 2
@@ -75,6 +124,24 @@ printf 'not a matrix' >"$tmp/bad.npy"
 same_failure "malformed file" 2 "$tmp/bad.npy" "$tmp/b.mtx"
 same_failure "output is the input" 2 "$tmp/b.mtx" "$tmp/c.mtx" -o "$tmp/b.mtx"
 same_failure "missing output folder" 2 --m 10 --n 10 --k 10 -o "$tmp/no/such/c.npy"
+# A NaN that only rank 2 reads (2x2, block 64: rank 2 holds rows 64-127 x columns 0-63 of A): parac gemm's
+# message, once, exit 2, no output. Then two NaNs: (100, 70) on rank 3 comes before (101, 10) on rank 2 in
+# parac gemm's row-major order, so rank 3's is the message although rank 2 is the lower failing rank.
+cp "$tmp/odd_a.npy" "$tmp/nan_a.npy"
+put_nan "$tmp/nan_a.npy" 100 10 199
+same_failure "NaN read by rank 2 only" 4 "$tmp/nan_a.npy" "$tmp/odd_b.npy" -o "$tmp/x.npy"
+grep -q "non-finite value at row 100, column 10" "$tmp/err" || fail "NaN on rank 2: $(head -3 "$tmp/err")"
+put_nan "$tmp/nan_a.npy" 100 70 199
+put_nan "$tmp/nan_a.npy" 101 10 199
+same_failure "first NaN on rank 3, another on rank 2" 4 "$tmp/nan_a.npy" "$tmp/odd_b.npy" -o "$tmp/x.npy"
+grep -q "non-finite value at row 100, column 10" "$tmp/err" || fail "two NaNs: $(head -3 "$tmp/err")"
+cp "$tmp/odd_b.npy" "$tmp/nan_b.npy"
+put_nan "$tmp/nan_b.npy" 150 100 131
+same_failure "NaN in B, 3 ranks" 3 "$tmp/odd_a.npy" "$tmp/nan_b.npy" -o "$tmp/x.npy"
+same_failure "NaN in A before a shape mismatch" 4 "$tmp/nan_a.npy" "$tmp/odd_a.npy" -o "$tmp/x.npy"
+same_failure ".npy shape mismatch" 3 "$tmp/odd_a.npy" "$tmp/odd_a.npy" -o "$tmp/x.npy"
+head -c 1000 "$tmp/odd_b.npy" >"$tmp/short_b.npy"
+same_failure "truncated .npy B" 2 "$tmp/odd_a.npy" "$tmp/short_b.npy" -o "$tmp/x.npy"
 [[ ! -e "$tmp/x.npy" ]] || fail "a failed job left an output file"
 
 expect_failure() { # code pattern ranks args...
