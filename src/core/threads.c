@@ -95,8 +95,10 @@ int parac_threads_for_run(int requested)
 int parac_threads_for_load(int cores, int busy)
 {
     int idle = cores - (busy > 0 ? busy : 0);
-    if (cores < 1) return 1;
-    /* Heavy load: a team of idle cores would be one or two threads sharing busy cores. */
-    if (2 * idle < cores) return cores;
-    return idle;
+    /* Not every core under heavy load, although one thread then gets a fraction of a busy core
+     * (H200, 16 spinners on 16 cores, 25-50 ms runs: dbscan 16x, birch 4.4x slower, run AR): with
+     * a thread on every core each barrier waits for a thread the kernel has descheduled, and on 2
+     * cores with 2 spinners that made birch 7.6x and dbscan 3.5x slower than unloaded, against
+     * 1.6x and 3.3x with one thread (docs/PERFORMANCE.md, 2026-12-04). */
+    return idle < 1 ? 1 : idle;
 }

@@ -26,21 +26,16 @@ int parac_threads_resolve(int requested);
 /* Cores the OpenMP runtime sees (at least 1). */
 int parac_threads_available(void);
 
-/* The default thread count for a run starting now: requested when > 0; else the cores not busy
- * with other work at this moment when at least half of them are idle, and every core when fewer
- * are. Under light load a team larger than the idle cores waits at every barrier for a thread the
- * kernel has descheduled, and libgomp's waiting threads spin meanwhile (issue 16: birch 10x slower
- * with one core taken on 2 cores). Under heavy load that rule would leave one thread, whose share
- * of a machine where every core is busy is a fraction of one core (H200, 16 spinners on 16 cores:
- * dbscan 16x, birch 4.4x slower, run AR/AS); a thread on every core takes the fair share, half
- * the machine when the other work keeps every core busy. Busy = tasks running
+/* The default thread count for a run starting now: requested when > 0, else the cores not busy
+ * with other work at this moment (at least 1). On a shared machine a team larger than the idle
+ * cores waits at every barrier for a thread the kernel has descheduled, and libgomp's waiting
+ * threads spin meanwhile (issue 16: birch 10x slower with one core taken). Busy = tasks running
  * now (/proc/loadavg's "running/total") less this process's own running threads (its OpenMP
  * workers still spinning after a region are not other work), scaled to the cores this process
  * may use. Call it ONCE per run and pass the number down: two calls may differ. */
 int parac_threads_for_run(int requested);
 
-/* The rule above for `cores` cores of which `busy` run other work: the idle cores when they are at
- * least half, else every core. */
+/* The rule above for `cores` cores of which `busy` run other work: the idle cores, at least 1. */
 int parac_threads_for_load(int cores, int busy);
 
 #ifdef __cplusplus

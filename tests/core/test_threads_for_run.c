@@ -1,9 +1,8 @@
 /* tests/core/test_threads_for_run.c — a run's default thread count on a shared machine
  * (parac_threads_for_run, core/threads.c): an explicit count is obeyed, the default is between 1
- * and the cores; with one core taken it is the idle cores (a team larger than them waits at every
- * barrier), with every core taken by other processes spinning it is every core (one thread would
- * get a fraction of a core: issue 16, run AR), and never a team of fewer than half the cores;
- * this process's own spinning threads (OpenMP workers after a region) are not other work. */
+ * and the cores; it is the idle cores (a team larger than them waits at every barrier: issue 16),
+ * so with every core taken by other processes spinning it drops to 1 thread, while this process's
+ * own spinning threads (OpenMP workers after a region) are not other work. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -61,17 +60,17 @@ int main(void)
             CHECK(most > 1, "%d of our own spinning threads made %d idle cores look busy", started, cores);
     }
     {
-        /* One other process spinning, then one on every core: the rule's invariant at every reading
-         * (other users of the machine move the count), and every core once all of them spin. The
-         * rule itself, on exact counts: */
-        static const int rule[][3] = {{16, 0, 16}, {16, 1, 15}, {16, 8, 8}, {16, 9, 16}, {16, 16, 16}, {16, 40, 16},
-                                      {2, 0, 2},   {2, 1, 1},   {2, 2, 2},  {1, 0, 1},   {1, 3, 1},   {3, 1, 2},
-                                      {3, 2, 3}};
+        /* One other process spinning, then one on every core: a team of 1..cores at every reading
+         * (other users of the machine move the count), and 1 once all of them spin. The rule
+         * itself, on exact counts: */
+        static const int rule[][3] = {{16, 0, 16}, {16, 1, 15}, {16, 8, 8}, {16, 9, 7}, {16, 16, 1}, {16, 40, 1},
+                                      {2, 0, 2},   {2, 1, 1},   {2, 2, 1},  {1, 0, 1},  {1, 3, 1},   {3, 1, 2},
+                                      {3, 2, 1},   {4, -1, 4}};
         for (size_t i = 0; i < sizeof rule / sizeof rule[0]; i++)
             CHECK(parac_threads_for_load(rule[i][0], rule[i][1]) == rule[i][2], "%d cores, %d busy: %d threads, not %d",
                   rule[i][0], rule[i][1], parac_threads_for_load(rule[i][0], rule[i][1]), rule[i][2]);
         for (int round = 0; round < 2; round++) {
-            int wanted = round == 0 ? 1 : spinners, highest = 0;
+            int wanted = round == 0 ? 1 : spinners, lowest = cores;
             forked = 0;
             for (int i = 0; i < wanted; i++) {
                 pid_t child = fork();
@@ -83,17 +82,17 @@ int main(void)
             CHECK_EQ_INT(forked, wanted);
             for (int attempt = 0; attempt < 50; attempt++) { /* the kernel's count is a snapshot */
                 int now = parac_threads_for_run(0);
-                CHECK(now == cores || 2 * now >= cores, "a team of %d on %d cores (%d spinning)", now, cores, wanted);
-                if (now > highest) highest = now;
+                CHECK(now >= 1 && now <= cores, "a team of %d on %d cores (%d spinning)", now, cores, wanted);
+                if (now < lowest) lowest = now;
                 nanosleep(&pause, NULL);
             }
             for (int i = 0; i < forked; i++) {
                 kill(children[i], SIGKILL);
                 waitpid(children[i], NULL, 0);
             }
-            if (round == 1)
-                CHECK(highest == cores, "with %d spinning processes on %d cores the default stayed at %d", wanted, cores,
-                      highest);
+            if (round == 1) /* the kernel's count is a snapshot: the fewest of the readings */
+                CHECK(lowest == 1, "with %d spinning processes on %d cores the default stayed at %d", wanted, cores,
+                      lowest);
         }
     }
     CHECK(parac_threads_resolve(0) == cores, "parac_threads_resolve(0) still means all cores");
