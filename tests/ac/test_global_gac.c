@@ -538,6 +538,25 @@ static void check_kind_instance(ac_global_kind kind, uint64_t seed)
 static const parac_ac_algorithm ALGORITHMS[] = {PARAC_AC_AC3,  PARAC_AC_AC3RM,      PARAC_AC_AC3BIT, PARAC_AC_AC2001,
                                                 PARAC_AC_AC4,  PARAC_AC_GPU_BITSET, PARAC_AC_AUTO};
 
+/* Up to three random binary constraints between distinct variables of net, each pair of values
+ * allowed with probability density. */
+static void add_random_binaries(parac_csp_network *net, uint32_t variables, double density)
+{
+    parac_error error = {0};
+    for (int c = (int)rnd(0, 3); c > 0; c--) {
+        uint32_t x = (uint32_t)rnd(0, variables - 1), y = (uint32_t)rnd(0, variables - 1);
+        size_t row_words = parac_bitset_words(net->domain_size[y]);
+        parac_word *matrix;
+        if (x == y) continue;
+        matrix = calloc(net->domain_size[x] * row_words + 1, sizeof *matrix);
+        for (uint32_t a = 0; a < net->domain_size[x]; a++)
+            for (uint32_t s = 0; s < net->domain_size[y]; s++)
+                if (chance(density)) parac_bitset_set(matrix + a * row_words, s);
+        CHECK_OK(parac_csp_add_binary(net, x, y, matrix, &error), &error);
+        free(matrix);
+    }
+}
+
 static int network_agreements, network_wipeouts;
 
 static void check_network(uint64_t seed)
@@ -571,18 +590,7 @@ static void check_network(uint64_t seed)
         if (in[k].g.size.var >= 0) in[k].g.size.var = (in[k].g.size.var + shift) % variables;
         CHECK_OK(parac_csp_add_global(&net, &in[k].g, &error), &error);
     }
-    for (int c = (int)rnd(0, 3); c > 0; c--) { /* random binary constraints */
-        uint32_t x = (uint32_t)rnd(0, variables - 1), y = (uint32_t)rnd(0, variables - 1);
-        size_t row_words = parac_bitset_words(net.domain_size[y]);
-        parac_word *matrix;
-        if (x == y) continue;
-        matrix = calloc(net.domain_size[x] * row_words + 1, sizeof *matrix);
-        for (uint32_t a = 0; a < net.domain_size[x]; a++)
-            for (uint32_t s = 0; s < net.domain_size[y]; s++)
-                if (chance(0.75)) parac_bitset_set(matrix + a * row_words, s);
-        CHECK_OK(parac_csp_add_binary(&net, x, y, matrix, &error), &error);
-        free(matrix);
-    }
+    add_random_binaries(&net, variables, 0.75);
     words = parac_ac_domain_words(net.value_count) + 1;
     got = calloc(words, sizeof *got), expected = calloc(words, sizeof *expected);
     b.net = &net;
@@ -797,18 +805,7 @@ static void check_large_network(uint64_t seed)
         CHECK_OK(parac_csp_add_global(&net, &in[k].g, &error), &error);
         large_weak_globals += ac_global_strength(&net, &net.globals[net.global_count - 1]) != AC_STRENGTH_GAC;
     }
-    for (int c = (int)rnd(0, 3); c > 0; c--) { /* random binary constraints */
-        uint32_t x = (uint32_t)rnd(0, variables - 1), y = (uint32_t)rnd(0, variables - 1);
-        size_t row_words = parac_bitset_words(net.domain_size[y]);
-        parac_word *matrix;
-        if (x == y) continue;
-        matrix = calloc(net.domain_size[x] * row_words + 1, sizeof *matrix);
-        for (uint32_t a = 0; a < net.domain_size[x]; a++)
-            for (uint32_t s = 0; s < net.domain_size[y]; s++)
-                if (chance(0.8)) parac_bitset_set(matrix + a * row_words, s);
-        CHECK_OK(parac_csp_add_binary(&net, x, y, matrix, &error), &error);
-        free(matrix);
-    }
+    add_random_binaries(&net, variables, 0.8);
     check_all_algorithms(&net, "large network seed", seed, 0);
     value_low = -3, value_high = 6, domain_min = 1, domain_max = 6, list_min = 2;
     parac_csp_network_free(&net);
