@@ -292,7 +292,9 @@ static int starts_with_gzip_magic(const unsigned char *bytes, size_t size)
 }
 
 /* A plain regular file mapped for reading (*bytes NULL when it is not one: gzip, a pipe, "-", small,
- * or it cannot be mapped; the serial reader then opens it and reports what is wrong). */
+ * or it cannot be mapped; the serial reader then opens it and reports what is wrong). Looked at with
+ * stat before any open: opening a FIFO here and closing it again would block until a writer came,
+ * then leave that writer with no reader (SIGPIPE) until the serial reader opened it anew. */
 static void map_plain_file(const char *path, const unsigned char **bytes, size_t *size)
 {
     struct stat info;
@@ -300,7 +302,9 @@ static void map_plain_file(const char *path, const unsigned char **bytes, size_t
     void *mapped;
     int fd;
     *bytes = NULL;
-    if (strcmp(path, "-") == 0 || (fd = open(path, O_RDONLY)) < 0) return;
+    if (strcmp(path, "-") == 0 || stat(path, &info) != 0 || !S_ISREG(info.st_mode) ||
+        (uint64_t)info.st_size < PARALLEL_MIN_BYTES || (fd = open(path, O_RDONLY)) < 0)
+        return;
     if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && (uint64_t)info.st_size >= PARALLEL_MIN_BYTES &&
         !(pread(fd, magic, 2, 0) == 2 && starts_with_gzip_magic(magic, 2))) {
         mapped = mmap(NULL, (size_t)info.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
