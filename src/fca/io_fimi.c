@@ -130,7 +130,8 @@ static parac_status parse_line(parac_line_reader *reader, uint32_t id_limit, fim
         cells->any_id = 1;
         cursor = end;
     }
-    cells->id_count = first + sort_distinct(cells->ids + first, cells->id_count - first);
+    if (cells->id_count > first) /* an empty line before any id: ids is still NULL */
+        cells->id_count = first + sort_distinct(cells->ids + first, cells->id_count - first);
     if (push_end(cells)) return parac_fail_no_memory(error, "FIMI object list", cells->object_capacity * 16);
     return PARAC_OK;
 }
