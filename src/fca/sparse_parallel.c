@@ -1,7 +1,11 @@
-/* fca/sparse_parallel.c — the sparse search on all cores: OpenMP tasks, spawned only while few wait.
+/* fca/sparse_parallel.c — the sparse search on all cores: one shared root, then OpenMP tasks,
+ * spawned only while few wait.
  *
- * One thread builds the root and expands it like the serial search; at every canonical child a
- * worker hands the child to the task queue instead of expanding it when fewer than
+ * The root (every object: the whole context's database) is built, delivered and tested once, in a
+ * worker of its own that the threads then only read. Each thread takes the root's children from one
+ * atomic counter, builds the child's database from the shared root into its own worker and
+ * searches it. Below the root, once some thread has no root child left to take, a worker at a
+ * canonical child hands the child to the task queue instead of expanding it when fewer than
  * PENDING_PER_THREAD tasks per thread wait (so some thread is, or soon will be, idle) and the
  * child's database is not tiny. A task carries a self-contained copy of its node (intent,
  * transactions, items: the cells of its conditional database, usually a few kB) and runs on
@@ -31,7 +35,10 @@ typedef struct sparse_team {
     int threads;
     atomic_int pending; /* tasks spawned, not yet started */
     atomic_int claiming; /* threads still taking the root's children */
-    sparse_shared_children root_children;
+    sparse_worker root_worker; /* the root's database and tested candidates: read-only in the region */
+    sparse_node root;
+    sparse_children root_children;
+    atomic_size_t next_root_child;
     atomic_int stop;    /* a worker failed or the run was cancelled */
 } sparse_team;
 
@@ -109,9 +116,9 @@ static void expand_bundle(sparse_worker *worker, sparse_bundle *bundle)
     sparse_node node;
     worker->busy++;
     if (load_node(worker, bundle, &node)) {
-        sparse_mark_intent(worker, &node, 1);
+        sparse_mark_intent(worker, worker, &node, 1);
         sparse_expand(worker, &node);
-        sparse_mark_intent(worker, &node, 0);
+        sparse_mark_intent(worker, worker, &node, 0);
         sparse_truncate_to(worker, &node);
     }
     worker->busy--;
@@ -169,52 +176,89 @@ static int spawn_child(sparse_worker *worker, const sparse_node *child)
     return 1;
 }
 
+/* One thread's share of the root's children, taken from the team's counter. The root's failed
+ * candidates hold for every node (each is below the root), so their witnesses are copied once. */
+static void take_root_children(sparse_team *team, sparse_worker *worker)
+{
+    const sparse_worker *root_worker = &team->root_worker;
+    const sparse_candidate *candidates = root_worker->candidates.data;
+    const sparse_children *children = &team->root_children;
+    for (size_t c = 0; c < children->count; c++)
+        if (candidates[children->first + c].witness)
+            worker->witness_of[candidates[children->first + c].attribute] = candidates[children->first + c].witness;
+    sparse_mark_intent(worker, root_worker, &team->root, 1);
+    worker->busy++;
+    for (size_t c = atomic_fetch_add_explicit(&team->next_root_child, 1, memory_order_relaxed);
+         c < children->count && !atomic_load_explicit(&team->stop, memory_order_relaxed) && worker->status == PARAC_OK;
+         c = atomic_fetch_add_explicit(&team->next_root_child, 1, memory_order_relaxed)) {
+        sparse_node child;
+        if (candidates[children->first + c].witness ||
+            !sparse_make_child(worker, root_worker, &team->root, children->first + c, &child)) {
+            sparse_skip_child(worker, children->share);
+            continue;
+        }
+        child.weight = children->share;
+        if (!spawn_child(worker, &child)) sparse_expand_child(worker, root_worker, &team->root, &child);
+        sparse_truncate_to(worker, &child);
+    }
+    worker->busy--;
+}
+
+/* Adds a worker's count and concepts to the run's; its first failure becomes the run's. */
+static parac_status gather_worker(sparse_worker *worker, parac_status status, parac_fca_concepts *concepts,
+                                  uint64_t *count, parac_error *error)
+{
+    *count += worker->count;
+    if (status == PARAC_OK && worker->status != PARAC_OK) {
+        status = worker->status;
+        if (error) *error = worker->error;
+    }
+    if (status == PARAC_OK && concepts && worker->concepts) status = fca_concepts_take(concepts, worker->concepts, error);
+    sparse_worker_destroy(worker);
+    return status;
+}
+
 parac_status sparse_search_parallel(const fca_search *search, const sparse_rows *rows, int threads,
                                     parac_fca_concepts *concepts, uint64_t *count, parac_error *error)
 {
     sparse_team team;
-    parac_status status = PARAC_OK;
+    parac_status status;
+    int has_root;
     memset(&team, 0, sizeof team);
     team.search = search;
     team.threads = threads;
     atomic_init(&team.pending, 0);
     atomic_init(&team.stop, 0);
     atomic_init(&team.claiming, threads);
-    atomic_init(&team.root_children.next, 0);
+    atomic_init(&team.next_root_child, 0);
+    *count = 0;
     team.workers = calloc((size_t)threads, sizeof *team.workers);
     if (!team.workers) return parac_fail_no_memory(error, "sparse FCbO workers", (unsigned long long)threads * sizeof *team.workers);
+    status = sparse_worker_init(&team.root_worker, search, concepts != NULL, error);
+    team.root_worker.stop = &team.stop;
     for (int t = 0; t < threads && status == PARAC_OK; t++) {
         status = sparse_worker_init(&team.workers[t], search, concepts != NULL, error);
         team.workers[t].spawn = spawn_child;
         team.workers[t].spawn_data = &team;
         team.workers[t].stop = &team.stop;
     }
-    team.root_children.owner = &team.workers[0];
-    if (status == PARAC_OK) {
-#pragma omp parallel num_threads(threads) default(none) shared(team, rows)
+    /* the root's database is built once: its cells are the whole context's, so a copy per thread
+     * cost 16 x its memory, and 16 threads building it at once competed for memory bandwidth */
+    has_root = status == PARAC_OK && sparse_make_root(&team.root_worker, rows, &team.root);
+    if (has_root) {
+        sparse_mark_intent(&team.root_worker, &team.root_worker, &team.root, 1);
+        sparse_open_children(&team.root_worker, &team.root, &team.root_children);
+        has_root = team.root_worker.status == PARAC_OK;
+    }
+    if (has_root) {
+#pragma omp parallel num_threads(threads) default(none) shared(team)
         {
-            sparse_worker *worker = &team.workers[omp_get_thread_num()];
-            sparse_node root;
-            worker->busy++;
-            if (sparse_make_root(worker, rows, &root)) {
-                sparse_mark_intent(worker, &root, 1);
-                sparse_expand_shared(worker, &root, &team.root_children);
-            }
-            worker->busy--;
+            take_root_children(&team, &team.workers[omp_get_thread_num()]);
             atomic_fetch_sub_explicit(&team.claiming, 1, memory_order_relaxed);
         } /* the region's barrier runs every task */
     }
-    *count = 0;
-    for (int t = 0; t < threads; t++) {
-        sparse_worker *worker = &team.workers[t];
-        *count += worker->count;
-        if (status == PARAC_OK && worker->status != PARAC_OK) {
-            status = worker->status;
-            if (error) *error = worker->error;
-        }
-        if (status == PARAC_OK && concepts) status = fca_concepts_take(concepts, worker->concepts, error);
-        sparse_worker_destroy(worker);
-    }
+    status = gather_worker(&team.root_worker, status, concepts, count, error);
+    for (int t = 0; t < threads; t++) status = gather_worker(&team.workers[t], status, concepts, count, error);
     free(team.workers);
     return status;
 }

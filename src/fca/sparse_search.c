@@ -332,13 +332,14 @@ static size_t deliver_occurrences(sparse_worker *worker, const sparse_node *node
 
 /* Sums, per attribute, the weights of the candidate's transactions (into support_of; the attributes
  * met listed in touched). Returns how many attributes were met. */
-static size_t count_closure(sparse_worker *worker, const sparse_node *node, const sparse_candidate *candidate)
+static size_t count_closure(sparse_worker *worker, const sparse_worker *source, const sparse_node *node,
+                            const sparse_candidate *candidate)
 {
     size_t touched = 0;
     for (size_t k = 0; k < candidate->occurrence_count; k++) {
-        uint32_t t = OCCURRENCES(worker)[candidate->occurrence_first + k];
-        const sparse_transaction *transaction = &TRANSACTION(worker, node->transaction_first + t);
-        const uint32_t *items = ITEMS(worker);
+        uint32_t t = OCCURRENCES(source)[candidate->occurrence_first + k];
+        const sparse_transaction *transaction = &TRANSACTION(source, node->transaction_first + t);
+        const uint32_t *items = ITEMS(source);
         for (uint32_t i = 0; i < transaction->prefix_length; i++) {
             uint32_t a = items[transaction->prefix_start + i];
             if (worker->support_of[a] == 0) worker->touched[touched++] = a;
@@ -354,18 +355,20 @@ static size_t count_closure(sparse_worker *worker, const sparse_node *node, cons
 }
 
 /* The child's intent: the node's, j, and the closure's attributes after j (sorted, in closure[]). */
-static int push_child_intent(sparse_worker *worker, const sparse_node *node, uint32_t j, size_t extra,
-                             sparse_node *child)
+static int push_child_intent(sparse_worker *worker, const sparse_worker *source, const sparse_node *node, uint32_t j,
+                             size_t extra, sparse_node *child)
 {
     size_t length = node->intent_length + 1 + extra, i = 0, k = 0, out = 0;
+    const uint32_t *parent;
     uint32_t *intent;
     if (!sparse_array_reserve(worker, &worker->intents, length)) return 0;
     intent = INTENTS(worker);
+    parent = INTENTS(source) + node->intent_first; /* after the reserve: source may be worker */
     child->intent_first = worker->intents.size;
     child->intent_length = length;
     /* merge of the node's intent and {j} ∪ closure (j precedes every closure attribute) */
     while (i < node->intent_length || k <= extra) {
-        uint32_t from_node = i < node->intent_length ? intent[node->intent_first + i] : UINT32_MAX;
+        uint32_t from_node = i < node->intent_length ? parent[i] : UINT32_MAX;
         uint32_t from_child = k == 0 ? j : worker->closure[k - 1];
         if (k > extra) from_child = UINT32_MAX;
         if (from_node < from_child) intent[child->intent_first + out++] = from_node, i++;
@@ -377,8 +380,8 @@ static int push_child_intent(sparse_worker *worker, const sparse_node *node, uin
 
 /* Writes the child's transactions: each of the candidate's transactions cut at j, without the
  * closure's attributes (support_of == the candidate's support) and, when counted, the infrequent ones, dropped when its suffix is empty, merged by suffix. */
-static int build_child_transactions(sparse_worker *worker, const sparse_node *node, const sparse_candidate *candidate,
-                                    int counted, sparse_node *child)
+static int build_child_transactions(sparse_worker *worker, const sparse_worker *source, const sparse_node *node,
+                                    const sparse_candidate *candidate, int counted, sparse_node *child)
 {
     uint32_t j = candidate->attribute;
     uint64_t full = candidate->support, least = counted ? worker->least_support : 0;
@@ -391,37 +394,37 @@ static int build_child_transactions(sparse_worker *worker, const sparse_node *no
     child->transaction_count = 0;
     child->items_first = worker->items.size;
     for (size_t k = 0; k < candidate->occurrence_count; k++) {
-        uint32_t t = OCCURRENCES(worker)[candidate->occurrence_first + k];
-        sparse_transaction source = TRANSACTION(worker, node->transaction_first + t);
+        uint32_t t = OCCURRENCES(source)[candidate->occurrence_first + k];
+        sparse_transaction from = TRANSACTION(source, node->transaction_first + t);
         size_t start = worker->items.size;
         uint32_t prefix = 0, suffix = 0, *items;
-        if (!sparse_array_reserve(worker, &worker->items, source.prefix_length + source.suffix_length) ||
+        const uint32_t *parent_items;
+        if (!sparse_array_reserve(worker, &worker->items, from.prefix_length + from.suffix_length) ||
             !sparse_array_reserve(worker, &worker->transactions, 1))
             return 0;
         items = ITEMS(worker);
-        for (uint32_t i = 0; i < source.prefix_length; i++) {
-            uint32_t a = items[source.prefix_start + i];
+        parent_items = ITEMS(source); /* after the reserves: source may be worker */
+        for (uint32_t i = 0; i < from.prefix_length; i++) {
+            uint32_t a = parent_items[from.prefix_start + i];
             if (worker->support_of[a] >= least) items[start + prefix++] = a;
         }
-        for (uint32_t i = 0; i < source.suffix_length && items[source.suffix_start + i] < j; i++) {
-            uint32_t a = items[source.suffix_start + i];
+        for (uint32_t i = 0; i < from.suffix_length && parent_items[from.suffix_start + i] < j; i++) {
+            uint32_t a = parent_items[from.suffix_start + i];
             if (worker->support_of[a] >= least) items[start + prefix++] = a;
         }
-        for (uint32_t i = 0; i < source.suffix_length; i++) {
-            uint32_t a = items[source.suffix_start + i];
+        for (uint32_t i = 0; i < from.suffix_length; i++) {
+            uint32_t a = parent_items[from.suffix_start + i];
             if (a > j && worker->support_of[a] != full && worker->support_of[a] >= least)
                 items[start + prefix + suffix++] = a;
         }
         if (!suffix) continue;
         worker->items.size = start + prefix + suffix;
-        add_transaction(worker, child, start, prefix, suffix, source.weight, mask);
+        add_transaction(worker, child, start, prefix, suffix, from.weight, mask);
     }
     if (mask) clear_table(worker, child, mask);
     return 1;
 }
 
-/* A canonical candidate's child: 1 with the child's intent and database at the end of the worker's
- * arrays; 0 when out of memory. */
 /* 1 when x is in the sorted list. */
 static int holds(const uint32_t *list, uint32_t length, uint32_t x)
 {
@@ -464,15 +467,16 @@ static uint32_t prefix_witness(sparse_worker *worker, const sparse_node *node, c
 /* The closure's attributes after j by intersecting the candidate's suffixes (min_support <= 1: no
  * counts are needed), sorted into closure[]; marked in support_of with the candidate's support for
  * build_child_transactions. Returns how many. */
-static size_t intersect_closure(sparse_worker *worker, const sparse_node *node, const sparse_candidate *candidate)
+static size_t intersect_closure(sparse_worker *worker, const sparse_worker *source, const sparse_node *node,
+                                const sparse_candidate *candidate)
 {
-    const uint32_t *occurrences = OCCURRENCES(worker) + candidate->occurrence_first, *items = ITEMS(worker);
-    const sparse_transaction *first = &TRANSACTION(worker, node->transaction_first + occurrences[0]);
+    const uint32_t *occurrences = OCCURRENCES(source) + candidate->occurrence_first, *items = ITEMS(source);
+    const sparse_transaction *first = &TRANSACTION(source, node->transaction_first + occurrences[0]);
     uint32_t *left = worker->closure, count = 0, j = candidate->attribute;
     for (uint32_t i = 0; i < first->suffix_length; i++)
         if (items[first->suffix_start + i] > j) left[count++] = items[first->suffix_start + i];
     for (size_t k = 1; k < candidate->occurrence_count && count; k++) {
-        const sparse_transaction *other = &TRANSACTION(worker, node->transaction_first + occurrences[k]);
+        const sparse_transaction *other = &TRANSACTION(source, node->transaction_first + occurrences[k]);
         count = intersect_prefix(left, count, items + other->suffix_start, other->suffix_length);
     }
     for (uint32_t i = 0; i < count; i++) worker->support_of[left[i]] = candidate->support;
@@ -482,10 +486,10 @@ static size_t intersect_closure(sparse_worker *worker, const sparse_node *node, 
 /* The closure's attributes after j by counting (min_support > 1: the counts also drop the
  * attributes too rare in the child), sorted into closure[]; the counts stay in support_of and the
  * attributes met in touched (*touched_count). Returns how many. */
-static size_t count_closure_after(sparse_worker *worker, const sparse_node *node, const sparse_candidate *candidate,
-                                  size_t *touched_count)
+static size_t count_closure_after(sparse_worker *worker, const sparse_worker *source, const sparse_node *node,
+                                  const sparse_candidate *candidate, size_t *touched_count)
 {
-    size_t touched = count_closure(worker, node, candidate), extra = 0;
+    size_t touched = count_closure(worker, source, node, candidate), extra = 0;
     for (size_t i = 0; i < touched; i++) {
         uint32_t a = worker->touched[i];
         if (worker->support_of[a] == candidate->support && a > candidate->attribute) worker->closure[extra++] = a;
@@ -495,18 +499,18 @@ static size_t count_closure_after(sparse_worker *worker, const sparse_node *node
     return extra;
 }
 
-/* A canonical candidate's child: 1 with the child's intent and database at the end of the worker's
- * arrays; 0 when out of memory. */
-static int make_child(sparse_worker *worker, const sparse_node *node, size_t candidate_index, sparse_node *child)
+int sparse_make_child(sparse_worker *worker, const sparse_worker *source, const sparse_node *node,
+                      size_t candidate_index, sparse_node *child)
 {
-    sparse_candidate candidate = CANDIDATE(worker, candidate_index);
+    sparse_candidate candidate = CANDIDATE(source, candidate_index);
     int counted = worker->least_support > 1, made;
     size_t touched = 0, extra;
-    extra = counted ? count_closure_after(worker, node, &candidate, &touched) : intersect_closure(worker, node, &candidate);
+    extra = counted ? count_closure_after(worker, source, node, &candidate, &touched)
+                    : intersect_closure(worker, source, node, &candidate);
     memset(child, 0, sizeof *child);
     child->items_first = worker->items.size;
-    made = push_child_intent(worker, node, candidate.attribute, extra, child) &&
-           build_child_transactions(worker, node, &candidate, counted, child);
+    made = push_child_intent(worker, source, node, candidate.attribute, extra, child) &&
+           build_child_transactions(worker, source, node, &candidate, counted, child);
     if (counted)
         for (size_t i = 0; i < touched; i++) worker->support_of[worker->touched[i]] = 0;
     else
@@ -550,71 +554,80 @@ static void undo_witnesses(sparse_worker *worker, size_t mark)
     }
 }
 
-/* Sets or clears in in_intent the child's attributes that its parent lacks (both intents ascending). */
-static void mark_new_attributes(sparse_worker *worker, const sparse_node *parent, const sparse_node *child, int set)
+/* Sets or clears in in_intent the child's attributes that its parent (in source's arrays) lacks. Both intents ascending; read at each call, since the arrays move when they grow. */
+static void mark_new_attributes(sparse_worker *worker, const sparse_worker *source, const sparse_node *parent,
+                                const sparse_node *child, int set)
 {
-    const uint32_t *old = INTENTS(worker) + parent->intent_first, *new = INTENTS(worker) + child->intent_first;
-    size_t i = 0;
+    const uint32_t *old = INTENTS(source) + parent->intent_first, *new = INTENTS(worker) + child->intent_first;
+    size_t i = 0, old_length = parent->intent_length;
     for (size_t k = 0; k < child->intent_length; k++) {
-        while (i < parent->intent_length && old[i] < new[k]) i++;
-        if (i < parent->intent_length && old[i] == new[k]) continue;
+        while (i < old_length && old[i] < new[k]) i++;
+        if (i < old_length && old[i] == new[k]) continue;
         if (set) parac_bitset_set(worker->in_intent, new[k]);
         else parac_bitset_clear_bit(worker->in_intent, new[k]);
     }
 }
 
-void sparse_mark_intent(sparse_worker *worker, const sparse_node *node, int set)
+void sparse_mark_intent(sparse_worker *worker, const sparse_worker *source, const sparse_node *node, int set)
 {
+    const uint32_t *intent = INTENTS(source) + node->intent_first;
     for (size_t k = 0; k < node->intent_length; k++) {
-        uint32_t a = INTENTS(worker)[node->intent_first + k];
-        if (set) parac_bitset_set(worker->in_intent, a);
-        else parac_bitset_clear_bit(worker->in_intent, a);
+        if (set) parac_bitset_set(worker->in_intent, intent[k]);
+        else parac_bitset_clear_bit(worker->in_intent, intent[k]);
     }
 }
 
-/* The next child index: c + 1 on one's own, or the one the team's counter hands out. */
-static size_t next_child(sparse_shared_children *shared, size_t c)
+void sparse_expand_child(sparse_worker *worker, const sparse_worker *source, const sparse_node *parent,
+                         const sparse_node *child)
 {
-    return shared ? atomic_fetch_add_explicit(&shared->next, 1, memory_order_relaxed) : c + 1;
+    mark_new_attributes(worker, source, parent, child, 1);
+    sparse_expand(worker, child);
+    mark_new_attributes(worker, source, parent, child, 0);
 }
 
-static void expand_children(sparse_worker *worker, const sparse_node *node, sparse_shared_children *shared)
+size_t sparse_open_children(sparse_worker *worker, const sparse_node *node, sparse_children *children)
 {
-    size_t candidates_mark = worker->candidates.size, occurrences_mark = worker->occurrences.size;
-    size_t undo_mark = worker->undo.size, first = worker->candidates.size, count;
-    int owner = !shared || shared->owner == worker;
-    uint64_t share;
-    if (owner) sparse_emit(worker, INTENTS(worker) + node->intent_first, node->intent_length);
-    if (stopped(worker)) return;
-    count = node->transaction_count ? deliver_occurrences(worker, node) : 0;
-    share = node->weight / (count + 1);
-    if (owner) credit_progress(worker, node->weight - count * share);
+    memset(children, 0, sizeof *children);
+    children->candidates_mark = worker->candidates.size;
+    children->occurrences_mark = worker->occurrences.size;
+    children->undo_mark = worker->undo.size;
+    children->first = worker->candidates.size;
+    sparse_emit(worker, INTENTS(worker) + node->intent_first, node->intent_length);
+    if (stopped(worker)) return 0;
+    children->count = node->transaction_count ? deliver_occurrences(worker, node) : 0;
+    children->share = node->weight / (children->count + 1);
+    credit_progress(worker, node->weight - children->count * children->share);
     /* every candidate is tested before any child is expanded, so each child inherits every failure */
-    test_candidates(worker, node, first, count);
-    for (size_t c = shared ? next_child(shared, 0) : 0; c < count && !stopped(worker); c = next_child(shared, c)) {
+    test_candidates(worker, node, children->first, children->count);
+    return children->count;
+}
+
+void sparse_close_children(sparse_worker *worker, const sparse_children *children)
+{
+    undo_witnesses(worker, children->undo_mark);
+    worker->candidates.size = children->candidates_mark;
+    worker->occurrences.size = children->occurrences_mark;
+}
+
+void sparse_skip_child(sparse_worker *worker, uint64_t share) { credit_progress(worker, share); }
+
+void sparse_expand(sparse_worker *worker, const sparse_node *node)
+{
+    sparse_children children;
+    sparse_open_children(worker, node, &children);
+    for (size_t c = 0; c < children.count && !stopped(worker); c++) {
         sparse_node child;
-        if (CANDIDATE(worker, first + c).witness || !make_child(worker, node, first + c, &child)) {
-            credit_progress(worker, share);
+        if (CANDIDATE(worker, children.first + c).witness ||
+            !sparse_make_child(worker, worker, node, children.first + c, &child)) {
+            credit_progress(worker, children.share);
             continue;
         }
-        child.weight = share;
-        if (!worker->spawn || !worker->spawn(worker, &child)) {
-            mark_new_attributes(worker, node, &child, 1);
-            sparse_expand(worker, &child);
-            mark_new_attributes(worker, node, &child, 0);
-        }
+        child.weight = children.share;
+        if (!worker->spawn || !worker->spawn(worker, &child))
+            sparse_expand_child(worker, worker, node, &child);
         sparse_truncate_to(worker, &child);
     }
-    undo_witnesses(worker, undo_mark);
-    worker->candidates.size = candidates_mark;
-    worker->occurrences.size = occurrences_mark;
-}
-
-void sparse_expand(sparse_worker *worker, const sparse_node *node) { expand_children(worker, node, NULL); }
-
-void sparse_expand_shared(sparse_worker *worker, const sparse_node *node, sparse_shared_children *shared)
-{
-    expand_children(worker, node, shared);
+    sparse_close_children(worker, &children);
 }
 
 /* ---- the entry point ----------------------------------------------------------------------------- */
@@ -628,7 +641,7 @@ static parac_status search_serial(const fca_search *search, const sparse_rows *r
     sparse_node root;
     parac_status status = sparse_worker_init(&worker, search, concepts != NULL, error);
     if (status == PARAC_OK && sparse_make_root(&worker, rows, &root)) {
-        sparse_mark_intent(&worker, &root, 1);
+        sparse_mark_intent(&worker, &worker, &root, 1);
         sparse_expand(&worker, &root);
     }
     if (status == PARAC_OK && worker.status != PARAC_OK) {

@@ -104,17 +104,33 @@ void sparse_emit(sparse_worker *worker, const uint32_t *intent, size_t length);
 int sparse_make_root(sparse_worker *worker, const sparse_rows *rows, sparse_node *root);
 /* Emits the node's concept and searches its subtree (children may be spawned). */
 void sparse_expand(sparse_worker *worker, const sparse_node *node);
-/* One node's children shared out among a team: every member builds the same node in its own worker
- * (same database, so the same candidates in the same order, and the same witnesses after testing
- * them) and expands only the children whose index `next` hands it; `owner` alone emits the node's
- * concept and credits the node's own progress share. */
-typedef struct sparse_shared_children {
-    atomic_size_t next;
-    const sparse_worker *owner;
-} sparse_shared_children;
-void sparse_expand_shared(sparse_worker *worker, const sparse_node *node, sparse_shared_children *shared);
-/* Sets (1) or clears (0) the node's intent in in_intent, for a node that starts a path (the root, a task). */
-void sparse_mark_intent(sparse_worker *worker, const sparse_node *node, int set);
+
+/* A node's children as sparse_open_children leaves them: candidates first .. first + count of the
+ * worker that opened the node, delivered and tested (witness 0: canonical), each child's progress
+ * share, and the marks sparse_close_children gives the worker's arrays back to. */
+typedef struct sparse_children {
+    size_t first, count;
+    uint64_t share;
+    size_t candidates_mark, occurrences_mark, undo_mark;
+} sparse_children;
+/* Emits the node's concept, credits its own progress share, delivers and tests its candidates
+ * (each failure recorded in witness_of for the subtree). Returns how many candidates. */
+size_t sparse_open_children(sparse_worker *worker, const sparse_node *node, sparse_children *children);
+void sparse_close_children(sparse_worker *worker, const sparse_children *children);
+/* Credits the progress share of a child that is not searched (non-canonical). */
+void sparse_skip_child(sparse_worker *worker, uint64_t share);
+/* The canonical candidate's child of `node`, whose database, intent and candidates are in source's
+ * arrays (source may be the worker itself; another worker's are only read), built at the end of the
+ * worker's arrays: 1, or 0 when out of memory (worker status set). */
+int sparse_make_child(sparse_worker *worker, const sparse_worker *source, const sparse_node *node,
+                      size_t candidate_index, sparse_node *child);
+/* Searches a child built by sparse_make_child: marks its attributes beyond its parent's (in
+ * source's arrays) in in_intent for the subtree. */
+void sparse_expand_child(sparse_worker *worker, const sparse_worker *source, const sparse_node *parent,
+                         const sparse_node *child);
+/* Sets (1) or clears (0) in the worker's in_intent the intent of a node that starts a path (the
+ * root, a task), the node in source's arrays. */
+void sparse_mark_intent(sparse_worker *worker, const sparse_worker *source, const sparse_node *node, int set);
 /* Gives the worker's arrays back to the sizes they had at the node's start. */
 void sparse_truncate_to(sparse_worker *worker, const sparse_node *node);
 
