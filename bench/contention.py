@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """bench/contention.py — whole commands of birch, dbscan and fca on a shared machine (issue 16, item 4).
 
-For each module it runs the CLI's default parallel path (no --threads) unloaded and with k other
-processes spinning (k = 1 and k = n, n = the cores this process may use), interleaving the three
+For each module it runs the CLI's default parallel path (no --threads) unloaded and with k threads of
+another process spinning (k = 1 and k = n, n = the cores this process may use; --spinner-sessions each:
+k separate processes instead, see spinners()), interleaving the three
 conditions round after round (other users of the machine drift; medians of the rounds), and checks
     loaded time <= 1.5 x unloaded x (n + k) / n.
 Prints one JSON line per (module, k) and a table last.
     python3 bench/contention.py [--parac build/parac] [--rounds 5] [--points N] [--quick]
                                 [--baseline OTHER_PARAC]   (another build timed in the same rounds)
                                 [--sweep 1,4,8,16]         (also --threads t at k = n, to see the best t)
+                                [--spinner-sessions one|each]
 The inputs grow with the cores, so that the unloaded command is not a few milliseconds of process start
 and scheduler latency on a large machine (a CFS time slice is several milliseconds when two tasks share a
 core): 300,000 2-D points per core (4.8 M on 16 cores: birch about 0.7 s, dbscan 0.25 s there), fca on
@@ -28,9 +30,28 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
-def spinners(k):
-    """k busy processes (plain shell loops), started in their own process groups."""
+def spinners(k, sessions="one"):
+    """k busy loops. sessions="one": one shell and its k looping subshells in one new session, which is
+    "k threads of another process" (issue 16) to the scheduler: with autogroup (Linux's default,
+    /proc/sys/kernel/sched_autogroup_enabled) CPU time is shared fairly between sessions first and
+    between the tasks of a session second, and one process's threads are one session. "each": k
+    processes in k sessions (k users' programs): then every session, ours included, gets n / (k + 1)
+    cores whatever its thread count, so no thread count can meet the bound at k = n (it asks for
+    n / 3 of the cores)."""
+    if k == 0:
+        return []
+    if sessions == "one":
+        loops = " ".join(["(while :; do :; done) &"] * k)
+        return [subprocess.Popen(["sh", "-c", loops + " wait"], start_new_session=True)]
     return [subprocess.Popen(["sh", "-c", "while :; do :; done"], start_new_session=True) for _ in range(k)]
+
+
+def autogroup():
+    try:
+        with open("/proc/sys/kernel/sched_autogroup_enabled") as f:
+            return f.read().strip() == "1"
+    except OSError:
+        return None
 
 
 def stop(processes):
@@ -87,6 +108,8 @@ def main():
     parser.add_argument("--label", default="", help="a name for this build in the JSON lines")
     parser.add_argument("--baseline", help="another parac (e.g. an earlier build) timed in the same rounds")
     parser.add_argument("--sweep", default="", help="thread counts also timed with --threads at k = n, e.g. 1,4,8,16")
+    parser.add_argument("--spinner-sessions", choices=("one", "each"), default="one",
+                        help="one: the k spinners are one other process (issue 16's case); each: k processes")
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.points = 3, 50000
@@ -108,14 +131,14 @@ def main():
         for _ in range(args.rounds):
             for k in loads:  # interleaved: unloaded, k = 1, k = n, again (and the builds alternate)
                 for b, binary in builds:
-                    busy = spinners(k)
+                    busy = spinners(k, args.spinner_sessions)
                     time.sleep(0.05)
                     try:
                         times[(b, k)].append(timed([binary] + command[1:]))
                     finally:
                         stop(busy)
             for t in sweep:  # the same load as k = n, with the thread count fixed
-                busy = spinners(n)
+                busy = spinners(n, args.spinner_sessions)
                 time.sleep(0.05)
                 try:
                     swept.setdefault((module, t), []).append(timed(command + ["--threads", str(t)]))
@@ -123,7 +146,8 @@ def main():
                     stop(busy)
         for k in loads:
             row = {"bench": "contention", "label": args.label, "module": module, "cores": n, "spinners": k,
-                   "rounds": args.rounds, "loadavg": open("/proc/loadavg").read().split()[:4]}
+                   "rounds": args.rounds, "spinner_sessions": args.spinner_sessions, "autogroup": autogroup(),
+                   "loadavg": open("/proc/loadavg").read().split()[:4]}
             for b, _ in builds:
                 unloaded, loaded = statistics.median(times[(b, 0)]), statistics.median(times[(b, k)])
                 row.update({b + "unloaded_s": round(unloaded, 4), b + "loaded_s": round(loaded, 4),
@@ -135,6 +159,7 @@ def main():
     for (module, t), values in swept.items():
         unloaded = next(r["unloaded_s"] for r in rows if r["module"] == module and r["spinners"] == n)
         row = {"bench": "contention_sweep", "module": module, "cores": n, "spinners": n, "threads": t,
+               "spinner_sessions": args.spinner_sessions,
                "loaded_s": round(statistics.median(values), 4), "all": [round(v, 4) for v in values],
                "ratio": round(statistics.median(values) / unloaded, 3), "bound_ratio": round(1.5 * 2, 3)}
         print(json.dumps(row), flush=True)
