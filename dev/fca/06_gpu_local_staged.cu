@@ -88,67 +88,15 @@ __device__ __noinline__ static void stage_child(const local_params *p, const loc
     if (++*staged == stage.capacity) flush_stage(p, staged, lane);
 }
 
-/* The library's expand_subtree, pushing through stage_child. */
-__device__ static void expand_subtree_staged(const local_params *p, size_t task, int first_of_batch, uint32_t warp,
-                                             uint32_t lane, unsigned long long *concepts, uint32_t *staged)
-{
-    const task_shape *shape = &p->shape;
-    uint32_t n = shape->attributes, words = shape->attribute_words, y = p->pool.next[task], depth = 0;
-    uint32_t my_total = 0, my_cursor = 0, found, rest;
-    word_t *c = p->scratch + (size_t)warp * shape->object_words;
-    local_level root = level_at(p, warp, 0);
-    if (y >= n || warp_is_full_intent(shape, p->pool.intent + task * words, lane)) {
-        if (first_of_batch) release_children(p, n, lane);
-        else release_push_unit(p, lane);
-        return;
+/* The library's expand_subtree_with, pushing through stage_child. */
+struct staged_push {
+    uint32_t *staged; /* children in the warp's slot */
+    __device__ void operator()(const local_params *p, const local_level *level, uint32_t index, uint32_t j,
+                               uint32_t lane) const
+    {
+        stage_child(p, level, index, j, staged, lane);
     }
-    rest = n - y;
-    if (first_of_batch) {
-        release_children(p, n - rest, lane);
-    } else {
-        if (!reserve_children(p, rest, lane)) { defer_task(p, task, lane); return; }
-        release_push_unit(p, lane);
-    }
-    warp_copy(root.extent, p->pool.extent + task * shape->object_words, shape->object_words, lane);
-    warp_copy(root.intent, p->pool.intent + task * words, words, lane);
-    warp_copy(root.failed + (size_t)y * words, p->pool.failed + task * n * words + (size_t)y * words,
-              (size_t)rest * words, lane);
-    __syncwarp();
-    found = generate_children(p, &root, y, c, lane);
-    emit_children(p, &root, found, concepts, lane);
-    release_children(p, (long long)rest - found, lane);
-    if (lane == 0) my_total = found;
-    for (;;) {
-        uint32_t total = __shfl_sync(FULL_MASK, my_total, depth), cursor = __shfl_sync(FULL_MASK, my_cursor, depth);
-        local_level level, child;
-        uint32_t j, rest;
-        if (cursor == total) {
-            if (depth == 0) return;
-            depth--;
-            continue;
-        }
-        if (lane == depth) my_cursor++;
-        level = level_at(p, warp, depth);
-        j = level.child_attribute[cursor];
-        rest = n - j - 1;
-        if (rest == 0 || warp_is_full_intent(shape, level.child_intents + (size_t)cursor * words, lane)) {
-            release_push_unit(p, lane);
-            continue;
-        }
-        if (depth + 1 >= p->levels || warp_is_hungry(p, lane) || !reserve_children(p, rest, lane)) {
-            stage_child(p, &level, cursor, j, staged, lane); /* the one difference */
-            continue;
-        }
-        release_push_unit(p, lane);
-        child = level_at(p, warp, depth + 1);
-        descend(p, &level, cursor, j, &child, lane);
-        found = generate_children(p, &child, j + 1, c, lane);
-        emit_children(p, &child, found, concepts, lane);
-        release_children(p, (long long)rest - found, lane);
-        depth++;
-        if (lane == depth) { my_total = found; my_cursor = 0; }
-    }
-}
+};
 
 /* Held to 64 registers like expand_local_kernel so that 4 blocks stay resident per SM. */
 __global__ static void __launch_bounds__(THREADS_PER_BLOCK, 4) expand_staged_kernel(const __grid_constant__ local_params p)
@@ -162,7 +110,8 @@ __global__ static void __launch_bounds__(THREADS_PER_BLOCK, 4) expand_staged_ker
         if (lane == 0) index = atomicAdd(&p.counters->head, 1u);
         index = __shfl_sync(FULL_MASK, index, 0);
         if (index >= p.batch) break;
-        expand_subtree_staged(&p, p.batch_first + index, index == 0, warp, lane, &concepts, &staged);
+        expand_subtree_with(&p, p.batch_first + index, index == 0, warp, lane, &concepts, rows_generator(),
+                            staged_push{&staged});
     }
     flush_stage(&p, &staged, lane);
     if (lane == 0) {

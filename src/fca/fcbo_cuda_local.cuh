@@ -219,13 +219,33 @@ __device__ static void defer_task(const local_params *p, size_t task, uint32_t l
     __syncwarp();
 }
 
+/* The library's two steps of expand_subtree_with, as policies: a node's canonical children by
+ * object rows (generate_children), and a child left for a later round written to the pool
+ * (push_local_child). The kernel lab's variants (dev/fca/04-06) pass their own. */
+struct rows_generator {
+    __device__ uint32_t operator()(const local_params *p, const local_level *level, uint32_t y, word_t *c,
+                                   uint32_t lane) const
+    {
+        return generate_children(p, level, y, c, lane);
+    }
+};
+struct pool_push {
+    __device__ void operator()(const local_params *p, const local_level *level, uint32_t index, uint32_t j,
+                               uint32_t lane) const
+    {
+        push_local_child(p, level, index, j, lane);
+    }
+};
+
 /* Expands pool task `task` and, depth-first, as much of its subtree as the stack and the
  * reservations allow. Lane d keeps level d's child count and cursor in registers.
  * Units: every task of the batch owns one push unit (to be deferred); the batch's first
  * task owns `attributes` push and output units instead, so every round makes progress;
- * the others reserve theirs and are deferred to the next round when that fails. */
-__device__ static void expand_subtree(const local_params *p, size_t task, int first_of_batch, uint32_t warp,
-                                      uint32_t lane, unsigned long long *concepts)
+ * the others reserve theirs and are deferred to the next round when that fails.
+ * `generate` finds a node's canonical children, `push` leaves a child for a later round. */
+template <typename Generate, typename Push>
+__device__ static void expand_subtree_with(const local_params *p, size_t task, int first_of_batch, uint32_t warp,
+                                           uint32_t lane, unsigned long long *concepts, Generate generate, Push push)
 {
     const task_shape *shape = &p->shape;
     uint32_t n = shape->attributes, words = shape->attribute_words, y = p->pool.next[task], depth = 0;
@@ -249,7 +269,7 @@ __device__ static void expand_subtree(const local_params *p, size_t task, int fi
     warp_copy(root.failed + (size_t)y * words, p->pool.failed + task * n * words + (size_t)y * words,
               (size_t)rest * words, lane);
     __syncwarp();
-    found = generate_children(p, &root, y, c, lane);
+    found = generate(p, &root, y, c, lane);
     emit_children(p, &root, found, concepts, lane);
     release_children(p, (long long)rest - found, lane);
     if (lane == 0) my_total = found;
@@ -271,18 +291,24 @@ __device__ static void expand_subtree(const local_params *p, size_t task, int fi
             continue;
         }
         if (depth + 1 >= p->levels || warp_is_hungry(p, lane) || !reserve_children(p, rest, lane)) {
-            push_local_child(p, &level, cursor, j, lane); /* uses the unit its parent reserved */
+            push(p, &level, cursor, j, lane); /* uses the unit its parent reserved */
             continue;
         }
         release_push_unit(p, lane); /* expanded here: its own reservation replaces its unit */
         child = level_at(p, warp, depth + 1);
         descend(p, &level, cursor, j, &child, lane);
-        found = generate_children(p, &child, j + 1, c, lane);
+        found = generate(p, &child, j + 1, c, lane);
         emit_children(p, &child, found, concepts, lane);
         release_children(p, (long long)rest - found, lane);
         depth++;
         if (lane == depth) { my_total = found; my_cursor = 0; }
     }
+}
+
+__device__ static void expand_subtree(const local_params *p, size_t task, int first_of_batch, uint32_t warp,
+                                      uint32_t lane, unsigned long long *concepts)
+{
+    expand_subtree_with(p, task, first_of_batch, warp, lane, concepts, rows_generator(), pool_push());
 }
 
 __global__ static void expand_local_kernel(local_params p)
