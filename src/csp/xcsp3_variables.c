@@ -131,11 +131,26 @@ done:
     return status;
 }
 
+/* The array's values in all, before any cell is added: an array of 2,000 cells over 0..10^6 is
+ * refused at once instead of after 800 MB of domains have been copied into the network. */
+static int array_within_value_budget(const xcsp3 *x, const array_domains *d, uint64_t cells)
+{
+    uint64_t used = x->network->value_count, budget = x->in->limits.max_values, total = 0;
+    if (used > budget) return 0;
+    for (uint64_t c = 0; c < cells; c++)
+        if (d->of_cell[c] >= 0 && (total += d->counts[d->of_cell[c]]) > budget - used) return 0;
+    return 1;
+}
+
 static parac_status add_array_cells(xcsp3 *x, const char *id, const xcsp3_array *array, uint64_t cells,
                                     const array_domains *d, xmlNodePtr node, parac_error *error)
 {
     char name[256];
     uint32_t index[XCSP3_MAX_DIMS] = {0};
+    if (!array_within_value_budget(x, d, cells))
+        return parac_fail_at(error, PARAC_ERR_UNSUPPORTED, x->in->name, xmlGetLineNo(node),
+                             "array '%s': more than %llu values in all domains (the value budget)", id,
+                             (unsigned long long)x->in->limits.max_values);
     for (uint64_t c = 0; c < cells; c++) {
         size_t used = (size_t)snprintf(name, sizeof name, "%s", id);
         uint32_t var;

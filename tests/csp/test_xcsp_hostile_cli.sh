@@ -81,6 +81,13 @@ vars range_max.xml '<var id="a"> 9223372036854775806..9223372036854775807 </var>
 expect_values "$tmp/range_max.xml" 2
 vars range_all.xml '<var id="a"> -9223372036854775807..9223372036854775807 </var>'
 expect_error "$tmp/range_all.xml" "range_all\.xml:3: variable 'a': more than 100000000 values"
+# an array past the value budget is refused before any of its domains is copied: 2,000 x 0..10^6 took
+# 800 MB of domains first (exit 3, out of memory, under 1 GB of address space), now a few MB
+vars array_budget.xml '<array id="y" size="[2000]"> 0..1000000 </array>'
+(ldd "$PARAC" 2> /dev/null | grep -q libasan || ulimit -v 1000000
+ cd "$tmp" && timeout 20 "$PARAC" ac array_budget.xml --device cpu > /dev/null 2> err.txt); code=$?
+[ $code = 2 ] && grep -q "array_budget.xml:3: array 'y': more than 100000000 values in all domains" "$tmp/err.txt" ||
+  bad "array_budget.xml: exit $code, $(head -c 300 "$tmp/err.txt")"
 vars empty.xml '<var id="a"> </var>'
 (cd "$tmp" && "$PARAC" ac empty.xml --device cpu > /dev/null 2>&1) || bad "empty domain: exit $?"
 
