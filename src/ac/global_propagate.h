@@ -78,6 +78,18 @@ int ac_term_remove(const ac_model *model, ac_domains *domains, const ac_term *te
 /* Keeps only values within [low, high]; returns 1 on wipe-out. */
 int ac_term_restrict(const ac_model *model, ac_domains *domains, const ac_term *term, int64_t low, int64_t high,
                      uint8_t *changed);
+/* Open intervals of values (after, before), in 128 bits so that bounds computed from values near
+ * the int64 ends do not overflow. */
+typedef struct ac_open_interval {
+    __int128 after, before;
+} ac_open_interval;
+/* Sorts the intervals by `after` (for ac_term_remove_intervals). */
+void ac_sort_intervals(ac_open_interval *intervals, size_t count);
+/* Removes the term's values lying in any of the intervals (sorted by `after`): one walk over the
+ * values (ascending, written to `scratch`, room for the term's domain) and the intervals. Returns 1
+ * on wipe-out. */
+int ac_term_remove_intervals(const ac_model *model, ac_domains *domains, const ac_term *term,
+                             const ac_open_interval *intervals, size_t count, int64_t *scratch, uint8_t *changed);
 /* The largest initial domain over the network (buffer sizes). */
 size_t ac_largest_domain(const parac_csp_network *network);
 

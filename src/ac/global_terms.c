@@ -3,6 +3,7 @@
 #include "ac/global_propagate.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 
 long ac_value_slot(const parac_csp_network *network, uint32_t var, int64_t value)
 {
@@ -102,6 +103,32 @@ int ac_term_restrict(const ac_model *model, ac_domains *domains, const ac_term *
         if (changed) changed[var] = 1;
     }
     return domains->size[var] == 0;
+}
+
+static int by_after(const void *x, const void *y)
+{
+    __int128 a = ((const ac_open_interval *)x)->after, b = ((const ac_open_interval *)y)->after;
+    return a < b ? -1 : a > b;
+}
+
+void ac_sort_intervals(ac_open_interval *intervals, size_t count) { qsort(intervals, count, sizeof *intervals, by_after); }
+
+int ac_term_remove_intervals(const ac_model *model, ac_domains *domains, const ac_term *term,
+                             const ac_open_interval *intervals, size_t count, int64_t *scratch, uint8_t *changed)
+{
+    size_t value_count = ac_term_values(model, domains, term, scratch), next = 0;
+    __int128 reach = 0; /* the largest `before` among the intervals opening below the value */
+    int wipeout = 0, opened = 0;
+    for (size_t v = 0; v < value_count && !wipeout; v++) {
+        __int128 a = scratch[v];
+        while (next < count && intervals[next].after < a) {
+            if (!opened || intervals[next].before > reach) reach = intervals[next].before;
+            opened = 1;
+            next++;
+        }
+        if (opened && a < reach) wipeout = ac_term_remove(model, domains, term, scratch[v], changed);
+    }
+    return wipeout;
 }
 
 size_t ac_largest_domain(const parac_csp_network *network)
