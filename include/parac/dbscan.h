@@ -66,7 +66,8 @@ extern "C" {
 #define PARAC_DBSCAN_NOISE (-1)
 
 typedef enum parac_dbscan_method {
-    PARAC_DBSCAN_AUTO = 0,    /* grid for d <= PARAC_DBSCAN_GRID_MAX_DIM, brute force above */
+    PARAC_DBSCAN_AUTO = 0,    /* the grid on the CPU; on the GPU the grid for d <= PARAC_DBSCAN_GRID_MAX_DIM,
+                                 brute force above */
     PARAC_DBSCAN_GRID,        /* uniform grid over the first min(d, 3) coordinates */
     PARAC_DBSCAN_BRUTE_FORCE, /* all pairs, parallel, with early exit (high d) */
     PARAC_DBSCAN_REFERENCE    /* plain serial O(n^2) code on the CPU: the test oracle */

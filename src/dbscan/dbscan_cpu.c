@@ -208,7 +208,7 @@ static int point_is_core(const cpu_index *index, size_t p, const point_range *ra
     const double *x = index->xs + p * d;
     for (int r = 0; r < range_count; r++)
         for (uint32_t q = ranges[r].begin; q < ranges[r].end; q++)
-            if (dbscan_distance_squared(x, index->xs + (size_t)q * d, d, index->scale) <= index->eps2 &&
+            if (dbscan_within_eps(x, index->xs + (size_t)q * d, d, index->scale, index->eps2) &&
                 ++neighbours >= index->min_samples)
                 return 1;
     return 0;
@@ -302,7 +302,7 @@ static void join_dense_cell(cpu_index *index, size_t begin, size_t end, const po
                 union_find_root(index->parent, q) == union_find_root(index->parent, (uint32_t)begin))
                 continue;
             for (size_t p = begin; p < end; p++)
-                if (dbscan_distance_squared(index->xs + p * d, index->xs + (size_t)q * d, d, index->scale) <= index->eps2) {
+                if (dbscan_within_eps(index->xs + p * d, index->xs + (size_t)q * d, d, index->scale, index->eps2)) {
                     union_find_join(index->parent, (uint32_t)begin, q);
                     break;
                 }
@@ -317,7 +317,7 @@ static void join_sparse_cell(cpu_index *index, size_t begin, size_t end, const p
         for (int r = 0; r < range_count; r++)
             for (uint32_t q = ranges[r].begin > p + 1 ? ranges[r].begin : (uint32_t)(p + 1); q < ranges[r].end; q++)
                 if (index->core[q] &&
-                    dbscan_distance_squared(index->xs + p * d, index->xs + (size_t)q * d, d, index->scale) <= index->eps2)
+                    dbscan_within_eps(index->xs + p * d, index->xs + (size_t)q * d, d, index->scale, index->eps2))
                     union_find_join(index->parent, (uint32_t)p, q);
     }
 }
@@ -372,7 +372,7 @@ static void assign_roots(cpu_index *index, uint32_t *root_of)
                 for (int r = 0; r < range_count; r++)
                     for (uint32_t q = ranges[r].begin; q < ranges[r].end; q++)
                         if (index->core[q] && index->order[q] < best &&
-                            dbscan_distance_squared(index->xs + p * d, index->xs + (size_t)q * d, d, index->scale) <= index->eps2) {
+                            dbscan_within_eps(index->xs + p * d, index->xs + (size_t)q * d, d, index->scale, index->eps2)) {
                             best = index->order[q];
                             best_position = q;
                         }

@@ -75,8 +75,8 @@ static void test_stop_at_first_report(void)
     free(xs), free(labels);
 }
 
-/* The brute-force fallback above 8 dimensions reports while it runs and
- * stops on the third report. */
+/* The brute-force method (the GPU's choice above 8 dimensions; the CPU's auto takes the grid
+ * there) reports while it runs and stops on the third report. */
 static void test_brute_force_reports_and_stops(void)
 {
     size_t n = 6000, d = 12;
@@ -84,8 +84,8 @@ static void test_brute_force_reports_and_stops(void)
     int32_t *labels = malloc(n * sizeof(int32_t));
     counter c = {0, 3, 0, 0};
     parac_error error;
-    parac_status status = run(xs, n, d, 0.01, PARAC_DBSCAN_AUTO, &c, labels, &error);
-    CHECK(status == PARAC_ERR_CANCELLED, "12-D auto (brute force): status %d (%s)", (int)status, error.message);
+    parac_status status = run(xs, n, d, 0.01, PARAC_DBSCAN_BRUTE_FORCE, &c, labels, &error);
+    CHECK(status == PARAC_ERR_CANCELLED, "12-D brute force: status %d (%s)", (int)status, error.message);
     CHECK(c.calls == 3, "%d calls", c.calls);
     CHECK(!c.went_back, "done went back or past total");
     free(xs), free(labels);

@@ -103,6 +103,37 @@ static void test_random_shapes(void)
     }
 }
 
+/* Past 16 coordinates the CPU decides "within eps" from partial sums (dbscan_within_eps): the
+ * lattice's pairs at exactly eps in many dimensions must still be neighbours, as in the reference's
+ * full sums. */
+static void test_many_dimensions(void)
+{
+    const size_t dims[] = {17, 40, 64};
+    for (size_t i = 0; i < 3; i++) {
+        size_t d = dims[i], n = 160;
+        double *lattice = lattice_points(500 + d, n, d, 3.0);
+        double *blobs = clustered_points(600 + d, n, d);
+        check_all_methods("lattice-many-d", lattice, n, d, 0.5 * sqrt((double)d), 3);
+        check_all_methods("lattice-many-d-ties", lattice, n, d, 1.0 * sqrt((double)d), 4);
+        check_all_methods("lattice-many-d-ties-exact", lattice, n, d, 5.0, 2);
+        check_all_methods("blobs-many-d", blobs, n, d, 0.5 * sqrt((double)d), 5);
+        free(lattice);
+        free(blobs);
+    }
+}
+
+/* AUTO takes the grid on the CPU at any d (it was brute force above 8 dimensions: 200,000 points
+ * in 12-D took over 100 s there, 7.7 s with the grid). */
+static void test_auto_takes_the_grid_on_cpu(void)
+{
+    double *blobs = clustered_points(7, 300, 12);
+    run_result result = run(blobs, 300, 12, 1.5, 5, PARAC_DBSCAN_AUTO, 2);
+    CHECK(result.status == 0 && result.info.method == PARAC_DBSCAN_GRID, "12-D auto on the CPU: method %s",
+          parac_dbscan_method_name(result.info.method));
+    free_result(&result);
+    free(blobs);
+}
+
 /* 1-D points 0,1,2,3,10 with eps exactly 1: 1 and 2 have 3 neighbours. */
 static void test_ties_at_eps(void)
 {
@@ -283,5 +314,7 @@ int main(void)
     test_bad_arguments();
     test_float32_matches_widened();
     test_random_shapes();
+    test_many_dimensions();
+    test_auto_takes_the_grid_on_cpu();
     return test_finish("dbscan");
 }
