@@ -22,6 +22,8 @@ void fca_concept_spill_destroy(fca_concept_spill *spill); /* NULL is accepted */
  * the walk and is returned. Covers whose extent is below min_support are skipped. */
 typedef struct fca_cover_scratch {
     parac_word *extent, *child_extent, *closure, *minimal;
+    uint64_t *support; /* per attribute, zero between uses: supports counted from the extent's rows */
+    uint32_t *members; /* the extent's objects, when its rows are walked */
 } fca_cover_scratch;
 typedef int (*fca_cover_fn)(void *user, const parac_word *closure);
 int fca_cover_scratch_init(fca_cover_scratch *scratch, const parac_fca_context *context); /* -1: no memory */
