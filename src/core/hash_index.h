@@ -29,11 +29,14 @@ typedef int (*parac_hash_match_fn)(const void *context, size_t item, const void 
  * memory or the capacity would overflow (the index is then unchanged). */
 int parac_hash_index_reserve(parac_hash_index *index, parac_hash_item_fn item_hash, const void *context);
 
-/* The stored item whose key matches, or SIZE_MAX when none (always SIZE_MAX before the first
- * reserve). When slot is not NULL it gets the slot where the key is or would go: after a
- * reserve, pass it to parac_hash_index_insert to add the item. */
-size_t parac_hash_index_find(const parac_hash_index *index, uint64_t key_hash, const void *key,
-                             parac_hash_match_fn matches, const void *context, size_t *slot);
+/* Batches: an index filled with at most `items` items, used, then emptied whole (one node's merge
+ * table in the sparse FCbO search, reused node after node). The index must be empty (count 0); it
+ * gets capacity >= 2 x items, all slots free. 0, or -1 when out of memory (the index is unchanged). */
+int parac_hash_index_reserve_batch(parac_hash_index *index, size_t items);
+/* Frees the slots from key_hash's first slot up to the next free one. Called with the hash of every
+ * stored item it empties the index without touching the other slots (a batch's few items in a large
+ * table). */
+void parac_hash_index_empty_run(parac_hash_index *index, uint64_t key_hash);
 
 /* Stores item in the slot find returned for its key (absent, after a reserve). */
 void parac_hash_index_insert(parac_hash_index *index, size_t slot, size_t item);
@@ -42,5 +45,31 @@ void parac_hash_index_free(parac_hash_index *index); /* back to the empty index 
 
 /* FNV-1a over the bytes, then a 64-bit finalizer (so the low bits, which pick the slot, mix well). */
 uint64_t parac_hash_bytes(const void *data, size_t length);
+
+/* The slot mix every operation applies to a key's hash. */
+static inline uint64_t parac_hash_finalize(uint64_t hash)
+{
+    hash ^= hash >> 33;
+    hash *= 0xff51afd7ed558ccdULL;
+    hash ^= hash >> 33;
+    return hash;
+}
+
+/* The stored item whose key matches, or SIZE_MAX when none (always SIZE_MAX before the first
+ * reserve). When slot is not NULL it gets the slot where the key is or would go: after a
+ * reserve, pass it to parac_hash_index_insert to add the item. Inline, so that a caller's match
+ * function is inlined into the probe loop (the sparse search merges millions of rows through it). */
+static inline size_t parac_hash_index_find(const parac_hash_index *index, uint64_t key_hash, const void *key,
+                                           parac_hash_match_fn matches, const void *context, size_t *slot)
+{
+    size_t mask, at;
+    if (slot) *slot = 0;
+    if (!index->capacity) return SIZE_MAX;
+    mask = index->capacity - 1;
+    at = (size_t)parac_hash_finalize(key_hash) & mask;
+    while (index->slots[at] && !matches(context, index->slots[at] - 1, key)) at = (at + 1) & mask;
+    if (slot) *slot = at;
+    return index->slots[at] ? index->slots[at] - 1 : SIZE_MAX;
+}
 
 #endif

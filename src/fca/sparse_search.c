@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/hash_index.h"
 #include "core/progress.h"
 #include "fca/sparse_search.h"
 
@@ -102,7 +103,7 @@ void sparse_worker_destroy(sparse_worker *worker)
     free(worker->witness_of);
     free(worker->in_intent);
     free(worker->undo.data);
-    free(worker->table);
+    parac_hash_index_free(&worker->merge);
     free(worker->search_intent);
     free(worker->original_intent);
     if (worker->concepts) fca_concepts_release(worker->concepts);
@@ -149,43 +150,49 @@ static int stopped(const sparse_worker *worker)
 
 /* ---- merging transactions with equal suffixes --------------------------------------------------- */
 
+/* The suffix's key hash (the table's own finalizer mixes it further before it picks a slot). */
 static uint64_t hash_items(const uint32_t *items, size_t count)
 {
     uint64_t hash = 0x9e3779b97f4a7c15ULL ^ count;
     for (size_t i = 0; i < count; i++) hash = (hash ^ items[i]) * 0xff51afd7ed558ccdULL;
-    return hash ^ (hash >> 29);
+    return hash;
 }
 
 /* Up to this many transactions are merged by comparing each with the ones kept, without the table. */
 #define SMALL_MERGE 8
 
-/* A merge table of at least 2 x expected slots, all free. */
-static int prepare_table(sparse_worker *worker, size_t expected)
+/* A suffix being merged: the key of the merge table (core/hash_index.h), whose items are the
+ * worker's transaction indices. */
+typedef struct suffix_key {
+    const uint32_t *items;
+    uint32_t length;
+} suffix_key;
+
+static int same_suffix(const void *context, size_t item, const void *key)
 {
-    size_t capacity = 16;
-    while (capacity < 2 * expected) capacity *= 2;
-    if (capacity > worker->table_capacity) {
-        free(worker->table);
-        worker->table = calloc(capacity, sizeof *worker->table);
-        worker->table_capacity = worker->table ? capacity : 0;
-        if (!worker->table) {
-            fail_no_memory(worker, "sparse FCbO merge table");
-            return 0;
-        }
-    }
-    return 1;
+    const sparse_worker *worker = context;
+    const sparse_transaction *old = &((const sparse_transaction *)worker->transactions.data)[item];
+    const suffix_key *suffix = key;
+    return old->suffix_length == suffix->length &&
+           memcmp(ITEMS(worker) + old->suffix_start, suffix->items, suffix->length * sizeof *suffix->items) == 0;
 }
 
-/* Clears the slots the node's transactions took (the table is sized >= 2x the candidates). */
-static void clear_table(sparse_worker *worker, const sparse_node *node, size_t mask)
+/* The merge table ready for up to `expected` transactions (it is empty between nodes). */
+static int prepare_table(sparse_worker *worker, size_t expected)
+{
+    if (parac_hash_index_reserve_batch(&worker->merge, expected) == 0) return 1;
+    fail_no_memory(worker, "sparse FCbO merge table");
+    return 0;
+}
+
+/* Empties the table of the node's transactions: only the slots they took, not the whole table
+ * (sized for the largest node so far, often the root's). */
+static void clear_table(sparse_worker *worker, const sparse_node *node)
 {
     for (size_t t = 0; t < node->transaction_count; t++) {
         const sparse_transaction *transaction = &TRANSACTION(worker, node->transaction_first + t);
-        size_t slot = hash_items(ITEMS(worker) + transaction->suffix_start, transaction->suffix_length) & mask;
-        while (worker->table[slot]) {
-            worker->table[slot] = 0;
-            slot = (slot + 1) & mask;
-        }
+        parac_hash_index_empty_run(&worker->merge, hash_items(ITEMS(worker) + transaction->suffix_start,
+                                                              transaction->suffix_length));
     }
 }
 
@@ -202,21 +209,23 @@ static uint32_t intersect_prefix(uint32_t *into, uint32_t into_length, const uin
 }
 
 /* The transaction just written at the end of the node's arrays (items from `start`: prefix then
- * suffix) joins an equal-suffix transaction of the node, or becomes a new one. */
+ * suffix) joins an equal-suffix transaction of the node, or becomes a new one. `hashed`: through
+ * the merge table; else (a few transactions) compared one by one with the node's. */
 static void add_transaction(sparse_worker *worker, sparse_node *node, size_t start, uint32_t prefix_length,
-                            uint32_t suffix_length, uint64_t weight, size_t mask)
+                            uint32_t suffix_length, uint64_t weight, int hashed)
 {
     uint32_t *items = ITEMS(worker);
-    const uint32_t *suffix = items + start + prefix_length;
-    size_t slot = mask ? hash_items(suffix, suffix_length) & mask : 0, probes = 0;
+    suffix_key key = {items + start + prefix_length, suffix_length};
+    size_t slot = 0, found = SIZE_MAX;
     sparse_transaction *fresh;
-    /* mask 0: a few transactions, compared one by one without the table */
-    for (; mask ? worker->table[slot] != 0 : probes < node->transaction_count; slot = (slot + 1) & mask, probes++) {
-        sparse_transaction *old =
-            &TRANSACTION(worker, mask ? worker->table[slot] - 1 : node->transaction_first + probes);
-        if (old->suffix_length != suffix_length ||
-            memcmp(items + old->suffix_start, suffix, suffix_length * sizeof *suffix) != 0)
-            continue;
+    if (hashed) {
+        found = parac_hash_index_find(&worker->merge, hash_items(key.items, key.length), &key, same_suffix, worker, &slot);
+    } else {
+        for (size_t t = 0; t < node->transaction_count && found == SIZE_MAX; t++)
+            if (same_suffix(worker, node->transaction_first + t, &key)) found = node->transaction_first + t;
+    }
+    if (found != SIZE_MAX) {
+        sparse_transaction *old = &TRANSACTION(worker, found);
         old->prefix_length = intersect_prefix(items + old->prefix_start, old->prefix_length, items + start, prefix_length);
         old->weight += weight;
         worker->items.size = start; /* the copy is not needed */
@@ -228,8 +237,8 @@ static void add_transaction(sparse_worker *worker, sparse_node *node, size_t sta
     fresh->suffix_start = start + prefix_length;
     fresh->suffix_length = suffix_length;
     fresh->weight = weight;
+    if (hashed) parac_hash_index_insert(&worker->merge, slot, worker->transactions.size);
     ++worker->transactions.size;
-    if (mask) worker->table[slot] = worker->transactions.size;
     node->transaction_count++;
 }
 
@@ -238,7 +247,7 @@ static void add_transaction(sparse_worker *worker, sparse_node *node, size_t sta
 int sparse_make_root(sparse_worker *worker, const sparse_rows *rows, sparse_node *root)
 {
     const fca_search *search = worker->search;
-    size_t mask, intent_length = 0;
+    size_t intent_length = 0;
     uint32_t *intent;
     memset(root, 0, sizeof *root);
     root->weight = FCA_PROGRESS_TOTAL;
@@ -254,7 +263,6 @@ int sparse_make_root(sparse_worker *worker, const sparse_rows *rows, sparse_node
     root->transaction_first = worker->transactions.size;
     root->items_first = worker->items.size;
     if (!prepare_table(worker, search->objects)) return 0;
-    mask = worker->table_capacity - 1;
     for (size_t o = 0; o < search->objects; o++) {
         const uint32_t *row = rows->attributes + rows->offsets[o];
         size_t length = rows->offsets[o + 1] - rows->offsets[o], start = worker->items.size;
@@ -268,9 +276,9 @@ int sparse_make_root(sparse_worker *worker, const sparse_rows *rows, sparse_node
         }
         if (!kept) continue;
         worker->items.size = start + kept;
-        add_transaction(worker, root, start, 0, kept, 1, mask);
+        add_transaction(worker, root, start, 0, kept, 1, 1);
     }
-    clear_table(worker, root, mask);
+    clear_table(worker, root);
     return 1;
 }
 
@@ -385,11 +393,8 @@ static int build_child_transactions(sparse_worker *worker, const sparse_worker *
 {
     uint32_t j = candidate->attribute;
     uint64_t full = candidate->support, least = counted ? worker->least_support : 0;
-    size_t mask = 0;
-    if (candidate->occurrence_count > SMALL_MERGE) {
-        if (!prepare_table(worker, candidate->occurrence_count)) return 0;
-        mask = worker->table_capacity - 1;
-    }
+    int hashed = candidate->occurrence_count > SMALL_MERGE;
+    if (hashed && !prepare_table(worker, candidate->occurrence_count)) return 0;
     child->transaction_first = worker->transactions.size;
     child->transaction_count = 0;
     child->items_first = worker->items.size;
@@ -419,9 +424,9 @@ static int build_child_transactions(sparse_worker *worker, const sparse_worker *
         }
         if (!suffix) continue;
         worker->items.size = start + prefix + suffix;
-        add_transaction(worker, child, start, prefix, suffix, from.weight, mask);
+        add_transaction(worker, child, start, prefix, suffix, from.weight, hashed);
     }
-    if (mask) clear_table(worker, child, mask);
+    if (hashed) clear_table(worker, child);
     return 1;
 }
 

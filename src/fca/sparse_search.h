@@ -16,6 +16,7 @@
 
 #include <stdatomic.h>
 
+#include "core/hash_index.h"
 #include "fca/fca_internal.h"
 
 /* The context by objects: attributes (search order, ascending) of object o at
@@ -79,8 +80,7 @@ struct sparse_worker {
     sparse_array undo;      /* (j, previous witness_of[j]) pairs, restored when a node is left */
     int busy;               /* a node is being expanded (a task nested at a scheduling point gets a
                                worker of its own: witness_of and in_intent describe one path) */
-    size_t *table;          /* merge table: transaction index + 1, 0 = free */
-    size_t table_capacity;
+    parac_hash_index merge; /* transactions by suffix while a node's database is built (emptied after) */
     parac_word *search_intent, *original_intent; /* emit scratch */
     parac_fca_concepts *concepts;                /* NULL: count only */
     uint64_t count;
