@@ -38,56 +38,46 @@ typedef struct listed_values {
 
 static void listed_free(listed_values *l) { free(l->value), free(l->first); }
 
+typedef struct listed_entry {
+    int64_t value;
+    uint32_t position;
+} listed_entry;
+
+static int by_value_then_position(const void *x, const void *y)
+{
+    const listed_entry *a = x, *b = y;
+    if (a->value != b->value) return a->value < b->value ? -1 : 1;
+    return a->position < b->position ? -1 : a->position > b->position;
+}
+
 static int listed_build(const parac_csp_global *g, listed_values *l)
 {
-    size_t m = g->list_length[1], *order = malloc((m + 1) * sizeof *order), count = 0;
+    size_t m = g->list_length[1], count = 0;
+    listed_entry *entries = malloc((m + 1) * sizeof *entries);
     l->value = malloc((m + 1) * sizeof *l->value);
     l->first = malloc((m + 1) * sizeof *l->first);
     l->count = 0;
-    if (!order || !l->value || !l->first) {
-        free(order);
+    if (!entries || !l->value || !l->first) {
+        free(entries);
         return -1;
     }
     for (size_t k = 0; k < m; k++)
-        if (g->lists[1][k].var < 0) order[count++] = k;
-    /* insertion into runs would be quadratic: sort positions by (value, k) with a merge sort */
-    for (size_t width = 1; width < count; width *= 2) {
-        size_t *merged = malloc(count * sizeof *merged);
-        if (!merged) {
-            free(order);
-            return -1;
-        }
-        for (size_t low = 0; low < count; low += 2 * width) {
-            size_t middle = low + width < count ? low + width : count, high = low + 2 * width < count ? low + 2 * width : count;
-            size_t i = low, j = middle, out = low;
-            while (i < middle || j < high) {
-                int take_left = j == high || (i < middle && g->lists[1][order[i]].value <= g->lists[1][order[j]].value);
-                merged[out++] = take_left ? order[i++] : order[j++];
-            }
-        }
-        free(order);
-        order = merged;
-    }
+        if (g->lists[1][k].var < 0) entries[count++] = (listed_entry){g->lists[1][k].value, (uint32_t)k};
+    qsort(entries, count, sizeof *entries, by_value_then_position);
     for (size_t i = 0; i < count; i++) {
-        int64_t v = g->lists[1][order[i]].value;
-        if (l->count && l->value[l->count - 1] == v) continue; /* the first position of a repeated value */
-        l->value[l->count] = v;
-        l->first[l->count++] = (uint32_t)order[i];
+        if (l->count && l->value[l->count - 1] == entries[i].value) continue; /* a repeated value: its first position */
+        l->value[l->count] = entries[i].value;
+        l->first[l->count++] = entries[i].position;
     }
-    free(order);
+    free(entries);
     return 0;
 }
 
 /* The first position of constant v in the values list, or NONE. */
 static uint32_t listed_find(const listed_values *l, int64_t v)
 {
-    size_t low = 0, high = l->count;
-    while (low < high) {
-        size_t middle = low + (high - low) / 2;
-        if (l->value[middle] < v) low = middle + 1;
-        else high = middle;
-    }
-    return low < l->count && l->value[low] == v ? l->first[low] : NONE;
+    size_t at = ac_lower_bound(l->value, l->count, v);
+    return at < l->count && l->value[at] == v ? l->first[at] : NONE;
 }
 
 #define NONE UINT32_MAX

@@ -64,6 +64,8 @@ int ac_global_support_search(const ac_model *model, ac_domains *domains, const p
                              uint64_t budget, uint8_t *changed, int *applied);
 
 /* ---- terms over the current domains ---- */
+/* The first position of a sorted (ascending) array whose value is >= x (count when none). */
+size_t ac_lower_bound(const int64_t *sorted, size_t count, int64_t x);
 /* The slot of `value` in var's initial domain, or -1. */
 long ac_value_slot(const parac_csp_network *network, uint32_t var, int64_t value);
 int ac_term_has(const ac_model *model, const ac_domains *domains, const ac_term *term, int64_t value);

@@ -5,16 +5,22 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-long ac_value_slot(const parac_csp_network *network, uint32_t var, int64_t value)
+size_t ac_lower_bound(const int64_t *sorted, size_t count, int64_t x)
 {
-    const int64_t *values = network->values + network->value_offset[var];
-    size_t low = 0, high = network->domain_size[var];
-    while (low < high) { /* a variable's values are ascending by slot */
+    size_t low = 0, high = count;
+    while (low < high) {
         size_t mid = low + (high - low) / 2;
-        if (values[mid] < value) low = mid + 1;
+        if (sorted[mid] < x) low = mid + 1;
         else high = mid;
     }
-    return low < network->domain_size[var] && values[low] == value ? (long)low : -1;
+    return low;
+}
+
+long ac_value_slot(const parac_csp_network *network, uint32_t var, int64_t value)
+{
+    const int64_t *values = network->values + network->value_offset[var]; /* ascending by slot */
+    size_t slot = ac_lower_bound(values, network->domain_size[var], value);
+    return slot < network->domain_size[var] && values[slot] == value ? (long)slot : -1;
 }
 
 int ac_term_has(const ac_model *model, const ac_domains *domains, const ac_term *term, int64_t value)
@@ -141,13 +147,8 @@ size_t ac_largest_domain(const parac_csp_network *network)
 
 static int set_contains(const int64_t *set, size_t count, int64_t x)
 {
-    size_t low = 0, high = count;
-    while (low < high) {
-        size_t mid = low + (high - low) / 2;
-        if (set[mid] < x) low = mid + 1;
-        else high = mid;
-    }
-    return low < count && set[low] == x;
+    size_t at = ac_lower_bound(set, count, x);
+    return at < count && set[at] == x;
 }
 
 int ac_operator_holds(ac_operator op, int64_t x, int64_t operand)
