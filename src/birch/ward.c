@@ -115,7 +115,11 @@ parac_status birch_ward_cpu(const double *centers, size_t m, size_t dims, int th
     live = malloc(m * sizeof(size_t));
     if (!w.d || !size || !chain || !live) {
         free(w.d), free(size), free(chain), free(live);
-        return parac_fail_no_memory(error, "Ward distance matrix", (unsigned long long)ward_matrix_bytes(m, w.full));
+        /* the usual cause is a threshold far below the data's spread (a subcluster per point): say so */
+        return parac_fail(error, PARAC_ERR_NO_MEMORY,
+                          "out of host memory allocating %llu bytes for the global step's Ward distances between %zu "
+                          "subclusters (a larger --threshold gives fewer)",
+                          (unsigned long long)ward_matrix_bytes(m, w.full), m);
     }
     threads = parac_threads_resolve(threads);
     fill_distances(centers, dims, threads, progress, &w);
