@@ -330,7 +330,9 @@ static int propagate_counting(const ac_model *model, ac_domains *domains, const 
             }
             low = ac_term_min(model, domains, occurs), high = ac_term_max(model, domains, occurs);
         }
-        if (sure > high || possible < low) {
+        /* an empty occurrence range (low > high) is satisfied by no assignment: caught here, since
+         * the flow's first phase fills a value to its low bound before checking its high one */
+        if (sure > high || possible < low || low > high) {
             wipeout = 1;
             break;
         }
