@@ -19,8 +19,10 @@
 #include "core/threads.h"
 #include "csp/csp_handle.h"
 #include "csp/csp_table_generator.h"
+#include "csp/xcsp_input.h"
 
 #define BATCH_CONSTRAINTS 1024
+#define BATCH_BYTES (256ULL << 20) /* matrices drawn at a time, in bytes, unless one thread each needs more */
 
 void parac_csp_generate_options_default(parac_csp_generate_options *options)
 {
@@ -36,14 +38,25 @@ void parac_csp_generate_options_default(parac_csp_generate_options *options)
 static parac_status check_options(const parac_csp_generate_options *o, parac_error *error)
 {
     uint64_t pairs = (uint64_t)o->variables * (o->variables - 1) / 2;
+    xcsp_limits limits;
+    xcsp_limits_default(&limits);
     if (o->model != PARAC_CSP_MODEL_B && o->model != PARAC_CSP_MODEL_RB)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "unknown model %d", (int)o->model);
     if (o->variables < 2 || o->domain < 1 || o->domain > 1u << 20)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "need at least 2 variables and a domain of 1..2^20 values");
+    if ((uint64_t)o->variables * o->domain > limits.max_values)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
+                          "%u variables of %u values: more than the %llu values in all domains that parac's XCSP "
+                          "readers accept (the value budget, docs/xcsp.md)",
+                          o->variables, o->domain, (unsigned long long)limits.max_values);
     if (!(o->tightness >= 0.0 && o->tightness <= 1.0))
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "tightness %g is not in [0, 1]", o->tightness);
     if (o->arity >= 3) return csp_check_table_options(o, error);
     if (o->arity == 1) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "arity 1 constraints are domains, not constraints");
+    if ((uint64_t)o->domain * o->domain > (1ULL << 32)) /* the readers' largest binary bit matrix */
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
+                          "binary constraints over %u values: more than the 2^32 pairs a binary constraint may hold",
+                          o->domain);
     if (o->model == PARAC_CSP_MODEL_B && o->constraints > pairs)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
                           "model B needs constraints <= N(N-1)/2 = %llu distinct scopes", (unsigned long long)pairs);
@@ -154,12 +167,19 @@ static parac_status add_constraints(parac_csp *csp, const parac_csp_generate_opt
 {
     size_t matrix_words = (size_t)o->domain * parac_bitset_words(o->domain);
     uint64_t forbidden = (uint64_t)llround(o->tightness * (double)o->domain * (double)o->domain);
-    parac_word *batch = malloc(BATCH_CONSTRAINTS * matrix_words * sizeof *batch);
-    parac_status status = PARAC_OK;
     int threads = parac_threads_resolve(o->threads);
-    if (!batch) return parac_fail_no_memory(error, "generator matrices", BATCH_CONSTRAINTS * matrix_words * 8);
-    for (uint64_t start = 0; start < o->constraints && status == PARAC_OK; start += BATCH_CONSTRAINTS) {
-        uint64_t end = start + BATCH_CONSTRAINTS < o->constraints ? start + BATCH_CONSTRAINTS : o->constraints;
+    /* BATCH_CONSTRAINTS matrices at a time, fewer when they are large (at most BATCH_BYTES, never
+     * fewer than the threads): the matrices depend on the constraint's index, not on the batch */
+    uint64_t batch_size = o->constraints < BATCH_CONSTRAINTS ? o->constraints : BATCH_CONSTRAINTS;
+    uint64_t by_bytes = BATCH_BYTES / (matrix_words * sizeof(parac_word) + 1);
+    parac_word *batch;
+    parac_status status = PARAC_OK;
+    if (batch_size > by_bytes) batch_size = by_bytes > (uint64_t)threads ? by_bytes : (uint64_t)threads;
+    if (batch_size < 1) batch_size = 1;
+    batch = malloc(batch_size * matrix_words * sizeof *batch);
+    if (!batch) return parac_fail_no_memory(error, "generator matrices", batch_size * matrix_words * 8);
+    for (uint64_t start = 0; start < o->constraints && status == PARAC_OK; start += batch_size) {
+        uint64_t end = start + batch_size < o->constraints ? start + batch_size : o->constraints;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 16)
         for (int64_t i = (int64_t)start; i < (int64_t)end; i++) {
             parac_rng rng;

@@ -675,7 +675,14 @@ static parac_status write_constraints(FILE *out, const writer *w, int threads, c
     if (!texts) return parac_fail_no_memory(error, "writer buffers", WRITE_BATCH * sizeof *texts);
     for (size_t start = 0; start < total && status == PARAC_OK; start += WRITE_BATCH) {
         size_t end = start + WRITE_BATCH < total ? start + WRITE_BATCH : total;
-        if (format_batch(w, start, end, texts, threads) < 0) status = parac_fail_no_memory(error, "writer", 0);
+        if (format_batch(w, start, end, texts, threads) < 0) {
+            size_t failed = start;
+            while (failed < end && !texts[failed - start].failed) failed++;
+            /* each constraint's text is built whole in memory before it is written */
+            status = parac_fail(error, PARAC_ERR_NO_MEMORY,
+                                "out of host memory formatting constraint %zu as XCSP3 text (%zu bytes reached)",
+                                failed, failed < end ? texts[failed - start].length : (size_t)0);
+        }
         for (size_t i = start; i < end && status == PARAC_OK; i++)
             if (fwrite(texts[i - start].data, 1, texts[i - start].length, out) != texts[i - start].length)
                 status = parac_fail_at(error, PARAC_ERR_IO, path, 0, "write failed: %s", strerror(errno));
