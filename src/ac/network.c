@@ -112,7 +112,11 @@ parac_status parac_csp_add_variable(parac_csp_network *network, const char *name
         !grow_array((void **)&network->value_offset, sizeof(uint64_t), n + 1, n + 2) ||
         !grow_array((void **)&network->values, sizeof(int64_t), (size_t)first, (size_t)first + count)) {
         free(name_copy);
-        return parac_fail_no_memory(error, "variables", (unsigned long long)(n + 1) * sizeof(char *));
+        /* which array failed matters less than how large the network had grown */
+        return parac_fail(error, PARAC_ERR_NO_MEMORY,
+                          "out of host memory growing the network to %zu variables and %llu values (%llu bytes of "
+                          "values)", n + 1, (unsigned long long)(first + count),
+                          (unsigned long long)((first + count) * sizeof(int64_t)));
     }
     network->variable_names[n] = name_copy;
     network->domain_size[n] = count;
