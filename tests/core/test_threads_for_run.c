@@ -27,7 +27,7 @@ static void *spin(void *unused)
 int main(void)
 {
     int cores = parac_threads_available(), spinners = cores < 64 ? cores : 64, started = 0;
-    int most = 0, forked = 0;
+    int most = 0, forked = 0, idle_rounds = 0;
     pthread_t threads[64];
     pid_t children[64];
     struct timespec pause = {0, 20 * 1000 * 1000};
@@ -44,21 +44,35 @@ int main(void)
         CHECK(idle >= 1 && idle <= cores, "default %d, cores %d", idle, cores);
     }
     /* Our own spinning threads: not other work. Other users may hold cores meanwhile, so this can
-     * only be checked where the machine has an idle core left: the default must not be 1 there. */
-    for (int i = 0; i < spinners - 1; i++) started += pthread_create(&threads[i], NULL, spin, NULL) == 0;
-    CHECK_EQ_INT(started, spinners - 1);
-    for (int attempt = 0; attempt < 20; attempt++) {
-        int now = parac_threads_for_run(0);
-        if (now > most) most = now;
-        nanosleep(&pause, NULL);
+     * only be checked in a round where the machine looked idle just before and just after our
+     * spinners ran (ctest runs this test alone: RUN_SERIAL); a round where any reading found
+     * more than 1 thread passes. Up to 5 rounds: a busy moment in one does not decide it. */
+    for (int round = 0; round < 5 && most <= 1; round++) {
+        int idle_before = parac_threads_for_run(0), idle_after, round_most = 0;
+        started = 0;
+        atomic_store(&stop_spinning, 0);
+        for (int i = 0; i < spinners - 1; i++) started += pthread_create(&threads[i], NULL, spin, NULL) == 0;
+        CHECK_EQ_INT(started, spinners - 1);
+        for (int attempt = 0; attempt < 20 && round_most <= 1; attempt++) {
+            int now = parac_threads_for_run(0);
+            if (now > round_most) round_most = now;
+            nanosleep(&pause, NULL);
+        }
+        atomic_store(&stop_spinning, 1);
+        for (int i = 0; i < started; i++) pthread_join(threads[i], NULL);
+        idle_after = parac_threads_for_run(0);
+        if (idle_before == cores && idle_after == cores) {
+            idle_rounds++;
+            if (round_most > most) most = round_most;
+        } else if (round_most > 1) {
+            most = round_most;
+        }
     }
-    atomic_store(&stop_spinning, 1);
-    for (int i = 0; i < started; i++) pthread_join(threads[i], NULL);
-    {
-        int idle_alone = parac_threads_for_run(0);
-        if (idle_alone == cores && cores > 1)
-            CHECK(most > 1, "%d of our own spinning threads made %d idle cores look busy", started, cores);
-    }
+    if (cores > 1 && idle_rounds > 0)
+        CHECK(most > 1, "%d of our own spinning threads made %d idle cores look busy (%d idle rounds)", started, cores,
+              idle_rounds);
+    else if (cores > 1 && most <= 1)
+        printf("core.threads_for_run: the machine was never idle around our spinners: own-thread check not made\n");
     {
         /* One other process spinning, then one on every core: a team of 1..cores at every reading
          * (other users of the machine move the count), and 1 once all of them spin. The rule
