@@ -296,7 +296,8 @@ static parac_status ward_merges_cpu(parac_birch *model, birch_merge *merges, par
 static parac_status ward_merges(parac_birch *model, birch_merge *merges, parac_error *error)
 {
 #ifdef PARAC_HAVE_CUDA
-    if (model->gpu && model->subclusters >= BIRCH_GPU_WARD_MIN) {
+    /* beyond the matrix's range the CPU's centroid chain runs on every device (same bytes) */
+    if (model->gpu && model->subclusters >= BIRCH_GPU_WARD_MIN && birch_ward_uses_matrix(model->subclusters)) {
         parac_status status =
             birch_cuda_ward(model->gpu, model->centers, model->subclusters, model->tree.dims, merges, error);
         if (status != PARAC_ERR_NO_MEMORY) return status; /* else fall back to host memory */

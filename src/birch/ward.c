@@ -1,4 +1,16 @@
-/* birch/ward.c — scipy's nn_chain (Ward) and sklearn's _hc_cut, on the CPU. */
+/* birch/ward.c — scipy's nn_chain (Ward) and sklearn's _hc_cut, on the CPU.
+ *
+ * The chain runs over one of two "spaces" that answer the same two questions (the nearest live
+ * cluster of x, and the update after a merge):
+ *   - the distance matrix with scipy's Lance–Williams updates, up to WARD_MATRIX_MAX subclusters:
+ *     scipy's values bit for bit, so the same merges as scikit-learn even at ties;
+ *   - beyond that, the clusters' centroids and sizes, each Ward distance computed when needed as
+ *     sqrt(2 n_a n_b / (n_a + n_b)) |c_a - c_b| (equal to the Lance–Williams recursion in exact
+ *     arithmetic; rounded differently, so a merge order can differ from scipy's only between
+ *     heights equal within rounding). O(m dims) memory instead of 4 m^2 bytes: 30,000 subclusters
+ *     took 25 s and 3.5 GB with the condensed matrix (a threshold far below the data's spread),
+ *     and the matrix of 100,000 would need 40 GB.
+ */
 #include "birch/ward.h"
 
 #include <math.h>
@@ -14,6 +26,8 @@
 
 size_t birch_ward_matrix_bytes(size_t m) { return m < 2 ? 0 : m * (m - 1) / 2 * sizeof(double); }
 
+int birch_ward_uses_matrix(size_t m) { return m <= BIRCH_WARD_MATRIX_MAX; }
+
 /* Up to this many subclusters the chain works on the full symmetric matrix
  * (at most 128 MiB): the chain's scans then read one contiguous row instead of
  * a condensed row and column (its index arithmetic and strided reads made
@@ -21,11 +35,20 @@ size_t birch_ward_matrix_bytes(size_t m) { return m < 2 ? 0 : m * (m - 1) / 2 * 
  * condensed triangle, half the memory. Both hold the same values. */
 #define WARD_FULL_MATRIX_MAX 4096
 
-typedef struct ward_matrix {
+/* A nearest-neighbour scan over the centroids is split over the threads from this many
+ * coordinates read (live clusters x dims): below it a parallel region costs more than it saves. */
+#define WARD_PARALLEL_SCAN_MIN 32768
+
+typedef struct ward_space {
+    size_t m, dims;
+    int threads;
+    /* matrix space (centers == NULL) */
     double *d;
-    size_t m;
     int full;
-} ward_matrix;
+    /* centroid space */
+    double *centers; /* m x dims: each live cluster's centroid (mean of its original centroids) */
+    double *sums;    /* m x dims: the sums those means come from (a merge adds them exactly once) */
+} ward_space;
 
 static size_t ward_matrix_bytes(size_t m, int full)
 {
@@ -33,13 +56,13 @@ static size_t ward_matrix_bytes(size_t m, int full)
 }
 
 /* d(x, i), read along x's row in the full layout. */
-static inline double ward_get(const ward_matrix *w, size_t x, size_t i)
+static inline double ward_get(const ward_space *w, size_t x, size_t i)
 {
     if (w->full) return w->d[x * w->m + i];
     return x < i ? w->d[birch_condensed_index(w->m, x, i)] : w->d[birch_condensed_index(w->m, i, x)];
 }
 
-static inline void ward_set(ward_matrix *w, size_t i, size_t j, double value)
+static inline void ward_set(ward_space *w, size_t i, size_t j, double value)
 {
     if (w->full) {
         w->d[i * w->m + j] = value, w->d[j * w->m + i] = value;
@@ -48,29 +71,76 @@ static inline void ward_set(ward_matrix *w, size_t i, size_t j, double value)
     w->d[i < j ? birch_condensed_index(w->m, i, j) : birch_condensed_index(w->m, j, i)] = value;
 }
 
+/* Squared Ward distance between live clusters x and i of the centroid space. Symmetric bit for
+ * bit (the squares of a - b and b - a are equal, the size factor is a product), which the chain's
+ * reciprocal-neighbour test needs. A NaN counts as +inf. */
+static inline double ward_squared(const ward_space *w, const int64_t *size, size_t x, size_t i)
+{
+    double nx = (double)size[x], ni = (double)size[i];
+    double g = BIRCH_MUL(BIRCH_DIV(BIRCH_MUL(2.0, BIRCH_MUL(nx, ni)), BIRCH_ADD(nx, ni)),
+                         birch_squared_distance(w->centers + x * w->dims, w->centers + i * w->dims, w->dims));
+    return g == g ? g : INFINITY;
+}
+
 /* O(m^2 dims): seconds for m in the tens of thousands, so every row polls progress (NULL: none) and
  * the rows after a cancel are skipped (the chain then returns PARAC_ERR_CANCELLED at once). */
-static void fill_distances(const double *centers, size_t dims, int threads, struct parac_progress_gate *progress,
-                           ward_matrix *w)
+static void fill_distances(const double *centers, struct parac_progress_gate *progress, ward_space *w)
 {
-#pragma omp parallel for schedule(dynamic, 16) num_threads(threads)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(w->threads)
     for (size_t i = 0; i < w->m; i++) {
         if (progress && parac_progress_gate_poll(progress)) continue;
         for (size_t j = i + 1; j < w->m; j++)
-            ward_set(w, i, j, sqrt(birch_squared_distance(centers + i * dims, centers + j * dims, dims)));
+            ward_set(w, i, j, sqrt(birch_squared_distance(centers + i * w->dims, centers + j * w->dims, w->dims)));
     }
 }
 
-/* The chain's next link from x: the closest live cluster (live[] ascends, as
- * scipy's scan), preferring the previous chain element on ties (scipy avoids
- * cycles that way). A NaN distance counts as +inf, and the answer is always a
- * live cluster other than x, whatever the distances (a NaN used to leave y at
- * a dead or the same cluster and grow the chain past its array). */
-static size_t nearest_live(const ward_matrix *w, const size_t *live, size_t live_count, size_t x, long previous,
-                           double *found)
+/* The first position t (live[] ascends, as scipy's scan) of a closest live cluster other than x
+ * in the centroid space, and its squared distance; over the threads when the scan is long. The
+ * same answer for every thread count: the least (distance, position) pair. */
+static size_t nearest_centroid_position(const ward_space *w, const int64_t *size, const size_t *live,
+                                        size_t live_count, size_t x, double *found)
+{
+    double best = INFINITY;
+    size_t best_t = SIZE_MAX;
+    int parallel = w->threads > 1 && live_count * w->dims >= WARD_PARALLEL_SCAN_MIN;
+#pragma omp parallel num_threads(w->threads) if (parallel)
+    {
+        double mine = INFINITY;
+        size_t mine_t = SIZE_MAX;
+#pragma omp for schedule(static) nowait
+        for (size_t t = 0; t < live_count; t++) {
+            double g;
+            if (live[t] == x) continue;
+            g = ward_squared(w, size, x, live[t]);
+            if (mine_t == SIZE_MAX || g < mine) mine = g, mine_t = t;
+        }
+#pragma omp critical(birch_ward_nearest)
+        if (mine_t != SIZE_MAX && (best_t == SIZE_MAX || mine < best || (mine == best && mine_t < best_t)))
+            best = mine, best_t = mine_t;
+    }
+    *found = best;
+    return best_t;
+}
+
+/* The chain's next link from x: the closest live cluster, preferring the previous chain element
+ * on ties (scipy avoids cycles that way), else the first in live order. A NaN distance counts as
+ * +inf, and the answer is always a live cluster other than x, whatever the distances (a NaN used
+ * to leave y at a dead or the same cluster and grow the chain past its array). *found is the
+ * Ward distance (not squared). */
+static size_t nearest_live(const ward_space *w, const int64_t *size, const size_t *live, size_t live_count, size_t x,
+                           long previous, double *found)
 {
     size_t y = previous >= 0 ? (size_t)previous : SIZE_MAX;
-    double best = previous >= 0 ? ward_get(w, x, (size_t)previous) : INFINITY;
+    double best;
+    if (w->centers) {
+        size_t t = nearest_centroid_position(w, size, live, live_count, x, &best);
+        double to_previous = previous >= 0 ? ward_squared(w, size, x, (size_t)previous) : INFINITY;
+        if (previous < 0 || best < to_previous) y = live[t];
+        else best = to_previous;
+        *found = sqrt(best);
+        return y;
+    }
+    best = previous >= 0 ? ward_get(w, x, (size_t)previous) : INFINITY;
     if (best != best) best = INFINITY;
     for (size_t t = 0; t < live_count; t++) {
         size_t i = live[t];
@@ -84,14 +154,23 @@ static size_t nearest_live(const ward_matrix *w, const size_t *live, size_t live
     return y;
 }
 
-/* Cluster x merged into y: x leaves the live list, y's distances follow Lance–Williams. */
-static void update_after_merge(ward_matrix *w, const int64_t *size, size_t *live, size_t *live_count, size_t x,
+/* Cluster x merged into y: x leaves the live list; y's distances follow Lance–Williams (matrix)
+ * or y's centroid moves to the mean of both clusters' original centroids (centroid space). */
+static void update_after_merge(ward_space *w, const int64_t *size, size_t *live, size_t *live_count, size_t x,
                                size_t y, double d_xy, int64_t nx, int64_t ny)
 {
     size_t t = 0;
     while (live[t] != x) t++;
     memmove(live + t, live + t + 1, (*live_count - t - 1) * sizeof(size_t));
     (*live_count)--;
+    if (w->centers) {
+        double *sum_y = w->sums + y * w->dims, *center_y = w->centers + y * w->dims;
+        for (size_t j = 0; j < w->dims; j++) {
+            sum_y[j] = BIRCH_ADD(sum_y[j], w->sums[x * w->dims + j]);
+            center_y[j] = BIRCH_DIV(sum_y[j], (double)size[y]);
+        }
+        return;
+    }
     /* O(m) per merge: too little work per merge for a parallel region to pay off. */
     for (t = 0; t < *live_count; t++) {
         size_t i = live[t];
@@ -102,34 +181,63 @@ static void update_after_merge(ward_matrix *w, const int64_t *size, size_t *live
     }
 }
 
+static void free_space(ward_space *w)
+{
+    free(w->d), free(w->centers), free(w->sums);
+}
+
+/* The matrix (filled) or the centroid copies; 0 when out of memory. */
+static int prepare_space(ward_space *w, int matrix, const double *centers, struct parac_progress_gate *progress)
+{
+    if (matrix) {
+        w->full = w->m <= WARD_FULL_MATRIX_MAX;
+        if (!(w->d = malloc(ward_matrix_bytes(w->m, w->full)))) return 0;
+        fill_distances(centers, progress, w);
+        return 1;
+    }
+    w->centers = malloc(w->m * w->dims * sizeof(double));
+    w->sums = malloc(w->m * w->dims * sizeof(double));
+    if (!w->centers || !w->sums) return 0;
+    memcpy(w->centers, centers, w->m * w->dims * sizeof(double));
+    memcpy(w->sums, centers, w->m * w->dims * sizeof(double));
+    return 1;
+}
+
 parac_status birch_ward_cpu(const double *centers, size_t m, size_t dims, int threads,
                             struct parac_progress_gate *progress, birch_merge *merges, parac_error *error)
 {
-    ward_matrix w = {NULL, m, m <= WARD_FULL_MATRIX_MAX};
+    return birch_ward_cpu_in(birch_ward_uses_matrix(m), centers, m, dims, threads, progress, merges, error);
+}
+
+parac_status birch_ward_cpu_in(int matrix, const double *centers, size_t m, size_t dims, int threads,
+                               struct parac_progress_gate *progress, birch_merge *merges, parac_error *error)
+{
+    ward_space w = {m, dims, parac_threads_resolve(threads), NULL, 0, NULL, NULL};
     int64_t *size;
     size_t *chain, *live, chain_length = 0, live_count = m;
+    int prepared;
     if (m < 2) return PARAC_OK;
-    w.d = malloc(ward_matrix_bytes(m, w.full));
     size = malloc(m * sizeof(int64_t));
     chain = malloc(m * sizeof(size_t));
     live = malloc(m * sizeof(size_t));
-    if (!w.d || !size || !chain || !live) {
-        free(w.d), free(size), free(chain), free(live);
+    prepared = size && chain && live && prepare_space(&w, matrix, centers, progress);
+    if (!prepared) {
+        free_space(&w), free(size), free(chain), free(live);
         /* the usual cause is a threshold far below the data's spread (a subcluster per point): say so */
         return parac_fail(error, PARAC_ERR_NO_MEMORY,
                           "out of host memory allocating %llu bytes for the global step's Ward distances between %zu "
                           "subclusters (a larger --threshold gives fewer)",
-                          (unsigned long long)ward_matrix_bytes(m, w.full), m);
+                          (unsigned long long)(matrix ? ward_matrix_bytes(m, m <= WARD_FULL_MATRIX_MAX)
+                                                                         : 2 * m * dims * sizeof(double)),
+                          m);
     }
-    threads = parac_threads_resolve(threads);
-    fill_distances(centers, dims, threads, progress, &w);
     for (size_t i = 0; i < m; i++) size[i] = 1, live[i] = i;
     for (size_t k = 0; k + 1 < m; k++) {
         size_t x = 0, y = 0, swap;
         double d_xy = 0.0;
         int64_t nx, ny;
         if (progress && parac_progress_gate_poll_at(progress, k)) {
-            free(w.d), free(size), free(chain), free(live);
+            free_space(&w), free(size), free(chain), free(live);
             return parac_fail(error, PARAC_ERR_CANCELLED, "birch: global step cancelled after %zu of %zu merges", k,
                               m - 1);
         }
@@ -137,10 +245,10 @@ parac_status birch_ward_cpu(const double *centers, size_t m, size_t dims, int th
         for (;;) {
             long previous = chain_length > 1 ? (long)chain[chain_length - 2] : -1;
             x = chain[chain_length - 1];
-            y = nearest_live(&w, live, live_count, x, previous, &d_xy);
+            y = nearest_live(&w, size, live, live_count, x, previous, &d_xy);
             if (chain_length > 1 && (long)y == previous) break;
             if (chain_length == m) { /* a chain never repeats a cluster: unreachable, but never past the array */
-                free(w.d), free(size), free(chain), free(live);
+                free_space(&w), free(size), free(chain), free(live);
                 return parac_fail(error, PARAC_ERR_INTERNAL, "birch: Ward chain did not close (non-finite distances?)");
             }
             chain[chain_length++] = y;
@@ -153,7 +261,7 @@ parac_status birch_ward_cpu(const double *centers, size_t m, size_t dims, int th
         size[y] = nx + ny;
         update_after_merge(&w, size, live, &live_count, x, y, d_xy, nx, ny);
     }
-    free(w.d), free(size), free(chain), free(live);
+    free_space(&w), free(size), free(chain), free(live);
     return PARAC_OK;
 }
 /* Stable merge sort of merge indices by height (numpy's kind='mergesort'). */

@@ -89,13 +89,14 @@ static void test_ward_non_finite_distances(void)
     const double with_nan[] = {0, 0, NAN, 1, 2, 2, NAN, NAN, 5, 5};
     const double *sets[] = {infinite, with_nan};
     const size_t sizes[] = {4, 5};
-    for (int s = 0; s < 2; s++) {
+    for (int run = 0; run < 4; run++) { /* each set in both Ward spaces: the matrix, the centroids */
+        int s = run % 2, matrix = run < 2;
         size_t m = sizes[s];
         birch_merge merges[8];
         int32_t labels[8];
         parac_error error;
         int valid = 1;
-        CHECK_OK(birch_ward_cpu(sets[s], m, 2, 1, NULL, merges, &error), &error);
+        CHECK_OK(birch_ward_cpu_in(matrix, sets[s], m, 2, 1, NULL, merges, &error), &error);
         for (size_t k = 0; k + 1 < m; k++)
             valid &= merges[k].a >= 0 && merges[k].a < merges[k].b && (size_t)merges[k].b < m;
         CHECK(valid, "set %d: a merge names a cluster out of range", s);
