@@ -9,6 +9,13 @@
  * lowest-index core neighbour; (5) canonical renumbering. The brute-force
  * method is the same code with one cell holding every point.
  *
+ * A cell whose bounding box has diagonal <= eps but too few points for the
+ * shortcut ("within" cell) still needs no pairwise work inside it: each of its
+ * points counts the cell whole, its core points are one set before the union,
+ * and the border phase skips stencil rows without a core point. Without that,
+ * 100,000 identical points with min_samples above their count took 14 s on 2
+ * threads (every point compared with every other, twice), now milliseconds.
+ *
  * Phases (2)-(4) loop over work items: a dense cell whole, any other cell in
  * runs of at most ITEM_POINTS points. That spreads a big cell (brute force's
  * only cell) over the threads, and bounds the time between two progress
@@ -31,7 +38,8 @@
 #include "core/union_find.h"
 
 typedef struct point_range {
-    uint32_t begin, end;
+    uint32_t begin, end;           /* sorted positions */
+    uint32_t first_cell, end_cell; /* the cells they span */
 } point_range;
 
 /* Points of a non-dense cell per work item: a few milliseconds of brute force. */
@@ -55,6 +63,8 @@ typedef struct cpu_index {
     uint64_t *cell_key;    /* cells */
     uint32_t *cell_start;  /* cells + 1 */
     uint8_t *dense;        /* cells: all-core by the shortcut */
+    uint8_t *within;       /* cells: every pair of its points within eps */
+    uint32_t *cores_before; /* cells + 1: core points in the cells before (after the core phase) */
     uint8_t *core;         /* sorted position */
     uint32_t *parent;      /* union-find, sorted positions */
     work_item *items;      /* item_count */
@@ -72,6 +82,8 @@ static void free_index(cpu_index *index)
     free(index->cell_key);
     free(index->cell_start);
     free(index->dense);
+    free(index->within);
+    free(index->cores_before);
     free(index->core);
     free(index->parent);
     free(index->items);
@@ -94,8 +106,9 @@ static int neighbour_ranges(const cpu_index *index, size_t cell, point_range *ra
     uint64_t coordinates[DBSCAN_GRID_MAX_DIMS];
     int count = 0;
     if (index->plan.dims == 0) {
-        ranges[0].begin = 0;
+        ranges[0].begin = ranges[0].first_cell = 0;
         ranges[0].end = (uint32_t)index->count;
+        ranges[0].end_cell = (uint32_t)index->cells;
         return 1;
     }
     dbscan_grid_key_cell(&index->plan, index->cell_key[cell], coordinates);
@@ -106,6 +119,8 @@ static int neighbour_ranges(const cpu_index *index, size_t cell, point_range *ra
         first_cell = lower_bound_key(index->cell_key, index->cells, first);
         end_cell = lower_bound_key(index->cell_key, index->cells, last + 1);
         if (first_cell >= end_cell) continue;
+        ranges[count].first_cell = (uint32_t)first_cell;
+        ranges[count].end_cell = (uint32_t)end_cell;
         ranges[count].begin = index->cell_start[first_cell];
         ranges[count++].end = index->cell_start[end_cell];
     }
@@ -138,7 +153,10 @@ static parac_status build_cells(cpu_index *index)
     index->cell_key = malloc((cells + 1) * sizeof(uint64_t));
     index->cell_start = malloc((cells + 1) * sizeof(uint32_t));
     index->dense = calloc(cells + 1, 1);
-    if (!index->cell_key || !index->cell_start || !index->dense) return PARAC_ERR_NO_MEMORY;
+    index->within = calloc(cells + 1, 1);
+    index->cores_before = malloc((cells + 1) * sizeof(uint32_t));
+    if (!index->cell_key || !index->cell_start || !index->dense || !index->within || !index->cores_before)
+        return PARAC_ERR_NO_MEMORY;
     cells = 0;
     for (size_t i = 0; i < n; i++)
         if (i == 0 || index->keys[i] != index->keys[i - 1]) {
@@ -202,25 +220,46 @@ static int cell_is_within_eps(const cpu_index *index, size_t cell)
     return diagonal <= index->eps2;
 }
 
-static int point_is_core(const cpu_index *index, size_t p, const point_range *ranges, int range_count)
+/* Adds the neighbours of x among sorted positions [from, to); 1 once they reach min_samples. */
+static int count_neighbours(const cpu_index *index, const double *x, uint32_t from, uint32_t to, size_t *neighbours)
 {
-    size_t d = index->dim, neighbours = 0;
-    const double *x = index->xs + p * d;
-    for (int r = 0; r < range_count; r++)
-        for (uint32_t q = ranges[r].begin; q < ranges[r].end; q++)
-            if (dbscan_within_eps(x, index->xs + (size_t)q * d, d, index->scale, index->eps2) &&
-                ++neighbours >= index->min_samples)
-                return 1;
+    size_t d = index->dim;
+    for (uint32_t q = from; q < to; q++)
+        if (dbscan_within_eps(x, index->xs + (size_t)q * d, d, index->scale, index->eps2) &&
+            ++*neighbours >= index->min_samples)
+            return 1;
     return 0;
 }
 
-/* The dense-cell shortcut, cell by cell (before the items are cut). */
+/* Point p of a cell holding sorted positions [own_begin, own_end): a within cell counts whole
+ * (every point of it is a neighbour, p included) and its points are not compared again. */
+static int point_is_core(const cpu_index *index, size_t p, uint32_t own_begin, uint32_t own_end, int own_within,
+                         const point_range *ranges, int range_count)
+{
+    const double *x = index->xs + p * index->dim;
+    size_t neighbours = own_within ? own_end - own_begin : 0;
+    if (neighbours >= index->min_samples) return 1;
+    for (int r = 0; r < range_count; r++) {
+        uint32_t begin = ranges[r].begin, end = ranges[r].end;
+        if (!own_within || end <= own_begin || begin >= own_end) {
+            if (count_neighbours(index, x, begin, end, &neighbours)) return 1;
+            continue;
+        }
+        if (count_neighbours(index, x, begin, own_begin > begin ? own_begin : begin, &neighbours) ||
+            count_neighbours(index, x, own_end < end ? own_end : end, end, &neighbours))
+            return 1;
+    }
+    return 0;
+}
+
+/* Within cells and the dense-cell shortcut, cell by cell (before the items are cut). */
 static void mark_dense_cells(cpu_index *index)
 {
 #pragma omp parallel for num_threads(index->threads) schedule(dynamic, 16)
     for (size_t cell = 0; cell < index->cells; cell++) {
         size_t begin = index->cell_start[cell], end = index->cell_start[cell + 1];
-        index->dense[cell] = (uint8_t)(end - begin >= index->min_samples && cell_is_within_eps(index, cell));
+        index->within[cell] = (uint8_t)(end - begin == 1 || cell_is_within_eps(index, cell));
+        index->dense[cell] = (uint8_t)(end - begin >= index->min_samples && index->within[cell]);
         memset(index->core + begin, index->dense[cell], end - begin);
     }
 }
@@ -282,8 +321,10 @@ static void mark_core_points(cpu_index *index)
             if (item_cancelled(index)) continue;
             if (!index->dense[item->cell]) {
                 int range_count = neighbour_ranges(index, item->cell, ranges);
+                uint32_t own_begin = index->cell_start[item->cell], own_end = index->cell_start[item->cell + 1];
                 for (size_t p = item->begin; p < item->end; p++)
-                    index->core[p] = (uint8_t)point_is_core(index, p, ranges, range_count);
+                    index->core[p] = (uint8_t)point_is_core(index, p, own_begin, own_end, index->within[item->cell],
+                                                            ranges, range_count);
             }
             item_done(index, item, &pending);
         }
@@ -291,22 +332,31 @@ static void mark_core_points(cpu_index *index)
     }
 }
 
-/* A dense cell is one set already: link each core q after it to the cell
- * when any of the cell's points is within eps of q. */
-static void join_dense_cell(cpu_index *index, size_t begin, size_t end, const point_range *ranges, int range_count)
+/* The core points of a within cell are one set already (joined to `set` before the union): link
+ * each core q after the cell (cell_end on) to it when any of the item's core points [begin, end)
+ * is within eps of q. A dense cell is one item, every point core. */
+static void join_within_cell(cpu_index *index, uint32_t set, size_t begin, size_t end, size_t cell_end,
+                             const point_range *ranges, int range_count)
 {
     size_t d = index->dim;
     for (int r = 0; r < range_count; r++)
-        for (uint32_t q = ranges[r].begin > end ? ranges[r].begin : (uint32_t)end; q < ranges[r].end; q++) {
-            if (!index->core[q] ||
-                union_find_root(index->parent, q) == union_find_root(index->parent, (uint32_t)begin))
-                continue;
+        for (uint32_t q = ranges[r].begin > cell_end ? ranges[r].begin : (uint32_t)cell_end; q < ranges[r].end; q++) {
+            if (!index->core[q] || union_find_root(index->parent, q) == union_find_root(index->parent, set)) continue;
             for (size_t p = begin; p < end; p++)
-                if (dbscan_within_eps(index->xs + p * d, index->xs + (size_t)q * d, d, index->scale, index->eps2)) {
-                    union_find_join(index->parent, (uint32_t)begin, q);
+                if (index->core[p] &&
+                    dbscan_within_eps(index->xs + p * d, index->xs + (size_t)q * d, d, index->scale, index->eps2)) {
+                    union_find_join(index->parent, set, q);
                     break;
                 }
         }
+}
+
+/* The first core point of a cell, or UINT32_MAX. */
+static uint32_t first_core_of(const cpu_index *index, size_t cell)
+{
+    for (uint32_t p = index->cell_start[cell]; p < index->cell_start[cell + 1]; p++)
+        if (index->core[p]) return p;
+    return UINT32_MAX;
 }
 
 static void join_sparse_cell(cpu_index *index, size_t begin, size_t end, const point_range *ranges, int range_count)
@@ -322,15 +372,38 @@ static void join_sparse_cell(cpu_index *index, size_t begin, size_t end, const p
     }
 }
 
+/* cores_before[c]: core points in the cells before c (the union skips cells without one, the
+ * border phase stencil rows without one). */
+static void count_cores_before(cpu_index *index)
+{
+    uint32_t total = 0;
+#pragma omp parallel for num_threads(index->threads) schedule(dynamic, 64)
+    for (size_t cell = 0; cell < index->cells; cell++) {
+        uint32_t cores = 0;
+        for (uint32_t p = index->cell_start[cell]; p < index->cell_start[cell + 1]; p++) cores += index->core[p];
+        index->cores_before[cell + 1] = cores;
+    }
+    index->cores_before[0] = 0;
+    for (size_t cell = 1; cell <= index->cells; cell++) total = index->cores_before[cell] += total;
+}
+
+static int cell_has_core(const cpu_index *index, size_t cell)
+{
+    return index->cores_before[cell + 1] != index->cores_before[cell];
+}
+
 static void join_core_points(cpu_index *index)
 {
 #pragma omp parallel for num_threads(index->threads)
     for (size_t p = 0; p < index->count; p++) index->parent[p] = (uint32_t)p;
+    /* a within cell's core points are one set, rooted at its first */
 #pragma omp parallel for num_threads(index->threads) schedule(dynamic, 64)
-    for (size_t cell = 0; cell < index->cells; cell++)
-        if (index->dense[cell])
-            for (size_t p = index->cell_start[cell] + 1; p < index->cell_start[cell + 1]; p++)
-                index->parent[p] = index->cell_start[cell];
+    for (size_t cell = 0; cell < index->cells; cell++) {
+        uint32_t set = index->within[cell] && cell_has_core(index, cell) ? first_core_of(index, cell) : UINT32_MAX;
+        if (set != UINT32_MAX)
+            for (size_t p = set + 1; p < index->cell_start[cell + 1]; p++)
+                if (index->core[p]) index->parent[p] = set;
+    }
 #pragma omp parallel num_threads(index->threads)
     {
         point_range ranges[DBSCAN_GRID_MAX_ROWS];
@@ -341,8 +414,14 @@ static void join_core_points(cpu_index *index)
             int range_count;
             if (item_cancelled(index)) continue;
             range_count = neighbour_ranges(index, item->cell, ranges);
-            if (index->dense[item->cell]) join_dense_cell(index, item->begin, item->end, ranges, range_count);
-            else join_sparse_cell(index, item->begin, item->end, ranges, range_count);
+            if (index->within[item->cell]) {
+                uint32_t set = cell_has_core(index, item->cell) ? first_core_of(index, item->cell) : UINT32_MAX;
+                if (set != UINT32_MAX)
+                    join_within_cell(index, set, item->begin, item->end, index->cell_start[item->cell + 1], ranges,
+                                     range_count);
+            } else {
+                join_sparse_cell(index, item->begin, item->end, ranges, range_count);
+            }
             item_done(index, item, &pending);
         }
         parac_progress_gate_add(&index->progress, pending);
@@ -369,13 +448,15 @@ static void assign_roots(cpu_index *index, uint32_t *root_of)
                     continue;
                 }
                 if (range_count < 0) range_count = neighbour_ranges(index, item->cell, ranges);
-                for (int r = 0; r < range_count; r++)
+                for (int r = 0; r < range_count; r++) {
+                    if (index->cores_before[ranges[r].end_cell] == index->cores_before[ranges[r].first_cell]) continue;
                     for (uint32_t q = ranges[r].begin; q < ranges[r].end; q++)
                         if (index->core[q] && index->order[q] < best &&
                             dbscan_within_eps(index->xs + p * d, index->xs + (size_t)q * d, d, index->scale, index->eps2)) {
                             best = index->order[q];
                             best_position = q;
                         }
+                }
                 root_of[index->order[p]] =
                     best == UINT32_MAX ? DBSCAN_NO_ROOT : union_find_root(index->parent, best_position);
             }
@@ -419,6 +500,7 @@ static parac_status cluster_points(cpu_index *index, uint32_t *root_of, parac_db
     mark_core_points(index);
     now = parac_now_seconds(), info->seconds_core = now - *mark, *mark = now;
     if (parac_progress_gate_cancelled(&index->progress)) return PARAC_ERR_CANCELLED;
+    count_cores_before(index);
     join_core_points(index);
     now = parac_now_seconds(), info->seconds_union = now - *mark, *mark = now;
     if (parac_progress_gate_cancelled(&index->progress)) return PARAC_ERR_CANCELLED;

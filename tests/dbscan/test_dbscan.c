@@ -6,6 +6,7 @@
 #include <parac/dbscan.h>
 
 #include "core/rng.h"
+#include "core/timer.h"
 #include "dbscan/dbscan_grid.h"
 #include "test_util.h"
 
@@ -254,6 +255,47 @@ static void test_dense_cells(void)
     }
 }
 
+/* Cells whose points are all within eps of each other but too few for the dense shortcut ("within"
+ * cells: dbscan_cpu.c counts them whole and joins their cores before the union): stacks of
+ * duplicates, some jittered, on a lattice finer than eps, so that cores come from neighbouring
+ * cells, cells hold cores and non-cores, and some cells no core. */
+static void test_within_cells(void)
+{
+    for (size_t d = 1; d <= 4; d++) {
+        parac_rng rng;
+        size_t n = 0, capacity = 2400;
+        double *xs = malloc(capacity * d * sizeof(double));
+        const size_t min_samples[] = {4, 12, 30, 90, 400};
+        parac_rng_seed(&rng, 900 + d);
+        while (n < capacity) {
+            size_t copies = 1 + parac_rng_below(&rng, 24);
+            double site[4], jitter = parac_rng_below(&rng, 3) == 0 ? 0.02 : 0.0;
+            for (size_t k = 0; k < d; k++) site[k] = 0.3 * (double)parac_rng_below(&rng, d <= 2 ? 24 : 8);
+            for (size_t c = 0; c < copies && n < capacity; c++, n++)
+                for (size_t k = 0; k < d; k++) xs[n * d + k] = site[k] + jitter * parac_rng_uniform(&rng);
+        }
+        for (size_t m = 0; m < sizeof min_samples / sizeof min_samples[0]; m++)
+            check_all_methods("within cells", xs, n, d, 1.0, min_samples[m]);
+        free(xs);
+    }
+}
+
+/* 200,000 identical points and min_samples above their count: all noise, and no pair compared
+ * (every point compared with every other, twice, took 14 s for 100,000 points on 2 threads). */
+static void test_identical_points_below_min_samples(void)
+{
+    size_t n = 200000;
+    double *xs = calloc(n * 2, sizeof(double)), start = parac_now_seconds(), seconds;
+    run_result result = run(xs, n, 2, 1.0, n + 1, PARAC_DBSCAN_GRID, 2);
+    size_t noise = 0;
+    seconds = parac_now_seconds() - start;
+    for (size_t i = 0; i < n && result.status == 0; i++) noise += result.labels[i] == -1 && !result.core[i];
+    CHECK(result.status == 0 && noise == n, "%zu of %zu identical points noise", noise, n);
+    CHECK(seconds < 5.0, "%zu identical points with min_samples %zu took %.1f s", n, n + 1, seconds);
+    free_result(&result);
+    free(xs);
+}
+
 /* 1 when the cell of q lies in one of the stencil rows around the cell of p. */
 static int stencil_covers(const dbscan_grid_plan *plan, const double *p, const double *q)
 {
@@ -308,6 +350,8 @@ int main(void)
 {
     test_grid_stencils();
     test_dense_cells();
+    test_within_cells();
+    test_identical_points_below_min_samples();
     test_ties_at_eps();
     test_border_rule();
     test_special_inputs();
