@@ -169,15 +169,17 @@ typedef struct parac_fca_options {
     uint64_t max_host_bytes;             /* parac_fca_enumerate and parac_fca_lattice_enumerate: cap on the
                                             host memory that holds concepts (and lattice edges); beyond
                                             it they are sorted into runs in temporary files and merged.
-                                            0 = a quarter of physical memory. The context and the
-                                            search's own memory are not counted. */
+                                            0 = a quarter of the memory the process may use
+                                            (physical memory, or an rlimit or cgroup limit below
+                                            it). The context and the search's own memory are not
+                                            counted. */
     const char *temp_directory;          /* where those runs go (files unlinked at once); NULL = $TMPDIR,
                                             else /tmp. A full disk is PARAC_ERR_IO naming it. */
 } parac_fca_options;
 
 /* The defaults: all concepts (min_support 0), automatic GPU and CPU strategies, no engine, no
- * caps on the GPU pool or device memory, the enumerations' host budget a quarter of physical
- * memory (max_host_bytes 0) with runs in $TMPDIR (temp_directory NULL), parac_exec_init's device
+ * caps on the GPU pool or device memory, the enumerations' host budget a quarter of the memory
+ * the process may use (max_host_bytes 0) with runs in $TMPDIR (temp_directory NULL), parac_exec_init's device
  * and threads. */
 void parac_fca_options_init(parac_fca_options *options);
 

@@ -89,7 +89,8 @@ def iter_concepts(context, min_support=0, device="auto", threads=None, *, max_me
 
     Yields (intent, extent) pairs of ascending uint32 id arrays (intent alone with extents=False),
     without holding all of them: the library keeps at most max_memory bytes of concepts in memory (None:
-    a quarter of physical memory; beyond it they go through sorted runs in temporary files in
+    a quarter of what the process may use (physical memory, or a lower rlimit or cgroup limit);
+    beyond it they go through sorted runs in temporary files in
     temp_directory, default $TMPDIR), and at most a few batches of batch_size concepts wait here. The
     search runs on a thread without the GIL; leaving the loop early (break, an exception, Ctrl-C) stops
     it and frees what it held. context, min_support, device, threads, format, progress as for

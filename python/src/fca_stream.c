@@ -187,8 +187,9 @@ PyDoc_STRVAR(fca_stream_doc,
              "[, extent_offsets, extent_ids]) in batches of up to `batch` concepts (offsets bytes of int64, ids bytes\n"
              "of uint32), or with edges=True the lattice's covering edges to sink('edges', pairs) (bytes of int64\n"
              "(upper, lower) pairs, sorted). A true answer from sink stops the run (CancelledError). Host memory\n"
-             "for concepts and edges stays within max_memory bytes (0: a quarter of physical memory). The run holds\n"
-             "no GIL except while sink runs; Ctrl-C and progress stop it.");
+             "for concepts and edges stays within max_memory bytes (0: a quarter of what the process may use:\n"
+             "physical memory or a lower rlimit/cgroup limit). The run holds no GIL except while sink runs;\n"
+             "Ctrl-C and progress stop it.");
 
 static PyObject *py_fca_stream(PyObject *self, PyObject *args, PyObject *kwargs)
 {

@@ -22,15 +22,17 @@
 
 #include "core/error.h"
 #include "core/external_sort.h"
+#include "core/memory_limit.h"
 #include "core/threads.h"
 #include "fca/concept_stream.h"
 #include "fca/fca_internal.h"
 
+/* A quarter of what the process may use (core/memory_limit.h): under `ulimit -v 1000000` a wide
+ * context's 400 MB store failed with "out of host memory" against a budget taken from the
+ * machine's 24 GB; it now spills. */
 uint64_t fca_default_host_budget(void)
 {
-    long pages = sysconf(_SC_PHYS_PAGES), page_bytes = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page_bytes <= 0) return (uint64_t)1 << 30; /* unknown: 1 GiB */
-    return (uint64_t)pages * (uint64_t)page_bytes / 4;
+    return parac_host_memory_limit() / 4;
 }
 
 static int compare_intents(const void *a, const void *b, void *context)

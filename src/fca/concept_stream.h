@@ -7,7 +7,8 @@
 
 #include "fca/fca_internal.h"
 
-/* The default of options->max_host_bytes: a quarter of physical memory (1 GiB when unknown). */
+/* The default of options->max_host_bytes: a quarter of the memory this process may use
+ * (parac_host_memory_limit: physical memory, or less under an rlimit or a cgroup limit). */
 uint64_t fca_default_host_budget(void);
 
 /* A spill for intents of `attributes` bits: stores get budget / 2 among threads + 1 of them, the
