@@ -1,8 +1,9 @@
-/* fca/concept_set.c — the concept store (intents as bitsets over original
- * attribute ids), the comparison behind its canonical order (sorted in
- * concept_sort.c), and the public accessors. A store attached to a spill
- * (a streamed run, concept_stream.c) never grows past the spill's
- * store_limit: the intents it holds then are sorted and written out. */
+/* fca/concept_set.c — the concept store (intents as records: bitsets over original
+ * attribute ids, or short id lists in a streamed run: concept_record.c), the bitsets'
+ * comparison behind the canonical order (sorted in concept_sort.c), and the public
+ * accessors (whose stores, from parac_fca_compute, hold bitsets). A store attached to a
+ * spill (a streamed run, concept_stream.c) never grows past the spill's store_limit: the
+ * intents it holds then are sorted and written out. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +16,16 @@ parac_status fca_concepts_init(parac_fca_concepts *concepts, size_t attributes, 
     memset(concepts, 0, sizeof *concepts);
     concepts->attributes = attributes;
     concepts->attribute_words = parac_bitset_words(attributes) ? parac_bitset_words(attributes) : 1;
+    concepts->format.attributes = attributes;
+    concepts->format.words = concepts->attribute_words;
+    concepts->format.ids = 0;
     return PARAC_OK;
+}
+
+void fca_concepts_attach_spill(parac_fca_concepts *concepts, fca_concept_spill *spill)
+{
+    concepts->spill = spill;
+    if (spill) concepts->format = *spill->format;
 }
 
 static parac_status reserve(parac_fca_concepts *concepts, size_t wanted, parac_error *error)
@@ -26,10 +36,10 @@ static parac_status reserve(parac_fca_concepts *concepts, size_t wanted, parac_e
     while (capacity < wanted) capacity *= 2;
     if (concepts->spill && capacity > concepts->spill->store_limit && wanted <= concepts->spill->store_limit)
         capacity = concepts->spill->store_limit; /* the budget's share, not the next power of two */
-    grown = realloc(concepts->intents, capacity * concepts->attribute_words * sizeof(parac_word));
+    grown = realloc(concepts->intents, capacity * concepts->format.words * sizeof(parac_word));
     if (!grown)
         return parac_fail_no_memory(error, "concept intents",
-                                    (unsigned long long)capacity * concepts->attribute_words * sizeof(parac_word));
+                                    (unsigned long long)capacity * concepts->format.words * sizeof(parac_word));
     concepts->intents = grown;
     concepts->capacity = capacity;
     return PARAC_OK;
@@ -43,8 +53,8 @@ parac_status fca_concepts_append(parac_fca_concepts *concepts, const parac_word 
         return status;
     status = reserve(concepts, concepts->count + 1, error);
     if (status != PARAC_OK) return status;
-    memcpy(concepts->intents + concepts->count * concepts->attribute_words, intent,
-           concepts->attribute_words * sizeof(parac_word));
+    if (!fca_record_encode(&concepts->format, intent, concepts->intents + concepts->count * concepts->format.words))
+        return parac_fail(error, PARAC_ERR_INTERNAL, "fca: an intent longer than every object's row");
     concepts->count++;
     return PARAC_OK;
 }
@@ -68,8 +78,8 @@ parac_status fca_concepts_take(parac_fca_concepts *target, parac_fca_concepts *s
     if (status == PARAC_OK) status = reserve(target, target->count + source->count, error);
     if (status != PARAC_OK) return status;
     if (source->count)
-        memcpy(target->intents + target->count * target->attribute_words, source->intents,
-           source->count * source->attribute_words * sizeof(parac_word));
+        memcpy(target->intents + target->count * target->format.words, source->intents,
+               source->count * source->format.words * sizeof(parac_word));
     target->count += source->count;
     fca_concepts_release(source);
     return PARAC_OK;

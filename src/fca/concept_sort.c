@@ -21,12 +21,13 @@ static void copy_records(parac_word *to, const parac_word *from, size_t count, s
 }
 
 /* Merges the sorted runs a (na records) and b (nb) into out; ties take a first (stable). */
-static void merge_runs(const parac_word *a, size_t na, const parac_word *b, size_t nb, parac_word *out, size_t words)
+static void merge_runs(const parac_word *a, size_t na, const parac_word *b, size_t nb, parac_word *out,
+                       const fca_record_format *format)
 {
-    size_t i = 0, j = 0;
+    size_t i = 0, j = 0, words = format->words;
     while (i < na && j < nb) {
-        const parac_word *pick = fca_intent_compare(b + j * words, a + i * words, words) < 0 ? b + j++ * words
-                                                                                                : a + i++ * words;
+        const parac_word *pick = fca_record_compare(b + j * words, a + i * words, format) < 0 ? b + j++ * words
+                                                                                                 : a + i++ * words;
         copy_records(out, pick, 1, words);
         out += words;
     }
@@ -34,12 +35,13 @@ static void merge_runs(const parac_word *a, size_t na, const parac_word *b, size
     copy_records(out + (na - i) * words, b + j * words, nb - j, words);
 }
 
-static void insertion_sort(parac_word *data, size_t count, size_t words, parac_word *held)
+static void insertion_sort(parac_word *data, size_t count, const fca_record_format *format, parac_word *held)
 {
+    size_t words = format->words;
     for (size_t i = 1; i < count; i++) {
         size_t j = i;
         copy_records(held, data + i * words, 1, words);
-        while (j > 0 && fca_intent_compare(held, data + (j - 1) * words, words) < 0) {
+        while (j > 0 && fca_record_compare(held, data + (j - 1) * words, format) < 0) {
             copy_records(data + j * words, data + (j - 1) * words, 1, words);
             j--;
         }
@@ -48,19 +50,20 @@ static void insertion_sort(parac_word *data, size_t count, size_t words, parac_w
 }
 
 /* Sorts count records of data (scratch: as large); the result ends in data. */
-static void sort_chunk(parac_word *data, parac_word *scratch, size_t count, size_t words)
+static void sort_chunk(parac_word *data, parac_word *scratch, size_t count, const fca_record_format *format)
 {
     parac_word *from = data, *to = scratch, *swap;
+    size_t words = format->words;
     for (size_t left = 0; left < count; left += INSERTION_RUN) {
         size_t run = count - left < INSERTION_RUN ? count - left : INSERTION_RUN;
-        insertion_sort(data + left * words, run, words, scratch); /* scratch[0] holds one record */
+        insertion_sort(data + left * words, run, format, scratch); /* scratch[0] holds one record */
     }
     for (size_t width = INSERTION_RUN; width < count; width *= 2) {
         for (size_t left = 0; left < count; left += 2 * width) {
             size_t middle = left + width < count ? left + width : count;
             size_t right = left + 2 * width < count ? left + 2 * width : count;
             merge_runs(from + left * words, middle - left, from + middle * words, right - middle, to + left * words,
-                       words);
+                       format);
         }
         swap = from, from = to, to = swap;
     }
@@ -68,16 +71,17 @@ static void sort_chunk(parac_word *data, parac_word *scratch, size_t count, size
 }
 
 /* Sorts `count` records with `threads` threads: chunks in parallel, then merge levels. */
-static void sort_records(parac_word *data, parac_word *scratch, size_t count, size_t words, int threads)
+static void sort_records(parac_word *data, parac_word *scratch, size_t count, const fca_record_format *format,
+                         int threads)
 {
-    size_t chunks = 1, chunk;
+    size_t chunks = 1, chunk, words = format->words;
     parac_word *from = data, *to = scratch, *swap;
     while ((int)chunks < threads && count / (chunks * 2) >= MIN_CHUNK_RECORDS) chunks *= 2;
     chunk = (count + chunks - 1) / chunks;
 #pragma omp parallel for schedule(static, 1) num_threads(threads) if (chunks > 1)
     for (size_t c = 0; c < chunks; c++) {
         size_t left = c * chunk < count ? c * chunk : count, right = left + chunk < count ? left + chunk : count;
-        sort_chunk(data + left * words, scratch + left * words, right - left, words);
+        sort_chunk(data + left * words, scratch + left * words, right - left, format);
     }
     for (size_t width = chunk; width < count; width *= 2) {
         size_t pairs = (count + 2 * width - 1) / (2 * width);
@@ -86,7 +90,7 @@ static void sort_records(parac_word *data, parac_word *scratch, size_t count, si
             size_t left = p * 2 * width, middle = left + width < count ? left + width : count;
             size_t right = left + 2 * width < count ? left + 2 * width : count;
             merge_runs(from + left * words, middle - left, from + middle * words, right - middle, to + left * words,
-                       words);
+                       format);
         }
         swap = from, from = to, to = swap;
     }
@@ -95,12 +99,12 @@ static void sort_records(parac_word *data, parac_word *scratch, size_t count, si
 
 parac_status fca_concepts_sort(parac_fca_concepts *concepts, int threads, parac_error *error)
 {
-    size_t count = concepts->count, words = concepts->attribute_words;
+    size_t count = concepts->count, words = concepts->format.words;
     parac_word *scratch;
     if (count < 2) return PARAC_OK;
     scratch = malloc(count * words * sizeof *scratch);
     if (!scratch) return parac_fail_no_memory(error, "sorting concepts", (unsigned long long)count * words * 8);
-    sort_records(concepts->intents, scratch, count, words, threads > 0 ? threads : 1);
+    sort_records(concepts->intents, scratch, count, &concepts->format, threads > 0 ? threads : 1);
     free(scratch);
     return PARAC_OK;
 }

@@ -37,37 +37,37 @@ uint64_t fca_default_host_budget(void)
 
 static int compare_intents(const void *a, const void *b, void *context)
 {
-    return fca_intent_compare(a, b, *(const size_t *)context);
+    return fca_record_compare(a, b, context);
 }
 
-parac_status fca_concept_spill_create(size_t attributes, uint64_t budget, int threads, const char *directory,
-                                      fca_concept_spill **spill, parac_error *error)
+parac_status fca_concept_spill_create(size_t attributes, size_t longest_row, uint64_t budget, int threads,
+                                      const char *directory, fca_concept_spill **spill, parac_error *error)
 {
     fca_concept_spill *made = calloc(1, sizeof *made);
-    size_t *words = malloc(sizeof *words);
+    fca_record_format *format = malloc(sizeof *format);
     omp_lock_t *lock = malloc(sizeof *lock);
     parac_external_sort_config config;
     uint64_t limit;
     parac_status status;
-    if (!made || !words || !lock) {
-        free(made), free(words), free(lock);
+    if (!made || !format || !lock) {
+        free(made), free(format), free(lock);
         return parac_fail_no_memory(error, "concept spill", sizeof *made);
     }
-    *words = parac_bitset_words(attributes) ? parac_bitset_words(attributes) : 1;
-    config.record_bytes = *words * sizeof(parac_word);
+    *format = fca_record_format_for(attributes, longest_row);
+    config.record_bytes = format->words * sizeof(parac_word);
     config.compare = compare_intents;
-    config.compare_context = words;
+    config.compare_context = format;
     config.memory_bytes = budget / 2;
     config.directory = directory;
     status = parac_external_sort_create(&config, &made->sorter, error);
     if (status != PARAC_OK) {
-        free(made), free(words), free(lock);
+        free(made), free(format), free(lock);
         return status;
     }
     limit = budget / 2 / (2 * (uint64_t)(threads > 0 ? threads + 1 : 2)) / config.record_bytes;
     made->store_limit = limit < 1 ? 1 : limit > SIZE_MAX / config.record_bytes ? SIZE_MAX / config.record_bytes
                                                                                 : (size_t)limit;
-    made->words = words;
+    made->format = format;
     omp_init_lock(lock);
     made->lock = lock;
     *spill = made;
@@ -80,7 +80,7 @@ void fca_concept_spill_destroy(fca_concept_spill *spill)
     parac_external_sort_destroy(spill->sorter);
     omp_destroy_lock(spill->lock);
     free(spill->lock);
-    free(spill->words);
+    free(spill->format);
     free(spill);
 }
 
@@ -109,18 +109,14 @@ parac_status fca_concept_spill_clear(fca_concept_spill *spill, parac_error *erro
 typedef struct concept_delivery {
     parac_fca_concept_fn fn;
     void *user;
-    size_t attributes;
+    const fca_record_format *format;
     uint32_t *ids;
 } concept_delivery;
 
 static int deliver_intent(void *user, const void *record)
 {
     concept_delivery *delivery = user;
-    const parac_word *intent = record;
-    size_t size = 0;
-    for (size_t a = parac_bitset_next(intent, delivery->attributes, 0); a < delivery->attributes;
-         a = parac_bitset_next(intent, delivery->attributes, a + 1))
-        delivery->ids[size++] = (uint32_t)a;
+    size_t size = fca_record_decode(delivery->format, record, delivery->ids);
     return delivery->fn(delivery->user, delivery->ids, size);
 }
 
@@ -130,7 +126,7 @@ static parac_status deliver_all(fca_concept_spill *spill, parac_fca_concepts *st
 {
     parac_status status;
     if (parac_external_sort_runs(spill->sorter) == 0) {
-        size_t words = store->attribute_words;
+        size_t words = store->format.words;
         if ((status = fca_concepts_sort(store, threads, error)) != PARAC_OK) return status;
         for (size_t c = 0; c < store->count; c++)
             if (deliver_intent(delivery, store->intents + c * words))
@@ -150,8 +146,9 @@ parac_status parac_fca_enumerate(const parac_fca_context *context, const parac_f
     parac_fca_options defaults;
     fca_concept_spill *spill = NULL;
     parac_fca_concepts store;
-    concept_delivery delivery = {fn, user, 0, NULL};
+    concept_delivery delivery = {fn, user, NULL, NULL};
     uint64_t count = 0, budget;
+    size_t longest_row = 0;
     parac_status status;
     int threads;
     if (!context || !fn) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca: context and callback are required");
@@ -161,12 +158,16 @@ parac_status parac_fca_enumerate(const parac_fca_context *context, const parac_f
     }
     threads = parac_threads_resolve(options->exec.threads);
     budget = options->max_host_bytes ? options->max_host_bytes : fca_default_host_budget();
+    for (size_t o = 0; o < context->objects; o++)
+        if (context->cell_offsets[o + 1] - context->cell_offsets[o] > longest_row)
+            longest_row = context->cell_offsets[o + 1] - context->cell_offsets[o];
     status = fca_concepts_init(&store, context->attributes, error);
     if (status == PARAC_OK)
-        status = fca_concept_spill_create(context->attributes, budget, threads, options->temp_directory, &spill, error);
+        status = fca_concept_spill_create(context->attributes, longest_row, budget, threads, options->temp_directory,
+                                          &spill, error);
     if (status == PARAC_OK) {
-        store.spill = spill;
-        delivery.attributes = context->attributes;
+        fca_concepts_attach_spill(&store, spill);
+        delivery.format = spill->format;
         delivery.ids = malloc((context->attributes + 1) * sizeof *delivery.ids);
         if (!delivery.ids) status = parac_fail_no_memory(error, "intent ids", (context->attributes + 1) * 4);
     }

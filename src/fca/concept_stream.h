@@ -11,10 +11,11 @@
  * (parac_host_memory_limit: physical memory, or less under an rlimit or a cgroup limit). */
 uint64_t fca_default_host_budget(void);
 
-/* A spill for intents of `attributes` bits: stores get budget / 2 among threads + 1 of them, the
- * merge budget / 2; runs go to directory (NULL: $TMPDIR, else /tmp). */
-parac_status fca_concept_spill_create(size_t attributes, uint64_t budget, int threads, const char *directory,
-                                      fca_concept_spill **spill, parac_error *error);
+/* A spill for intents of `attributes` bits, each of at most longest_row of them but every
+ * attribute (the records: fca_record_format_for): stores get budget / 2 among threads + 1 of them,
+ * the merge budget / 2; runs go to directory (NULL: $TMPDIR, else /tmp). */
+parac_status fca_concept_spill_create(size_t attributes, size_t longest_row, uint64_t budget, int threads,
+                                      const char *directory, fca_concept_spill **spill, parac_error *error);
 void fca_concept_spill_destroy(fca_concept_spill *spill); /* NULL is accepted */
 
 /* Lindig's neighbour test (lattice.c), shared by parac_fca_lattice_create and the streamed lattice:

@@ -83,16 +83,45 @@ parac_status fca_read_csv01(const parac_input *input, parac_fca_context **contex
 /* Where stores of one streamed run spill their intents (concept_stream.c); NULL elsewhere. */
 typedef struct fca_concept_spill fca_concept_spill;
 
-/* Intents as bitsets over the original attribute ids, attribute_words each. */
+/* How a store holds one intent (concept_record.c): a bitset over the original attribute ids
+ * (ids 0, words = attribute_words: every store parac_fca_compute returns), or, in a streamed run
+ * over a wide sparse context, `ids` slots of (id + 1) ascending with 0 after the last, words =
+ * ids / 2: an intent with a non-empty extent lies in one object's row, so the longest row bounds
+ * it (T10I4D100K: 15 words instead of 16; 16,470 items of at most 76 a row: 38 instead of 258).
+ * The one longer intent, every attribute (the concept with an empty extent), is FCA_RECORD_ALL in
+ * the first slot. Both orders are the canonical one (fca_record_compare). */
+typedef struct fca_record_format {
+    size_t attributes;
+    size_t words; /* parac_words per intent */
+    size_t ids;   /* 0: a bitset; K > 0: K slots (K even) */
+} fca_record_format;
+#define FCA_RECORD_ALL UINT32_MAX
+
+/* The id-list format for intents of at most longest_row attributes, when it takes at most half
+ * the bitset's words; else the bitset format. */
+fca_record_format fca_record_format_for(size_t attributes, size_t longest_row);
+/* The record of a bitset intent (`format.attributes` bits); 0 when it does not fit the format (an
+ * intent longer than the slots that is not every attribute: never from a search). */
+int fca_record_encode(const fca_record_format *format, const parac_word *intent, parac_word *record);
+/* The intent's ids, ascending, into ids (room for format.attributes); returns how many. */
+size_t fca_record_decode(const fca_record_format *format, const parac_word *record, uint32_t *ids);
+/* <0, 0, >0 as record a comes before, equals, follows b in canonical order. */
+int fca_record_compare(const parac_word *a, const parac_word *b, const fca_record_format *format);
+
+/* Intents as records of format (bitsets unless the store is attached to a streamed run's spill). */
 struct parac_fca_concepts {
     size_t attributes, attribute_words;
+    fca_record_format format;
     size_t count, capacity;
-    parac_word *intents;
+    parac_word *intents;      /* count records of format.words words */
     fca_concept_spill *spill; /* set: the store holds at most the spill's store_limit intents; beyond it,
                                  they are sorted and written out as a run (append and take do it) */
 };
 
 parac_status fca_concepts_init(parac_fca_concepts *concepts, size_t attributes, parac_error *error);
+/* Attaches an empty store to a streamed run's spill: its records take the spill's format. */
+void fca_concepts_attach_spill(parac_fca_concepts *concepts, fca_concept_spill *spill);
+/* Appends a bitset intent (encoded in the store's format). */
 parac_status fca_concepts_append(parac_fca_concepts *concepts, const parac_word *intent, parac_error *error);
 /* Moves every intent of source to the end of target and empties source. */
 parac_status fca_concepts_take(parac_fca_concepts *target, parac_fca_concepts *source, parac_error *error);
@@ -100,7 +129,7 @@ parac_status fca_concepts_take(parac_fca_concepts *target, parac_fca_concepts *s
  * the result does not depend on the thread count (concept_sort.c). */
 parac_status fca_concepts_sort(parac_fca_concepts *concepts, int threads, parac_error *error);
 void fca_concepts_release(parac_fca_concepts *concepts);
-/* <0, 0, >0 as intent a comes before, equals, follows b in canonical order. */
+/* <0, 0, >0 as bitset intent a comes before, equals, follows b in canonical order. */
 int fca_intent_compare(const parac_word *a, const parac_word *b, size_t words);
 
 /* The spill of a streamed run (concept_stream.c): a store attached to it sorts and writes its
@@ -109,7 +138,7 @@ struct fca_concept_spill {
     struct parac_external_sort *sorter; /* the runs, merged by parac_fca_enumerate */
     size_t store_limit;                 /* intents a store holds before it spills */
     uint64_t spilled;                   /* intents written out so far */
-    size_t *words;                      /* words per intent: the sorter's comparison context */
+    fca_record_format *format;          /* its stores' records: the sorter's comparison context */
     void *lock;                         /* omp_lock_t, guarding sorter and spilled */
 };
 /* Sorts the store's intents (with `threads` threads), writes them as one run, empties the store. */

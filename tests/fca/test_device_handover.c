@@ -143,8 +143,8 @@ static void check_spill_clear(void)
     options.exec.threads = 1;
     CHECK_OK(parac_fca_compute(other, &options, &expected, &error), &error);
     CHECK_OK(fca_concepts_init(&store, 12, &error), &error);
-    CHECK_OK(fca_concept_spill_create(12, 64, 1, NULL, &spill, &error), &error); /* 64 bytes: a run per intent */
-    store.spill = spill;
+    CHECK_OK(fca_concept_spill_create(12, 12, 64, 1, NULL, &spill, &error), &error); /* 64 bytes: a run per intent */
+    fca_concepts_attach_spill(&store, spill);
     CHECK_OK(fca_run_search(small, &options, &store, &count, &error), &error);
     CHECK(spill->spilled > 0, "the first search spilled (%llu)", (unsigned long long)spill->spilled);
     store.count = 0;

@@ -35,6 +35,23 @@ for threads in 1 2; do
     fail "fca sparse --max-memory 16K ($threads threads)"
   cmp -s "$dir/memory.txt" "$dir/streamed.txt" || fail "sparse search with --max-memory 16K on $threads threads differs"
 done
+# a wide sparse context (6,000 items, at most a few a row): the stream keeps short id lists instead of
+# bitsets (fca_record_format); the bottom concept (every item) is their one long record; the GPU's
+# intents come the same way. Against the in-memory store (--verify: bitsets), spilling or not.
+"$PARAC" gen context --objects 2500 --attributes 6000 --density 0.0008 --seed 9 -o "$dir/wide.dat" || fail "gen context"
+"$PARAC" fca "$dir/wide.dat" --threads 1 --verify -o "$dir/memory.txt" || fail "fca wide --verify"
+head -n 3 "$dir/memory.txt" | grep -q '^0 1 2 3 4 5 ' || fail "wide: the bottom concept (every item) is not among the first"
+for threads in 1 3; do
+  for budget in 2K 64K 0; do
+    flags="--max-memory $budget"; [[ $budget == 0 ]] && flags=""
+    # shellcheck disable=SC2086
+    "$PARAC" fca "$dir/wide.dat" --threads $threads $flags -o "$dir/streamed.txt" || fail "fca wide $flags"
+    cmp -s "$dir/memory.txt" "$dir/streamed.txt" || fail "wide context, $threads threads, $flags: differs from --verify"
+  done
+done
+"$PARAC" fca "$dir/wide.dat" --min-support 2 --verify -o "$dir/memory.txt" || fail "fca wide --min-support 2 --verify"
+"$PARAC" fca "$dir/wide.dat" --min-support 2 --max-memory 2K -o "$dir/streamed.txt" || fail "fca wide --min-support 2"
+cmp -s "$dir/memory.txt" "$dir/streamed.txt" || fail "wide context, --min-support 2: differs from --verify"
 "$PARAC" fca "$dir/random.dat" --device cpu --max-memory 1K > "$dir/stdout.txt" || fail "fca to stdout"
 "$PARAC" fca "$dir/random.dat" --device cpu --verify > "$dir/memory.txt"
 cmp -s "$dir/memory.txt" "$dir/stdout.txt" || fail "streamed stdout differs"
