@@ -124,6 +124,10 @@ typedef struct cli_output {
     char temporary[4096];
 } cli_output;
 
+/* Writes value in decimal: what fprintf(out, "%u") writes, without parsing a format per number (ids
+ * are most of the bytes of fca's, the lattice's and the implications' output). */
+void cli_write_uint(FILE *out, uint32_t value);
+
 /* PARAC_ERR_INVALID_ARGUMENT when an output is the same file as an input (device and inode). */
 parac_status cli_check_outputs(const char *const *outputs, size_t output_count, const char *const *inputs,
                                size_t input_count, parac_error *error);

@@ -197,3 +197,14 @@ void cli_output_abort(cli_output *out, parac_error *error)
     if (out->signal_ticket) cli_signals_untrack(out->signal_ticket - 1);
     out->signal_ticket = 0;
 }
+
+void cli_write_uint(FILE *out, uint32_t value)
+{
+    char digits[10];
+    size_t at = sizeof digits;
+    do {
+        digits[--at] = (char)('0' + value % 10);
+        value /= 10;
+    } while (value);
+    fwrite(digits + at, 1, sizeof digits - at, out);
+}

@@ -51,7 +51,7 @@ static void print_ids(FILE *out, const uint32_t *ids, size_t count, const parac_
                                      : parac_fca_context_attribute_name(context, ids[i]);
         if (i) fputc(' ', out);
         if (name) fputs(name, out);
-        else fprintf(out, "%u", ids[i]);
+        else cli_write_uint(out, ids[i]);
     }
 }
 

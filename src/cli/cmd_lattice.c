@@ -22,14 +22,14 @@ static void write_intent(FILE *out, const parac_fca_context *context, const uint
         if (quoted_json) fprintf(out, "%s", i ? "," : "");
         else if (i) fputc(' ', out);
         if (quoted_json) {
-            fprintf(out, "%u", ids[i]);
+            cli_write_uint(out, ids[i]);
             continue;
         }
         if (name) {
             for (const char *p = name; *p; p++)
                 if (*p != '"' && *p != '<' && *p != '>' && *p != '&' && *p != '\\') fputc(*p, out);
         } else {
-            fprintf(out, "%u", ids[i]);
+            cli_write_uint(out, ids[i]);
         }
     }
 }

@@ -44,7 +44,7 @@ static void print_attribute_ids(FILE *out, const uint32_t *ids, size_t count, co
         const char *name = names ? parac_fca_context_attribute_name(context, ids[i]) : NULL;
         if (i) fputc(' ', out);
         if (name) fputs(name, out);
-        else fprintf(out, "%u", ids[i]);
+        else cli_write_uint(out, ids[i]);
     }
 }
 

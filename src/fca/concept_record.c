@@ -46,6 +46,23 @@ int fca_record_encode(const fca_record_format *format, const parac_word *intent,
     return 1;
 }
 
+int fca_record_encode_ids(const fca_record_format *format, const uint32_t *ids, size_t count, parac_word *record)
+{
+    uint32_t *slots = (uint32_t *)record;
+    memset(record, 0, format->words * sizeof *record);
+    if (format->ids == 0) {
+        for (size_t i = 0; i < count; i++) parac_bitset_set(record, ids[i]);
+        return 1;
+    }
+    if (count > format->ids) {
+        if (count != format->attributes) return 0; /* longer than any row: only every attribute may be */
+        slots[0] = FCA_RECORD_ALL;
+        return 1;
+    }
+    for (size_t i = 0; i < count; i++) slots[i] = ids[i] + 1;
+    return 1;
+}
+
 size_t fca_record_decode(const fca_record_format *format, const parac_word *record, uint32_t *ids)
 {
     const uint32_t *slots = (const uint32_t *)record;

@@ -45,16 +45,39 @@ static parac_status reserve(parac_fca_concepts *concepts, size_t wanted, parac_e
     return PARAC_OK;
 }
 
-parac_status fca_concepts_append(parac_fca_concepts *concepts, const parac_word *intent, parac_error *error)
+/* Room for one more record (spilling the store first when it holds its share). */
+static parac_status make_room(parac_fca_concepts *concepts, parac_error *error)
 {
     parac_status status;
     if (concepts->spill && concepts->count >= concepts->spill->store_limit &&
         (status = fca_concept_spill_store(concepts->spill, concepts, 1, error)) != PARAC_OK)
         return status;
-    status = reserve(concepts, concepts->count + 1, error);
+    return reserve(concepts, concepts->count + 1, error);
+}
+
+static parac_status longer_than_rows(parac_error *error)
+{
+    return parac_fail(error, PARAC_ERR_INTERNAL, "fca: an intent longer than every object's row");
+}
+
+parac_status fca_concepts_append(parac_fca_concepts *concepts, const parac_word *intent, parac_error *error)
+{
+    parac_status status = make_room(concepts, error);
     if (status != PARAC_OK) return status;
     if (!fca_record_encode(&concepts->format, intent, concepts->intents + concepts->count * concepts->format.words))
-        return parac_fail(error, PARAC_ERR_INTERNAL, "fca: an intent longer than every object's row");
+        return longer_than_rows(error);
+    concepts->count++;
+    return PARAC_OK;
+}
+
+parac_status fca_concepts_append_ids(parac_fca_concepts *concepts, const uint32_t *ids, size_t count,
+                                     parac_error *error)
+{
+    parac_status status = make_room(concepts, error);
+    if (status != PARAC_OK) return status;
+    if (!fca_record_encode_ids(&concepts->format, ids, count,
+                               concepts->intents + concepts->count * concepts->format.words))
+        return longer_than_rows(error);
     concepts->count++;
     return PARAC_OK;
 }

@@ -103,6 +103,8 @@ fca_record_format fca_record_format_for(size_t attributes, size_t longest_row);
 /* The record of a bitset intent (`format.attributes` bits); 0 when it does not fit the format (an
  * intent longer than the slots that is not every attribute: never from a search). */
 int fca_record_encode(const fca_record_format *format, const parac_word *intent, parac_word *record);
+/* The same from the intent's ids (ascending, distinct, below format.attributes). */
+int fca_record_encode_ids(const fca_record_format *format, const uint32_t *ids, size_t count, parac_word *record);
 /* The intent's ids, ascending, into ids (room for format.attributes); returns how many. */
 size_t fca_record_decode(const fca_record_format *format, const parac_word *record, uint32_t *ids);
 /* <0, 0, >0 as record a comes before, equals, follows b in canonical order. */
@@ -123,6 +125,9 @@ parac_status fca_concepts_init(parac_fca_concepts *concepts, size_t attributes, 
 void fca_concepts_attach_spill(parac_fca_concepts *concepts, fca_concept_spill *spill);
 /* Appends a bitset intent (encoded in the store's format). */
 parac_status fca_concepts_append(parac_fca_concepts *concepts, const parac_word *intent, parac_error *error);
+/* Appends an intent given by its ids (ascending, distinct): no bitset to build and scan. */
+parac_status fca_concepts_append_ids(parac_fca_concepts *concepts, const uint32_t *ids, size_t count,
+                                     parac_error *error);
 /* Moves every intent of source to the end of target and empties source. */
 parac_status fca_concepts_take(parac_fca_concepts *target, parac_fca_concepts *source, parac_error *error);
 /* Sorts into the canonical order (lexicographic by ascending id lists) with up to `threads` threads;

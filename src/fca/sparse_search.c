@@ -75,9 +75,9 @@ parac_status sparse_worker_init(sparse_worker *worker, const fca_search *search,
     worker->in_intent = calloc(search->attribute_words, sizeof(parac_word));
     worker->search_intent = calloc(search->attribute_words, sizeof(parac_word));
     worker->original_intent = malloc(search->original_words * sizeof(parac_word));
+    worker->original_ids = malloc(n * sizeof *worker->original_ids);
     if (!worker->support_of || !worker->cursor_of || !worker->touched || !worker->closure || !worker->witness_of ||
-        !worker->in_intent || !worker->search_intent ||
-        !worker->original_intent)
+        !worker->in_intent || !worker->search_intent || !worker->original_intent || !worker->original_ids)
         return parac_fail_no_memory(error, "sparse FCbO worker", (unsigned long long)n * 24);
     if (store) {
         worker->concepts = malloc(sizeof *worker->concepts);
@@ -106,19 +106,45 @@ void sparse_worker_destroy(sparse_worker *worker)
     parac_hash_index_free(&worker->merge);
     free(worker->search_intent);
     free(worker->original_intent);
+    free(worker->original_ids);
     if (worker->concepts) fca_concepts_release(worker->concepts);
     free(worker->concepts);
     memset(worker, 0, sizeof *worker);
 }
 
+/* The intent in original ids, ascending (the search numbers attributes by support): an insertion
+ * sort, as intents that fit id-list records are at most a row long. */
+static size_t original_ids(const sparse_worker *worker, const uint32_t *intent, size_t length)
+{
+    uint32_t *ids = worker->original_ids;
+    for (size_t i = 0; i < length; i++) {
+        uint32_t id = (uint32_t)worker->search->original_attribute[intent[i]];
+        size_t j = i;
+        for (; j > 0 && ids[j - 1] > id; j--) ids[j] = ids[j - 1];
+        ids[j] = id;
+    }
+    return length;
+}
+
 void sparse_emit(sparse_worker *worker, const uint32_t *intent, size_t length)
 {
+    const fca_search *search = worker->search;
+    parac_status status;
     worker->count++;
     if (!worker->concepts || worker->status != PARAC_OK) return;
-    for (size_t i = 0; i < length; i++) parac_bitset_set(worker->search_intent, intent[i]);
-    fca_search_original_intent(worker->search, worker->search_intent, worker->original_intent);
-    for (size_t i = 0; i < length; i++) parac_bitset_clear_bit(worker->search_intent, intent[i]);
-    if (fca_concepts_append(worker->concepts, worker->original_intent, &worker->error) != PARAC_OK) {
+    if (worker->concepts->format.ids && length <= worker->concepts->format.ids &&
+        !(length == search->attributes && search->full_intent_has_empty_extent)) {
+        /* id-list records: no bitset over every attribute to build and scan (the full intent with
+         * an empty extent takes the bitset way: it gains the attributes no object has) */
+        status = fca_concepts_append_ids(worker->concepts, worker->original_ids, original_ids(worker, intent, length),
+                                         &worker->error);
+    } else {
+        for (size_t i = 0; i < length; i++) parac_bitset_set(worker->search_intent, intent[i]);
+        fca_search_original_intent(search, worker->search_intent, worker->original_intent);
+        for (size_t i = 0; i < length; i++) parac_bitset_clear_bit(worker->search_intent, intent[i]);
+        status = fca_concepts_append(worker->concepts, worker->original_intent, &worker->error);
+    }
+    if (status != PARAC_OK) {
         worker->status = worker->error.status;
         if (worker->stop) atomic_store_explicit(worker->stop, 1, memory_order_relaxed);
     }

@@ -82,6 +82,7 @@ struct sparse_worker {
                                worker of its own: witness_of and in_intent describe one path) */
     parac_hash_index merge; /* transactions by suffix while a node's database is built (emptied after) */
     parac_word *search_intent, *original_intent; /* emit scratch */
+    uint32_t *original_ids;                      /* emit scratch for stores of id-list records */
     parac_fca_concepts *concepts;                /* NULL: count only */
     uint64_t count;
     parac_status status;
