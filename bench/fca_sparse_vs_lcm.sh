@@ -18,6 +18,9 @@
 #   FCBO=path                an fcbo binary (Outrata & Vychodil), run as `fcbo FILE` (prints concepts:
 #                            counted with wc -l); skipped unset.
 #   OUT=file.jsonl           where the JSON lines go as well (default: only stdout)
+#   WRITE=1                  also time the commands that write every concept to a file (parac -o,
+#                            `lcm C FILE 1 OUTFILE`): tools "parac-S-write", "lcm-closed-write"; their
+#                            counts are the output's lines (WRITE=0 leaves them out)
 # Counting: parac --count counts every concept (min support 0), the bottom concept (every attribute,
 # an empty extent) included. `lcm C FILE 1` (closed frequent itemsets, support >= 1, no output file:
 # it counts only, like --count) lists exactly the intents with a non-empty extent, so on a file where
@@ -67,8 +70,10 @@ run() {
   case $tool in
     lcm*) count=$(head -n 1 "$work/stdout") ;;
     fcbo*) count=$(wc -l < "$work/stdout") ;;
+    *-write) count=$(wc -l < "$work/written.txt") ;;
     *) count=$(tail -n 1 "$work/stdout") ;;
   esac
+  rm -f "$work/written.txt"
   [[ $status == ok && $count =~ ^[0-9]+$ ]] || count=null
   local line
   line=$(printf '{"bench":"fca_sparse_vs_lcm","file":"%s","tool":"%s","threads":%s,"status":"%s","concepts":%s,"wall_s":%s,"cpu_s":%s,"peak_mb":%s}' \
@@ -83,14 +88,17 @@ for file in "${files[@]}"; do
   for strategy in $STRATEGIES; do
     for threads in $THREADS; do
       run "parac-$strategy" "$file" "$threads" "$PARAC" fca "$file" --count --device cpu --threads "$threads" --cpu-strategy "$strategy"
+      [[ ${WRITE:-1} == 1 ]] && run "parac-$strategy-write" "$file" "$threads" "$PARAC" fca "$file" -q -o "$work/written.txt" \
+        --device cpu --threads "$threads" --cpu-strategy "$strategy"
     done
   done
   [[ -n $lcm ]] && run "lcm-closed" "$file" 1 "$lcm" C "$file" 1
+  [[ -n $lcm && ${WRITE:-1} == 1 ]] && run "lcm-closed-write" "$file" 1 "$lcm" C "$file" 1 "$work/written.txt"
   [[ -n ${FCBO:-} ]] && run "fcbo" "$file" 1 "$FCBO" "$file"
 done
 
 echo
-printf '%-20s %-14s %7s %-8s %12s %9s %9s %8s %s\n' file tool threads status concepts wall_s cpu_s peak_MB agrees
+printf '%-20s %-20s %7s %-8s %12s %9s %9s %8s %s\n' file tool threads status concepts wall_s cpu_s peak_MB agrees
 for row in "${rows[@]}"; do
   IFS='|' read -r file tool threads status count wall cpu peak <<< "$row"
   agrees=
@@ -98,9 +106,12 @@ for row in "${rows[@]}"; do
     for other in "${rows[@]}"; do
       IFS='|' read -r f2 t2 _ s2 c2 _ <<< "$other"
       [[ $f2 == "$file" && $t2 == parac-* && $c2 != null ]] || continue
+      [[ $tool == *-write ]] && want_write=1 || want_write=0
+      [[ $t2 == *-write ]] && is_write=1 || is_write=0
+      (( want_write == is_write )) || continue
       if (( c2 == count + 1 || c2 == count )); then agrees="parac = lcm + $(( c2 - count ))"; else agrees="MISMATCH ($c2)"; fi
       break
     done
   fi
-  printf '%-20s %-14s %7s %-8s %12s %9s %9s %8s %s\n' "$file" "$tool" "$threads" "$status" "$count" "$wall" "$cpu" "$peak" "$agrees"
+  printf '%-20s %-20s %7s %-8s %12s %9s %9s %8s %s\n' "$file" "$tool" "$threads" "$status" "$count" "$wall" "$cpu" "$peak" "$agrees"
 done

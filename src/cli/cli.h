@@ -127,6 +127,8 @@ typedef struct cli_output {
 /* Writes value in decimal: what fprintf(out, "%u") writes, without parsing a format per number (ids
  * are most of the bytes of fca's, the lattice's and the implications' output). */
 void cli_write_uint(FILE *out, uint32_t value);
+/* Writes ids as "a b c" (no newline): formatted into a buffer, a few kilobytes a call to fwrite. */
+void cli_write_ids(FILE *out, const uint32_t *ids, size_t count);
 
 /* PARAC_ERR_INVALID_ARGUMENT when an output is the same file as an input (device and inode). */
 parac_status cli_check_outputs(const char *const *outputs, size_t output_count, const char *const *inputs,

@@ -208,3 +208,23 @@ void cli_write_uint(FILE *out, uint32_t value)
     } while (value);
     fwrite(digits + at, 1, sizeof digits - at, out);
 }
+
+void cli_write_ids(FILE *out, const uint32_t *ids, size_t count)
+{
+    char buffer[4096];
+    size_t used = 0;
+    for (size_t i = 0; i < count; i++) {
+        char digits[10];
+        size_t at = sizeof digits;
+        uint32_t value = ids[i];
+        if (used + sizeof digits + 1 > sizeof buffer) fwrite(buffer, 1, used, out), used = 0;
+        if (i) buffer[used++] = ' ';
+        do {
+            digits[--at] = (char)('0' + value % 10);
+            value /= 10;
+        } while (value);
+        memcpy(buffer + used, digits + at, sizeof digits - at);
+        used += sizeof digits - at;
+    }
+    if (used) fwrite(buffer, 1, used, out);
+}

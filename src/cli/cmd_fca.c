@@ -45,6 +45,10 @@ static int parse_cpu_strategy(const char *text, parac_fca_cpu_strategy *strategy
 static void print_ids(FILE *out, const uint32_t *ids, size_t count, const parac_fca_context *context, int names,
                       int objects)
 {
+    if (!names) {
+        cli_write_ids(out, ids, count);
+        return;
+    }
     for (size_t i = 0; i < count; i++) {
         const char *name = !names ? NULL
                            : objects ? parac_fca_context_object_name(context, ids[i])
