@@ -158,9 +158,7 @@ parac_status parac_fca_enumerate(const parac_fca_context *context, const parac_f
     }
     threads = parac_threads_resolve(options->exec.threads);
     budget = options->max_host_bytes ? options->max_host_bytes : fca_default_host_budget();
-    for (size_t o = 0; o < context->objects; o++)
-        if (context->cell_offsets[o + 1] - context->cell_offsets[o] > longest_row)
-            longest_row = context->cell_offsets[o + 1] - context->cell_offsets[o];
+    longest_row = fca_context_longest_row(context);
     status = fca_concepts_init(&store, context->attributes, error);
     if (status == PARAC_OK)
         status = fca_concept_spill_create(context->attributes, longest_row, budget, threads, options->temp_directory,

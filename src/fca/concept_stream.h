@@ -26,6 +26,8 @@ typedef struct fca_cover_scratch {
     parac_word *extent, *child_extent, *closure, *minimal;
     uint64_t *support; /* per attribute, zero between uses: supports counted from the extent's rows */
     uint32_t *members; /* the extent's objects, when its rows are walked */
+    uint32_t *touched; /* the attributes those rows hold, ascending (touched_count of them) */
+    size_t touched_count;
 } fca_cover_scratch;
 typedef int (*fca_cover_fn)(void *user, const parac_word *closure);
 int fca_cover_scratch_init(fca_cover_scratch *scratch, const parac_fca_context *context); /* -1: no memory */

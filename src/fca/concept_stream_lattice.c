@@ -30,11 +30,14 @@
 typedef struct lattice_stream {
     const parac_fca_context *context;
     uint64_t min_support;
-    size_t words, record_bytes;     /* record: words of intent, then a uint64 number */
+    fca_record_format format;       /* the sorts' intents: short id lists on wide sparse contexts */
+    size_t record_bytes;            /* a sort record: format.words of intent, then a uint64 number */
+    size_t bitset_words, batch_bytes; /* a batch record: the intent as a bitset (Lindig's test), the number */
     int threads;
     parac_external_sort *by_intent; /* (intent, 0) per concept, (lower intent, upper + 1) per edge */
     parac_external_sort *by_edge;   /* (upper, lower) */
-    unsigned char *batch;           /* records (intent, index) of the concepts awaiting their covers */
+    unsigned char *batch;           /* records (bitset intent, index) of the concepts awaiting their covers */
+    unsigned char *encoded;         /* one sort record being built */
     size_t batch_count, batch_capacity;
     uint64_t concepts;              /* seen so far (pass 1), numbered so far (pass 2) */
     unsigned char *current;         /* pass 2: the last concept's record */
@@ -42,7 +45,8 @@ typedef struct lattice_stream {
     parac_fca_concept_fn concept_fn;
     parac_fca_edge_fn edge_fn;
     void *user;
-    const parac_exec *exec;         /* its progress callback is asked after each batch: cancel */
+    parac_progress_gate gate;       /* the caller's progress callback: pass 1's cancel (each concept's
+                                       covers poll it: one concept of a wide context takes seconds) */
     uint32_t *ids;
     parac_status status;            /* the first failure inside a callback */
     parac_error *error;
@@ -50,12 +54,12 @@ typedef struct lattice_stream {
 
 static int compare_intent_records(const void *a, const void *b, void *context)
 {
-    size_t words = *(const size_t *)context;
-    int order = fca_intent_compare(a, b, words);
+    const fca_record_format *format = context;
+    int order = fca_record_compare(a, b, format);
     uint64_t x, y;
     if (order) return order;
-    memcpy(&x, (const parac_word *)a + words, sizeof x);
-    memcpy(&y, (const parac_word *)b + words, sizeof y);
+    memcpy(&x, (const parac_word *)a + format->words, sizeof x);
+    memcpy(&y, (const parac_word *)b + format->words, sizeof y);
     return x < y ? -1 : x > y;
 }
 
@@ -78,6 +82,7 @@ static int fail(lattice_stream *stream, parac_status status)
 typedef struct cover_list {
     unsigned char *records;
     size_t count, capacity, record_bytes;
+    const fca_record_format *format;
     uint64_t upper;
     int failed;
 } cover_list;
@@ -87,6 +92,7 @@ static int collect_cover(void *user, const parac_word *closure)
     cover_list *list = user;
     uint64_t tag = list->upper + 1;
     size_t intent_bytes = list->record_bytes - sizeof tag;
+    unsigned char *record;
     if (list->count == list->capacity) {
         size_t capacity = list->capacity ? list->capacity * 2 : 64;
         unsigned char *grown = realloc(list->records, capacity * list->record_bytes);
@@ -94,8 +100,9 @@ static int collect_cover(void *user, const parac_word *closure)
         list->records = grown;
         list->capacity = capacity;
     }
-    memcpy(list->records + list->count * list->record_bytes, closure, intent_bytes);
-    memcpy(list->records + list->count * list->record_bytes + intent_bytes, &tag, sizeof tag);
+    record = list->records + list->count * list->record_bytes;
+    if (!fca_record_encode(list->format, closure, (parac_word *)record)) return list->failed = 1;
+    memcpy(record + intent_bytes, &tag, sizeof tag);
     list->count++;
     return 0;
 }
@@ -106,14 +113,14 @@ static void cover_batch(lattice_stream *stream)
     int failure = 0;
 #pragma omp parallel num_threads(stream->threads) if (stream->batch_count > 16)
     {
-        cover_list list = {NULL, 0, 0, stream->record_bytes, 0, 0};
+        cover_list list = {NULL, 0, 0, stream->record_bytes, &stream->format, 0, 0};
         fca_cover_scratch scratch;
         int mine = fca_cover_scratch_init(&scratch, stream->context);
 #pragma omp for schedule(dynamic, 8)
         for (size_t c = 0; c < stream->batch_count; c++) {
-            const unsigned char *record = stream->batch + c * stream->record_bytes;
-            if (mine || list.failed) continue;
-            memcpy(&list.upper, record + stream->words * sizeof(parac_word), sizeof list.upper);
+            const unsigned char *record = stream->batch + c * stream->batch_bytes;
+            if (mine || list.failed || parac_progress_gate_poll(&stream->gate)) continue;
+            memcpy(&list.upper, record + stream->bitset_words * sizeof(parac_word), sizeof list.upper);
             fca_lower_covers(stream->context, (const parac_word *)record, stream->min_support, &scratch, collect_cover,
                              &list);
         }
@@ -130,28 +137,31 @@ static void cover_batch(lattice_stream *stream)
         fca_cover_scratch_free(&scratch);
     }
     if (failure) fail(stream, parac_fail_no_memory(stream->error, "lattice covers", 0));
+    if (parac_progress_gate_cancelled(&stream->gate)) fail(stream, PARAC_ERR_CANCELLED);
     stream->batch_count = 0;
 }
 
 static int take_concept(void *user, const uint32_t *intent, size_t size)
 {
     lattice_stream *stream = user;
-    unsigned char *record = stream->batch + stream->batch_count * stream->record_bytes;
+    unsigned char *record = stream->batch + stream->batch_count * stream->batch_bytes;
     uint64_t tag = 0;
     parac_status status;
-    memset(record, 0, stream->record_bytes);
+    memset(record, 0, stream->batch_bytes);
     for (size_t i = 0; i < size; i++) parac_bitset_set((parac_word *)record, intent[i]);
-    status = parac_external_sort_add(stream->by_intent, record, stream->error); /* tag 0: the concept itself */
+    if (!fca_record_encode_ids(&stream->format, intent, size, (parac_word *)stream->encoded))
+        return fail(stream, parac_fail(stream->error, PARAC_ERR_INTERNAL, "fca lattice: an intent longer than every row"));
+    memset(stream->encoded + stream->format.words * sizeof(parac_word), 0, sizeof tag); /* tag 0: the concept itself */
+    status = parac_external_sort_add(stream->by_intent, stream->encoded, stream->error);
     if (status != PARAC_OK) return fail(stream, status);
     tag = stream->concepts++; /* in the batch the tag is the index, the upper end of its covers */
-    memcpy(record + stream->words * sizeof(parac_word), &tag, sizeof tag);
+    memcpy(record + stream->bitset_words * sizeof(parac_word), &tag, sizeof tag);
     if (++stream->batch_count == stream->batch_capacity) {
-        cover_batch(stream);
         /* Pass 1 calls no caller callback (concepts and edges are handed out in passes 2 and 3), so the
-         * progress callback is where a cancel (the CLI's Ctrl-C) is seen: once per batch of covers. Total
-         * unknown (0): the concepts are still being found. */
-        if (stream->status == PARAC_OK && parac_report_progress(stream->exec, stream->concepts, 0))
-            fail(stream, PARAC_ERR_CANCELLED);
+         * progress callback is where a cancel (the CLI's Ctrl-C) is seen: the batch's threads poll it
+         * between concepts. Total unknown (0): the concepts are still being found. */
+        parac_progress_gate_set(&stream->gate, stream->concepts);
+        cover_batch(stream);
     }
     return stream->status != PARAC_OK;
 }
@@ -162,19 +172,16 @@ static int join_record(void *user, const void *data)
 {
     lattice_stream *stream = user;
     const unsigned char *record = data;
-    size_t intent_bytes = stream->words * sizeof(parac_word);
+    size_t intent_bytes = stream->format.words * sizeof(parac_word);
     uint64_t tag, edge[2];
     parac_status status;
     memcpy(&tag, record + intent_bytes, sizeof tag);
     if (tag == 0) {
-        size_t size = 0, attributes = stream->context->attributes;
-        const parac_word *intent = data;
+        size_t size;
         memcpy(stream->current, record, intent_bytes);
         stream->concepts++;
         if (!stream->concept_fn) return 0;
-        for (size_t a = parac_bitset_next(intent, attributes, 0); a < attributes;
-             a = parac_bitset_next(intent, attributes, a + 1))
-            stream->ids[size++] = (uint32_t)a;
+        size = fca_record_decode(&stream->format, data, stream->ids);
         return stream->concept_fn(stream->user, stream->ids, size) ? fail(stream, PARAC_ERR_CANCELLED) : 0;
     }
     if (!stream->concepts || memcmp(stream->current, record, intent_bytes) != 0)
@@ -204,24 +211,27 @@ static parac_status stream_open(lattice_stream *stream, const parac_fca_options 
     parac_external_sort_config by_intent = {0}, by_edge = {0};
     uint64_t batch;
     parac_status status;
-    stream->words = context->attribute_words ? context->attribute_words : 1;
-    stream->record_bytes = stream->words * sizeof(parac_word) + sizeof(uint64_t);
+    stream->format = fca_record_format_for(context->attributes, fca_context_longest_row(context));
+    stream->record_bytes = stream->format.words * sizeof(parac_word) + sizeof(uint64_t);
+    stream->bitset_words = context->attribute_words ? context->attribute_words : 1;
+    stream->batch_bytes = stream->bitset_words * sizeof(parac_word) + sizeof(uint64_t);
     by_intent.record_bytes = stream->record_bytes;
     by_intent.compare = compare_intent_records;
-    by_intent.compare_context = &stream->words;
+    by_intent.compare_context = &stream->format;
     by_intent.memory_bytes = budget / 4;
     by_intent.directory = options->temp_directory;
     by_edge = by_intent;
     by_edge.record_bytes = 2 * sizeof(uint64_t);
     by_edge.compare = compare_edges;
     by_edge.compare_context = NULL;
-    batch = budget / 16 / stream->record_bytes;
+    batch = budget / 16 / stream->batch_bytes;
     stream->batch_capacity = batch < 1 ? 1 : batch > MAX_BATCH ? MAX_BATCH : (size_t)batch;
-    stream->batch = malloc(stream->batch_capacity * stream->record_bytes);
+    stream->batch = malloc(stream->batch_capacity * stream->batch_bytes);
     stream->current = malloc(stream->record_bytes);
+    stream->encoded = malloc(stream->record_bytes);
     stream->ids = malloc((context->attributes + 1) * sizeof *stream->ids);
-    if (!stream->batch || !stream->current || !stream->ids)
-        return parac_fail_no_memory(error, "lattice stream", stream->batch_capacity * stream->record_bytes);
+    if (!stream->batch || !stream->current || !stream->encoded || !stream->ids)
+        return parac_fail_no_memory(error, "lattice stream", stream->batch_capacity * stream->batch_bytes);
     if ((status = parac_external_sort_create(&by_intent, &stream->by_intent, error)) != PARAC_OK) return status;
     return parac_external_sort_create(&by_edge, &stream->by_edge, error);
 }
@@ -230,7 +240,7 @@ static void stream_close(lattice_stream *stream)
 {
     parac_external_sort_destroy(stream->by_intent);
     parac_external_sort_destroy(stream->by_edge);
-    free(stream->batch), free(stream->current), free(stream->ids);
+    free(stream->batch), free(stream->current), free(stream->encoded), free(stream->ids);
 }
 
 /* A pass's status: the callbacks' own failure first (the sorter only saw "stopped"). */
@@ -262,7 +272,7 @@ parac_status parac_fca_lattice_enumerate(const parac_fca_context *context, const
     stream.concept_fn = concept_fn;
     stream.edge_fn = edge_fn;
     stream.user = user;
-    stream.exec = &options->exec;
+    parac_progress_gate_init(&stream.gate, &options->exec, 0);
     stream.error = error;
     budget = options->max_host_bytes ? options->max_host_bytes : fca_default_host_budget();
     concept_options = *options;

@@ -57,6 +57,15 @@ static inline size_t fca_context_cells(const parac_fca_context *context)
 {
     return context->cell_offsets[context->objects];
 }
+/* The most attributes one object has: every intent with a non-empty extent is at most as long. */
+static inline size_t fca_context_longest_row(const parac_fca_context *context)
+{
+    size_t longest = 0;
+    for (size_t o = 0; o < context->objects; o++)
+        if (context->cell_offsets[o + 1] - context->cell_offsets[o] > longest)
+            longest = context->cell_offsets[o + 1] - context->cell_offsets[o];
+    return longest;
+}
 /* The bit matrices, built at the first call (thread-safe: concurrent first calls build one copy
  * each and all but one are freed); NULL with PARAC_ERR_NO_MEMORY when they do not fit. */
 const fca_bit_matrices *fca_context_bits(const parac_fca_context *context, parac_error *error);

@@ -98,25 +98,38 @@ int fca_cover_scratch_init(fca_cover_scratch *s, const parac_fca_context *contex
     s->minimal = calloc(words, sizeof(parac_word));
     s->support = calloc(context->attributes + 1, sizeof *s->support);
     s->members = malloc((context->objects + 1) * sizeof *s->members);
-    return s->extent && s->child_extent && s->closure && s->minimal && s->support && s->members ? 0 : -1;
+    s->touched = malloc((context->attributes + 1) * sizeof *s->touched);
+    s->touched_count = 0;
+    return s->extent && s->child_extent && s->closure && s->minimal && s->support && s->members && s->touched ? 0
+                                                                                                           : -1;
 }
 
 void fca_cover_scratch_free(fca_cover_scratch *s)
 {
     free(s->extent), free(s->child_extent), free(s->closure), free(s->minimal), free(s->support), free(s->members);
+    free(s->touched);
     memset(s, 0, sizeof *s);
 }
 
-/* Adds (add 1) or takes back (add 0: zeroes) each attribute's count over the extent's objects
- * (members), from the objects' cells. */
-static void count_supports(const parac_fca_context *context, const uint32_t *members, size_t count, uint64_t *support,
-                           int add)
+static int ascending_ids(const void *a, const void *b)
 {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Adds (add 1) or takes back (add 0: zeroes) each attribute's count over the extent's objects
+ * (members), from the objects' cells; adding lists the attributes met in s->touched, ascending. */
+static void count_supports(const parac_fca_context *context, const uint32_t *members, size_t count,
+                           fca_cover_scratch *s, int add)
+{
+    if (add) s->touched_count = 0;
     for (size_t i = 0; i < count; i++)
         for (size_t c = context->cell_offsets[members[i]]; c < context->cell_offsets[members[i] + 1]; c++) {
-            if (add) support[context->cell_attributes[c]]++;
-            else support[context->cell_attributes[c]] = 0;
+            uint32_t a = context->cell_attributes[c];
+            if (!add) s->support[a] = 0;
+            else if (s->support[a]++ == 0) s->touched[s->touched_count++] = a;
         }
+    if (add) qsort(s->touched, s->touched_count, sizeof *s->touched, ascending_ids);
 }
 
 /* C' for C = the members having attribute m (all attributes when none has it): the AND of their
@@ -144,6 +157,62 @@ static int counts_from_rows(const parac_fca_context *context, size_t members, si
     return (double)members * (per_row + 1.0) < (double)candidates * (double)context->object_words;
 }
 
+/* Candidate m of Lindig's test (not in the intent, `support` of the extent's objects have it): its
+ * closure, and whether it is a cover given the attributes still minimal; a rejected m leaves the
+ * minimal set. Returns found's answer for a cover, else 0. */
+static int test_candidate(const parac_fca_context *context, const parac_word *intent, uint64_t min_support,
+                          fca_cover_scratch *s, size_t members, int counted, size_t m, uint64_t support,
+                          fca_cover_fn found, void *user)
+{
+    size_t object_words = context->object_words, words = context->attribute_words ? context->attribute_words : 1;
+    const parac_word *columns = fca_context_bits_built(context)->columns;
+    int is_cover = 1;
+    if (support < min_support) {
+        parac_bitset_clear_bit(s->minimal, m);
+        return 0;
+    }
+    /* the closure from the member list when walking it is cheaper than a child extent and its rows */
+    if (counted && members * (words + 1) <= object_words + support * words) {
+        close_members_with(context, s->members, members, m, s->closure);
+    } else {
+        parac_bitset_and(s->child_extent, s->extent, columns + m * object_words, object_words);
+        close_extent(context, s->child_extent, s->closure);
+    }
+    for (size_t w = 0; w < words && is_cover; w++) {
+        parac_word added = s->closure[w] & ~intent[w];
+        if (w == m / 64) added &= ~((parac_word)1 << (m % 64));
+        is_cover = !(added & s->minimal[w]);
+    }
+    if (!is_cover) {
+        parac_bitset_clear_bit(s->minimal, m);
+        return 0;
+    }
+    return found(user, s->closure);
+}
+
+/* The counted path's candidates: only the attributes the extent's rows hold (s->touched), not every
+ * attribute. The others have support 0: below any min_support >= 1; with min_support 0 their
+ * closure is every attribute (the concept with an empty extent), which Lindig's test accepts, once,
+ * exactly when no attribute has a support above 0 (else some child with objects lies between). */
+static int covers_from_touched(const parac_fca_context *context, const parac_word *intent, uint64_t min_support,
+                               fca_cover_scratch *s, size_t members, fca_cover_fn found, void *user)
+{
+    size_t n = context->attributes, words = context->attribute_words ? context->attribute_words : 1;
+    size_t candidates = 0;
+    int stop = 0;
+    for (size_t t = 0; t < s->touched_count && !stop; t++) {
+        size_t m = s->touched[t];
+        if (parac_bitset_test(intent, m)) continue;
+        candidates++;
+        stop = test_candidate(context, intent, min_support, s, members, 1, m, s->support[m], found, user);
+    }
+    if (stop || min_support > 0 || candidates > 0) return stop;
+    if (parac_bitset_popcount(intent, words) == n) return 0; /* every attribute: no lower cover */
+    memset(s->closure, 0, words * sizeof *s->closure);
+    parac_bitset_fill(s->closure, n);
+    return found(user, s->closure);
+}
+
 int fca_lower_covers(const parac_fca_context *context, const parac_word *intent, uint64_t min_support,
                      fca_cover_scratch *s, fca_cover_fn found, void *user)
 {
@@ -166,40 +235,17 @@ int fca_lower_covers(const parac_fca_context *context, const parac_word *intent,
         for (size_t o = parac_bitset_next(s->extent, context->objects, 0); o < context->objects;
              o = parac_bitset_next(s->extent, context->objects, o + 1))
             s->members[i++] = (uint32_t)o;
-        count_supports(context, s->members, members, s->support, 1);
+        count_supports(context, s->members, members, s, 1);
+        stop = covers_from_touched(context, intent, min_support, s, members, found, user);
+        count_supports(context, s->members, members, s, 0);
+        return stop;
     }
     for (size_t m = 0; m < n && !stop; m++) {
-        int is_cover = 1;
-        uint64_t support;
         if (parac_bitset_test(intent, m)) continue;
-        support = counted ? s->support[m] : 0;
-        if (!counted) {
-            parac_bitset_and(s->child_extent, s->extent, columns + m * object_words, object_words);
-            support = parac_bitset_popcount(s->child_extent, object_words);
-        }
-        if (support < min_support) {
-            parac_bitset_clear_bit(s->minimal, m);
-            continue;
-        }
-        /* the closure from the member list when walking it is cheaper than a child extent and its rows */
-        if (counted && members * (words + 1) <= object_words + support * words) {
-            close_members_with(context, s->members, members, m, s->closure);
-        } else {
-            parac_bitset_and(s->child_extent, s->extent, columns + m * object_words, object_words);
-            close_extent(context, s->child_extent, s->closure);
-        }
-        for (size_t w = 0; w < words && is_cover; w++) {
-            parac_word added = s->closure[w] & ~intent[w];
-            if (w == m / 64) added &= ~((parac_word)1 << (m % 64));
-            is_cover = !(added & s->minimal[w]);
-        }
-        if (!is_cover) {
-            parac_bitset_clear_bit(s->minimal, m);
-            continue;
-        }
-        stop = found(user, s->closure);
+        parac_bitset_and(s->child_extent, s->extent, columns + m * object_words, object_words);
+        stop = test_candidate(context, intent, min_support, s, members, 0, m,
+                              parac_bitset_popcount(s->child_extent, object_words), found, user);
     }
-    if (counted) count_supports(context, s->members, members, s->support, 0);
     return stop;
 }
 

@@ -137,6 +137,15 @@ int main(void)
         }
         parac_fca_context_destroy(context);
     }
+    for (uint64_t seed = 1; seed <= 3; seed++) { /* wide and sparse: the sorts hold short id lists */
+        parac_fca_context *context = fca_test_random_context(150 * seed, 2000 + 1500 * seed, 0.003, 40 + seed);
+        char label[64];
+        snprintf(label, sizeof label, "wide random seed %llu", (unsigned long long)seed);
+        check_same(context, label, 0, 0, 2);
+        check_same(context, label, 0, 2048, 1);
+        check_same(context, label, 2, 4096, 2);
+        parac_fca_context_destroy(context);
+    }
     {
         parac_fca_context *context = fca_test_read_shared("vote.dat");
         if (context) {
