@@ -62,6 +62,104 @@ static void check_context(size_t objects, size_t attributes, double density, uin
     free(is_edge);
 }
 
+/* ids of intent c as a bitset of `words` words (wide contexts: more than 64 attributes). */
+static void intent_bits(const parac_fca_concepts *concepts, size_t c, uint32_t *ids, size_t attributes,
+                        uint64_t *bits, size_t words)
+{
+    size_t size = parac_fca_concept_intent(concepts, c, ids, attributes);
+    memset(bits, 0, words * sizeof *bits);
+    for (size_t i = 0; i < size; i++) bits[ids[i] / 64] |= (uint64_t)1 << (ids[i] % 64);
+}
+
+static int inside_bits(const uint64_t *small, const uint64_t *big, size_t words)
+{
+    int equal = 1;
+    for (size_t w = 0; w < words; w++) {
+        if (small[w] & ~big[w]) return 0;
+        equal &= small[w] == big[w];
+    }
+    return !equal;
+}
+
+/* A wide sparse context (far more attributes than any row holds): Lindig's test then tries only the
+ * attributes the extent's rows hold, and the concept with an empty extent must be a lower cover
+ * exactly of the concepts no attribute leads below otherwise. Against the naive definition. */
+static void check_wide(parac_fca_context *context, uint64_t seed, uint64_t min_support)
+{
+    size_t attributes = parac_fca_context_attributes(context);
+    parac_fca_concepts *concepts = fca_test_compute(context, PARAC_DEVICE_CPU, 1, min_support);
+    parac_fca_lattice *lattice = NULL;
+    parac_error error;
+    size_t n = parac_fca_concepts_size(concepts), words = (attributes + 63) / 64, expected = 0, wrong = 0;
+    uint64_t *bits = malloc((n + 1) * words * sizeof *bits);
+    uint32_t *ids = malloc((attributes + 1) * sizeof *ids);
+    char *is_edge = calloc(n * n + 1, 1);
+    for (size_t c = 0; c < n; c++) intent_bits(concepts, c, ids, attributes, bits + c * words, words);
+    for (size_t u = 0; u < n; u++)
+        for (size_t l = 0; l < n; l++) {
+            int covers = inside_bits(bits + u * words, bits + l * words, words);
+            for (size_t m = 0; m < n && covers; m++)
+                if (inside_bits(bits + u * words, bits + m * words, words) &&
+                    inside_bits(bits + m * words, bits + l * words, words))
+                    covers = 0;
+            is_edge[u * n + l] = (char)covers;
+            expected += (size_t)covers;
+        }
+    CHECK_OK(parac_fca_lattice_create(context, concepts, min_support, &lattice, &error), &error);
+    if (lattice) {
+        CHECK(parac_fca_lattice_edge_count(lattice) == expected, "wide seed %llu: %zu edges, naive %zu",
+              (unsigned long long)seed, parac_fca_lattice_edge_count(lattice), expected);
+        for (size_t e = 0; e < parac_fca_lattice_edge_count(lattice); e++) {
+            size_t upper, lower;
+            parac_fca_lattice_edge(lattice, e, &upper, &lower);
+            wrong += !is_edge[upper * n + lower];
+        }
+        CHECK(wrong == 0, "wide seed %llu: %zu edges are not covers", (unsigned long long)seed, wrong);
+    }
+    parac_fca_lattice_destroy(lattice);
+    parac_fca_concepts_destroy(concepts);
+    parac_fca_context_destroy(context);
+    free(bits), free(ids), free(is_edge);
+}
+
+static unsigned next_id(uint64_t *state)
+{
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    return (unsigned)((*state >> 33) % 1500);
+}
+
+/* Chains of nested rows (a base, the base and one more item, and one more again) among random rows
+ * over 1,500 items: many concepts with exactly one candidate below them, which is a cover and not
+ * the empty extent's concept. */
+static parac_fca_context *nested_rows_context(uint64_t seed)
+{
+    char *text = malloc(1 << 16);
+    size_t used = 0;
+    uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
+    parac_fca_context *context = NULL;
+    parac_error error;
+    for (int chain = 0; chain < 30; chain++) {
+        unsigned base[3], more[2], other[3];
+        for (int k = 0; k < 3; k++) base[k] = next_id(&state), other[k] = next_id(&state);
+        for (int k = 0; k < 2; k++) more[k] = next_id(&state);
+        for (int length = 0; length < 3; length++) {
+            used += (size_t)snprintf(text + used, 64, "%u %u %u", base[0], base[1], base[2]);
+            for (int k = 0; k < length; k++) used += (size_t)snprintf(text + used, 16, " %u", more[k]);
+            text[used++] = '\n';
+        }
+        used += (size_t)snprintf(text + used, 64, "%u %u %u %u\n", other[0], other[1], other[2], base[0]);
+    }
+    CHECK_OK(parac_fca_context_read_memory(text, used, "nested.dat", PARAC_FCA_FORMAT_FIMI, &context, &error), &error);
+    free(text);
+    return context;
+}
+
+static void check_wide_context(size_t objects, size_t attributes, double density, uint64_t seed,
+                               uint64_t min_support)
+{
+    check_wide(fca_test_random_context(objects, attributes, density, seed), seed, min_support);
+}
+
 int main(void)
 {
     for (uint64_t seed = 1; seed <= 40; seed++)
@@ -72,5 +170,11 @@ int main(void)
     for (uint64_t seed = 1; seed <= 12; seed++)
         check_context(400 + 150 * seed, 30 + 2 * seed, 0.02 + 0.004 * (double)(seed % 5), 100 + seed,
                       seed % 3 == 0 ? 2 : 0);
+    for (uint64_t seed = 1; seed <= 8; seed++)
+        check_wide_context(60 + 10 * seed, 800 + 200 * seed, 0.006, 300 + seed, seed % 4 == 0 ? 2 : 0);
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        parac_fca_context *context = nested_rows_context(seed);
+        if (context) check_wide(context, 400 + seed, seed % 2 == 0 ? 2 : 0);
+    }
     return test_finish("fca.lattice");
 }
