@@ -187,9 +187,16 @@ size_t parac_fca_context_extent(const parac_fca_context *context, const uint32_t
 {
     size_t words = context ? context->object_words : 0, count = 0;
     parac_word *extent;
+    int ascending = 1;
     if (!context) return 0;
-    for (size_t i = 0; i < size; i++)
+    for (size_t i = 0; i < size; i++) {
         if (intent[i] >= context->attributes) return 0; /* no object has an attribute the context lacks */
+        ascending &= i == 0 || intent[i] > intent[i - 1];
+    }
+    if (ascending && fca_covers_use_cells(context)) { /* wide and sparse: no bit matrices */
+        const fca_column_lists *columns = fca_context_columns(context, NULL);
+        return columns ? fca_extent_from_cells(context, columns, intent, size, ids, ids ? capacity : 0) : 0;
+    }
     if (!fca_context_bits(context, NULL)) return 0; /* no memory for the bit matrices */
     extent = calloc(words ? words : 1, sizeof *extent);
     if (!extent) return 0;

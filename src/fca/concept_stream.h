@@ -22,17 +22,47 @@ void fca_concept_spill_destroy(fca_concept_spill *spill); /* NULL is accepted */
  * scratch for one thread, and the lower covers of one intent (attribute_words words, at least one),
  * each closure handed to found (its buffer is the scratch's); the first non-zero from found stops
  * the walk and is returned. Covers whose extent is below min_support are skipped. */
+/* The cells-based test's own scratch (lattice_cells.c), set up only for contexts it runs on. */
+typedef struct fca_cover_cells {
+    uint32_t *intent_ids;    /* the intent's ids */
+    uint32_t *slot_of;       /* attribute -> its list among the touched ones */
+    size_t *list_offsets;    /* touched + 1: each touched attribute's members in lists */
+    uint32_t *lists, *closure_count, *closure_ids;
+    size_t list_capacity;
+} fca_cover_cells;
+
 typedef struct fca_cover_scratch {
     parac_word *extent, *child_extent, *closure, *minimal;
     uint64_t *support; /* per attribute, zero between uses: supports counted from the extent's rows */
     uint32_t *members; /* the extent's objects, when its rows are walked */
-    uint32_t *touched; /* the attributes those rows hold, ascending (touched_count of them) */
+    uint32_t *touched; /* the attributes those rows hold (touched_count of them) */
     size_t touched_count;
+    fca_cover_cells cells;
 } fca_cover_scratch;
 typedef int (*fca_cover_fn)(void *user, const parac_word *closure);
 int fca_cover_scratch_init(fca_cover_scratch *scratch, const parac_fca_context *context); /* -1: no memory */
 void fca_cover_scratch_free(fca_cover_scratch *scratch);
 int fca_lower_covers(const parac_fca_context *context, const parac_word *intent, uint64_t min_support,
                      fca_cover_scratch *scratch, fca_cover_fn found, void *user);
+/* Adds (add 1) or takes back (add 0: zeroes) each attribute's count over the members' rows into
+ * scratch->support; adding lists the attributes met in scratch->touched (unordered). */
+void fca_count_supports(const parac_fca_context *context, const uint32_t *members, size_t count,
+                        fca_cover_scratch *scratch, int add);
+
+/* lattice_cells.c: 1 when the covers are found from the cells, not the bit matrices (which would be
+ * large against the cells); the entry points then build the column lists instead of the matrices.
+ * fca_lower_covers takes that way by itself; -2 from it: out of memory. */
+int fca_covers_use_cells(const parac_fca_context *context);
+int fca_lower_covers_cells(const parac_fca_context *context, const parac_word *intent, uint64_t min_support,
+                           fca_cover_scratch *scratch, fca_cover_fn found, void *user);
+int fca_cover_cells_init(fca_cover_cells *cells, const parac_fca_context *context); /* -1: no memory */
+/* The objects having every id (ascending, each below the attribute count): the shortest column
+ * filtered by the rows; writes up to capacity of them, returns how many there are. */
+size_t fca_extent_from_cells(const parac_fca_context *context, const fca_column_lists *columns, const uint32_t *ids,
+                             size_t size, uint32_t *out, size_t capacity);
+void fca_cover_cells_free(fca_cover_cells *cells);
+/* The context's bit matrices or, where covers come from the cells, its column lists (what
+ * fca_lower_covers needs); NULL after filling error. */
+const void *fca_cover_index(const parac_fca_context *context, parac_error *error);
 
 #endif

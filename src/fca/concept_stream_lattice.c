@@ -121,8 +121,9 @@ static void cover_batch(lattice_stream *stream)
             const unsigned char *record = stream->batch + c * stream->batch_bytes;
             if (mine || list.failed || parac_progress_gate_poll(&stream->gate)) continue;
             memcpy(&list.upper, record + stream->bitset_words * sizeof(parac_word), sizeof list.upper);
-            fca_lower_covers(stream->context, (const parac_word *)record, stream->min_support, &scratch, collect_cover,
-                             &list);
+            if (fca_lower_covers(stream->context, (const parac_word *)record, stream->min_support, &scratch,
+                                 collect_cover, &list) != 0)
+                list.failed = 1; /* collect_cover stops only when out of memory; -2: the test's own */
         }
 #pragma omp critical(fca_lattice_stream_add)
         {
@@ -260,7 +261,7 @@ parac_status parac_fca_lattice_enumerate(const parac_fca_context *context, const
     uint64_t budget;
     parac_status status;
     if (!context) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca lattice: a context is required");
-    if (!fca_context_bits(context, error)) return error ? error->status : PARAC_ERR_NO_MEMORY;
+    if (!fca_cover_index(context, error)) return error ? error->status : PARAC_ERR_NO_MEMORY;
     if (!options) {
         parac_fca_options_init(&defaults);
         options = &defaults;

@@ -124,6 +124,42 @@ const fca_bit_matrices *fca_context_bits(const parac_fca_context *context, parac
 
 int fca_context_has_bits(const parac_fca_context *context) { return fca_context_bits_built(context) != NULL; }
 
+static void columns_free(fca_column_lists *columns)
+{
+    if (!columns) return;
+    free(columns->offsets);
+    free(columns->objects);
+    free(columns);
+}
+
+const fca_column_lists *fca_context_columns(const parac_fca_context *context, parac_error *error)
+{
+    fca_column_lists *made, *expected = NULL;
+    size_t cells = fca_context_cells(context);
+    if ((made = __atomic_load_n(&((parac_fca_context *)context)->columns, __ATOMIC_ACQUIRE)) != NULL) return made;
+    made = calloc(1, sizeof *made);
+    if (made) {
+        made->offsets = calloc(context->attributes + 2, sizeof *made->offsets);
+        made->objects = malloc((cells + 1) * sizeof *made->objects);
+    }
+    if (!made || !made->offsets || !made->objects) {
+        columns_free(made);
+        parac_fail_no_memory(error, "context column lists", (unsigned long long)cells * 4);
+        return NULL;
+    }
+    for (size_t c = 0; c < cells; c++) made->offsets[context->cell_attributes[c] + 2]++;
+    for (size_t a = 0; a < context->attributes; a++) made->offsets[a + 2] += made->offsets[a + 1];
+    for (size_t o = 0; o < context->objects; o++) /* objects ascending: each list ascends */
+        for (size_t c = context->cell_offsets[o]; c < context->cell_offsets[o + 1]; c++)
+            made->objects[made->offsets[context->cell_attributes[c] + 1]++] = (uint32_t)o;
+    if (!__atomic_compare_exchange_n(&((parac_fca_context *)context)->columns, &expected, made, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        columns_free(made);
+        return expected;
+    }
+    return made;
+}
+
 /* A context being filled that failed is destroyed and *context cleared. */
 static parac_status finish_or_destroy(parac_status status, parac_fca_context **context)
 {
@@ -195,6 +231,7 @@ void parac_fca_context_destroy(parac_fca_context *context)
     free(context->cell_offsets);
     free(context->cell_attributes);
     bits_free(context->bits);
+    columns_free(context->columns);
     free_names(context->object_names, context->objects);
     free_names(context->attribute_names, context->attributes);
     free(context);

@@ -34,6 +34,7 @@ struct parac_fca_context {
     size_t cell_capacity;      /* while a reader adds cells (fca_context_add) */
     size_t last_object;        /* the object fca_context_add last added to (cells come row by row) */
     fca_bit_matrices *bits;    /* NULL until fca_context_bits built them; published atomically */
+    struct fca_column_lists *columns; /* NULL until fca_context_columns built them; published atomically */
     char **object_names;       /* NULL or objects strings */
     char **attribute_names;
 };
@@ -66,6 +67,15 @@ static inline size_t fca_context_longest_row(const parac_fca_context *context)
             longest = context->cell_offsets[o + 1] - context->cell_offsets[o];
     return longest;
 }
+/* The cells by attribute: attribute a's objects, ascending, at objects[offsets[a] .. offsets[a + 1]).
+ * As many entries as cells (the bit matrices take objects x attributes bits twice). */
+typedef struct fca_column_lists {
+    size_t *offsets; /* attributes + 1 */
+    uint32_t *objects;
+} fca_column_lists;
+/* Built at the first call, as fca_context_bits; NULL with PARAC_ERR_NO_MEMORY when they do not fit. */
+const fca_column_lists *fca_context_columns(const parac_fca_context *context, parac_error *error);
+
 /* The bit matrices, built at the first call (thread-safe: concurrent first calls build one copy
  * each and all but one are freed); NULL with PARAC_ERR_NO_MEMORY when they do not fit. */
 const fca_bit_matrices *fca_context_bits(const parac_fca_context *context, parac_error *error);

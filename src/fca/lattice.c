@@ -100,6 +100,8 @@ int fca_cover_scratch_init(fca_cover_scratch *s, const parac_fca_context *contex
     s->members = malloc((context->objects + 1) * sizeof *s->members);
     s->touched = malloc((context->attributes + 1) * sizeof *s->touched);
     s->touched_count = 0;
+    memset(&s->cells, 0, sizeof s->cells);
+    if (fca_covers_use_cells(context) && fca_cover_cells_init(&s->cells, context) != 0) return -1;
     return s->extent && s->child_extent && s->closure && s->minimal && s->support && s->members && s->touched ? 0
                                                                                                            : -1;
 }
@@ -108,6 +110,7 @@ void fca_cover_scratch_free(fca_cover_scratch *s)
 {
     free(s->extent), free(s->child_extent), free(s->closure), free(s->minimal), free(s->support), free(s->members);
     free(s->touched);
+    fca_cover_cells_free(&s->cells);
     memset(s, 0, sizeof *s);
 }
 
@@ -117,10 +120,8 @@ static int ascending_ids(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Adds (add 1) or takes back (add 0: zeroes) each attribute's count over the extent's objects
- * (members), from the objects' cells; adding lists the attributes met in s->touched (unordered). */
-static void count_supports(const parac_fca_context *context, const uint32_t *members, size_t count,
-                           fca_cover_scratch *s, int add)
+void fca_count_supports(const parac_fca_context *context, const uint32_t *members, size_t count,
+                        fca_cover_scratch *s, int add)
 {
     if (add) s->touched_count = 0;
     for (size_t i = 0; i < count; i++)
@@ -213,8 +214,15 @@ static int covers_from_touched(const parac_fca_context *context, const parac_wor
     return found(user, s->closure);
 }
 
-int fca_lower_covers(const parac_fca_context *context, const parac_word *intent, uint64_t min_support,
-                     fca_cover_scratch *s, fca_cover_fn found, void *user)
+const void *fca_cover_index(const parac_fca_context *context, parac_error *error)
+{
+    if (fca_covers_use_cells(context)) return fca_context_columns(context, error);
+    return fca_context_bits(context, error);
+}
+
+/* Lindig's test on the bit matrices (fca_lower_covers below picks it or the cells'). */
+static int lower_covers_bits(const parac_fca_context *context, const parac_word *intent, uint64_t min_support,
+                             fca_cover_scratch *s, fca_cover_fn found, void *user)
 {
     size_t n = context->attributes, object_words = context->object_words;
     size_t words = context->attribute_words ? context->attribute_words : 1;
@@ -235,7 +243,7 @@ int fca_lower_covers(const parac_fca_context *context, const parac_word *intent,
         for (size_t o = parac_bitset_next(s->extent, context->objects, 0); o < context->objects;
              o = parac_bitset_next(s->extent, context->objects, o + 1))
             s->members[i++] = (uint32_t)o;
-        count_supports(context, s->members, members, s, 1);
+        fca_count_supports(context, s->members, members, s, 1);
         /* the rows hold few of the attributes (a wide context): only those are tried; else every
          * attribute in order, which costs less than sorting them (T10I4D100K's extents hold
          * hundreds of its 1,000 items) */
@@ -246,7 +254,7 @@ int fca_lower_covers(const parac_fca_context *context, const parac_word *intent,
                 if (!parac_bitset_test(intent, m))
                     stop = test_candidate(context, intent, min_support, s, members, 1, m, s->support[m], found, user);
         }
-        count_supports(context, s->members, members, s, 0);
+        fca_count_supports(context, s->members, members, s, 0);
         return stop;
     }
     for (size_t m = 0; m < n && !stop; m++) {
@@ -256,6 +264,13 @@ int fca_lower_covers(const parac_fca_context *context, const parac_word *intent,
                               parac_bitset_popcount(s->child_extent, object_words), found, user);
     }
     return stop;
+}
+
+int fca_lower_covers(const parac_fca_context *context, const parac_word *intent, uint64_t min_support,
+                     fca_cover_scratch *s, fca_cover_fn found, void *user)
+{
+    if (s->cells.intent_ids) return fca_lower_covers_cells(context, intent, min_support, s, found, user);
+    return lower_covers_bits(context, intent, min_support, s, found, user);
 }
 
 /* One concept's edges into a thread's list, lower found by intent. */
@@ -317,7 +332,7 @@ parac_status parac_fca_lattice_create(const parac_fca_context *context, const pa
     int failure = 0;
     if (concepts->attributes != context->attributes)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca lattice: concepts and context differ");
-    if (!fca_context_bits(context, error)) return error ? error->status : PARAC_ERR_NO_MEMORY;
+    if (!fca_cover_index(context, error)) return error ? error->status : PARAC_ERR_NO_MEMORY;
     made = calloc(1, sizeof *made);
     if (!made) return parac_fail_no_memory(error, "lattice", sizeof *made);
     for (size_t i = 0; i < n && !failure; i++) {

@@ -5,6 +5,8 @@
 
 #include <parac/fca.h>
 
+#include "fca/concept_stream.h"
+#include "fca/fca_internal.h"
 #include "support_fca.h"
 #include "test_util.h"
 
@@ -122,6 +124,55 @@ static void check_wide(parac_fca_context *context, uint64_t seed, uint64_t min_s
     free(bits), free(ids), free(is_edge);
 }
 
+/* Covers handed to found, as closures one after the other. */
+typedef struct cover_trace {
+    uint64_t *closures;
+    size_t count, capacity, words;
+} cover_trace;
+
+static int trace_cover(void *user, const parac_word *closure)
+{
+    cover_trace *trace = user;
+    if (trace->count == trace->capacity) {
+        trace->capacity = trace->capacity ? 2 * trace->capacity : 16;
+        trace->closures = realloc(trace->closures, trace->capacity * trace->words * sizeof *trace->closures);
+    }
+    memcpy(trace->closures + trace->count++ * trace->words, closure, trace->words * sizeof *closure);
+    return 0;
+}
+
+/* The cells' test (lattice_cells.c, which the library takes on contexts with large bit matrices)
+ * against the bit matrices' on every concept of the context: the same covers in the same order. */
+static void check_cells_against_bits(const parac_fca_context *context, const char *label, uint64_t min_support)
+{
+    parac_fca_concepts *concepts = fca_test_compute(context, PARAC_DEVICE_CPU, 1, min_support);
+    fca_cover_scratch bits_scratch, cells_scratch;
+    size_t words = context->attribute_words ? context->attribute_words : 1, differ = 0, covers = 0;
+    cover_trace by_bits = {NULL, 0, 0, words}, by_cells = {NULL, 0, 0, words};
+    parac_error error;
+    CHECK(fca_context_bits(context, &error) != NULL && fca_context_columns(context, &error) != NULL, "%s: indexes",
+          label);
+    CHECK(fca_cover_scratch_init(&bits_scratch, context) == 0, "%s: scratch", label);
+    CHECK(fca_cover_scratch_init(&cells_scratch, context) == 0 && fca_cover_cells_init(&cells_scratch.cells, context) == 0,
+          "%s: cells scratch", label);
+    for (size_t c = 0; concepts && c < concepts->count; c++) {
+        const parac_word *intent = concepts->intents + c * concepts->attribute_words;
+        by_bits.count = by_cells.count = 0;
+        CHECK(fca_lower_covers(context, intent, min_support, &bits_scratch, trace_cover, &by_bits) == 0, "bits");
+        CHECK(fca_lower_covers_cells(context, intent, min_support, &cells_scratch, trace_cover, &by_cells) == 0,
+              "cells");
+        covers += by_bits.count;
+        differ += by_bits.count != by_cells.count ||
+                  memcmp(by_bits.closures, by_cells.closures, by_bits.count * words * sizeof(uint64_t)) != 0;
+    }
+    CHECK(differ == 0 && covers > 0, "%s (min support %llu): %zu concepts' covers differ (%zu covers)", label,
+          (unsigned long long)min_support, differ, covers);
+    fca_cover_scratch_free(&bits_scratch);
+    fca_cover_scratch_free(&cells_scratch);
+    free(by_bits.closures), free(by_cells.closures);
+    parac_fca_concepts_destroy(concepts);
+}
+
 static unsigned next_id(uint64_t *state)
 {
     *state = *state * 6364136223846793005ull + 1442695040888963407ull;
@@ -174,7 +225,18 @@ int main(void)
         check_wide_context(60 + 10 * seed, 800 + 200 * seed, 0.006, 300 + seed, seed % 4 == 0 ? 2 : 0);
     for (uint64_t seed = 1; seed <= 4; seed++) {
         parac_fca_context *context = nested_rows_context(seed);
+        if (context) check_cells_against_bits(context, "nested rows", seed % 2 == 0 ? 2 : 0);
         if (context) check_wide(context, 400 + seed, seed % 2 == 0 ? 2 : 0);
+    }
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        parac_fca_context *context = fca_test_random_context(100 + 80 * seed, 300 * seed, 0.01, 500 + seed);
+        check_cells_against_bits(context, "wide random", seed % 3 == 0 ? 3 : 0);
+        parac_fca_context_destroy(context);
+    }
+    {
+        parac_fca_context *context = fca_test_random_context(150, 60, 0.25, 77); /* dense: long closures */
+        check_cells_against_bits(context, "dense random", 0);
+        parac_fca_context_destroy(context);
     }
     return test_finish("fca.lattice");
 }

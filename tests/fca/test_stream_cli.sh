@@ -52,6 +52,20 @@ done
 "$PARAC" fca "$dir/wide.dat" --min-support 2 --verify -o "$dir/memory.txt" || fail "fca wide --min-support 2 --verify"
 "$PARAC" fca "$dir/wide.dat" --min-support 2 --max-memory 2K -o "$dir/streamed.txt" || fail "fca wide --min-support 2"
 cmp -s "$dir/memory.txt" "$dir/streamed.txt" || fail "wide context, --min-support 2: differs from --verify"
+# wider still (20,000 x 30,000 at 0.02 %: 150 MB of bit matrices for 120,000 cells): extents and covers
+# come from the cells (lattice_cells.c), the extents checked against --verify's bit matrices
+"$PARAC" gen context --objects 20000 --attributes 30000 --density 0.0002 --seed 4 -o "$dir/wider.dat" || fail "gen context"
+"$PARAC" fca "$dir/wider.dat" --threads 2 --extents -o "$dir/streamed.txt" || fail "fca wider --extents"
+"$PARAC" fca "$dir/wider.dat" --threads 2 --extents --verify -o "$dir/memory.txt" || fail "fca wider --extents --verify"
+cmp -s "$dir/memory.txt" "$dir/streamed.txt" || fail "wider context: extents from the cells differ from the bit matrices'"
+for budget in 0 64K; do
+  flags="--max-memory $budget"; [[ $budget == 0 ]] && flags=""
+  # shellcheck disable=SC2086
+  "$PARAC" lattice "$dir/wider.dat" --threads 2 --format json $flags -o "$dir/lattice.$budget" || fail "lattice wider $flags"
+done
+cmp -s "$dir/lattice.0" "$dir/lattice.64K" || fail "wider context: lattice with --max-memory 64K differs"
+nodes=$(grep -o '"id":' "$dir/lattice.0" | wc -l)
+[[ $nodes == "$(wc -l < "$dir/memory.txt")" ]] || fail "wider context: $nodes lattice nodes, $(wc -l < "$dir/memory.txt") concepts"
 "$PARAC" fca "$dir/random.dat" --device cpu --max-memory 1K > "$dir/stdout.txt" || fail "fca to stdout"
 "$PARAC" fca "$dir/random.dat" --device cpu --verify > "$dir/memory.txt"
 cmp -s "$dir/memory.txt" "$dir/stdout.txt" || fail "streamed stdout differs"
