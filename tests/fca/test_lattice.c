@@ -112,7 +112,8 @@ static void check_cells_against_bits(const parac_fca_context *context, const cha
               "cells");
         covers += by_bits.count;
         differ += by_bits.count != by_cells.count ||
-                  memcmp(by_bits.closures, by_cells.closures, by_bits.count * words * sizeof(uint64_t)) != 0;
+                  (by_bits.count && /* no covers: nothing stored, no buffer to compare */
+                   memcmp(by_bits.closures, by_cells.closures, by_bits.count * words * sizeof(uint64_t)) != 0);
     }
     CHECK(differ == 0 && covers > 0, "%s (min support %llu): %zu concepts' covers differ (%zu covers)", label,
           (unsigned long long)min_support, differ, covers);
