@@ -106,3 +106,19 @@ int fca_record_compare(const parac_word *a, const parac_word *b, const fca_recor
         if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
     return 0;
 }
+
+void fca_record_bitset(const fca_record_format *format, const parac_word *record, parac_word *bits)
+{
+    const uint32_t *slots = (const uint32_t *)record;
+    size_t words = parac_bitset_words(format->attributes) ? parac_bitset_words(format->attributes) : 1;
+    if (format->ids == 0) {
+        memcpy(bits, record, format->words * sizeof *bits);
+        return;
+    }
+    memset(bits, 0, words * sizeof *bits);
+    if (slots[0] == FCA_RECORD_ALL) {
+        parac_bitset_fill(bits, format->attributes);
+        return;
+    }
+    for (size_t i = 0; i < format->ids && slots[i] != 0; i++) parac_bitset_set(bits, slots[i] - 1);
+}

@@ -32,12 +32,11 @@ typedef struct lattice_stream {
     uint64_t min_support;
     fca_record_format format;       /* the sorts' intents: short id lists on wide sparse contexts */
     size_t record_bytes;            /* a sort record: format.words of intent, then a uint64 number */
-    size_t bitset_words, batch_bytes; /* a batch record: the intent as a bitset (Lindig's test), the number */
+    size_t bitset_words;            /* an intent as a bitset (Lindig's test takes one) */
     int threads;
     parac_external_sort *by_intent; /* (intent, 0) per concept, (lower intent, upper + 1) per edge */
     parac_external_sort *by_edge;   /* (upper, lower) */
-    unsigned char *batch;           /* records (bitset intent, index) of the concepts awaiting their covers */
-    unsigned char *encoded;         /* one sort record being built */
+    unsigned char *batch;           /* records (intent, index) of the concepts awaiting their covers */
     size_t batch_count, batch_capacity;
     uint64_t concepts;              /* seen so far (pass 1), numbered so far (pass 2) */
     unsigned char *current;         /* pass 2: the last concept's record */
@@ -115,14 +114,15 @@ static void cover_batch(lattice_stream *stream)
     {
         cover_list list = {NULL, 0, 0, stream->record_bytes, &stream->format, 0, 0};
         fca_cover_scratch scratch;
-        int mine = fca_cover_scratch_init(&scratch, stream->context);
+        parac_word *intent = malloc(stream->bitset_words * sizeof *intent);
+        int mine = fca_cover_scratch_init(&scratch, stream->context) || !intent;
 #pragma omp for schedule(dynamic, 8)
         for (size_t c = 0; c < stream->batch_count; c++) {
-            const unsigned char *record = stream->batch + c * stream->batch_bytes;
+            const unsigned char *record = stream->batch + c * stream->record_bytes;
             if (mine || list.failed || parac_progress_gate_poll(&stream->gate)) continue;
-            memcpy(&list.upper, record + stream->bitset_words * sizeof(parac_word), sizeof list.upper);
-            if (fca_lower_covers(stream->context, (const parac_word *)record, stream->min_support, &scratch,
-                                 collect_cover, &list) != 0)
+            memcpy(&list.upper, record + stream->format.words * sizeof(parac_word), sizeof list.upper);
+            fca_record_bitset(&stream->format, (const parac_word *)record, intent);
+            if (fca_lower_covers(stream->context, intent, stream->min_support, &scratch, collect_cover, &list) != 0)
                 list.failed = 1; /* collect_cover stops only when out of memory; -2: the test's own */
         }
 #pragma omp critical(fca_lattice_stream_add)
@@ -134,7 +134,7 @@ static void cover_batch(lattice_stream *stream)
                 if (status != PARAC_OK) fail(stream, status);
             }
         }
-        free(list.records);
+        free(list.records), free(intent);
         fca_cover_scratch_free(&scratch);
     }
     if (failure) fail(stream, parac_fail_no_memory(stream->error, "lattice covers", 0));
@@ -145,18 +145,17 @@ static void cover_batch(lattice_stream *stream)
 static int take_concept(void *user, const uint32_t *intent, size_t size)
 {
     lattice_stream *stream = user;
-    unsigned char *record = stream->batch + stream->batch_count * stream->batch_bytes;
+    unsigned char *record = stream->batch + stream->batch_count * stream->record_bytes;
+    size_t intent_bytes = stream->format.words * sizeof(parac_word);
     uint64_t tag = 0;
     parac_status status;
-    memset(record, 0, stream->batch_bytes);
-    for (size_t i = 0; i < size; i++) parac_bitset_set((parac_word *)record, intent[i]);
-    if (!fca_record_encode_ids(&stream->format, intent, size, (parac_word *)stream->encoded))
+    if (!fca_record_encode_ids(&stream->format, intent, size, (parac_word *)record))
         return fail(stream, parac_fail(stream->error, PARAC_ERR_INTERNAL, "fca lattice: an intent longer than every row"));
-    memset(stream->encoded + stream->format.words * sizeof(parac_word), 0, sizeof tag); /* tag 0: the concept itself */
-    status = parac_external_sort_add(stream->by_intent, stream->encoded, stream->error);
+    memcpy(record + intent_bytes, &tag, sizeof tag); /* tag 0: the concept itself */
+    status = parac_external_sort_add(stream->by_intent, record, stream->error);
     if (status != PARAC_OK) return fail(stream, status);
     tag = stream->concepts++; /* in the batch the tag is the index, the upper end of its covers */
-    memcpy(record + stream->bitset_words * sizeof(parac_word), &tag, sizeof tag);
+    memcpy(record + intent_bytes, &tag, sizeof tag);
     if (++stream->batch_count == stream->batch_capacity) {
         /* Pass 1 calls no caller callback (concepts and edges are handed out in passes 2 and 3), so the
          * progress callback is where a cancel (the CLI's Ctrl-C) is seen: the batch's threads poll it
@@ -215,7 +214,6 @@ static parac_status stream_open(lattice_stream *stream, const parac_fca_options 
     stream->format = fca_record_format_for(context->attributes, fca_context_longest_row(context));
     stream->record_bytes = stream->format.words * sizeof(parac_word) + sizeof(uint64_t);
     stream->bitset_words = context->attribute_words ? context->attribute_words : 1;
-    stream->batch_bytes = stream->bitset_words * sizeof(parac_word) + sizeof(uint64_t);
     by_intent.record_bytes = stream->record_bytes;
     by_intent.compare = compare_intent_records;
     by_intent.compare_context = &stream->format;
@@ -225,14 +223,13 @@ static parac_status stream_open(lattice_stream *stream, const parac_fca_options 
     by_edge.record_bytes = 2 * sizeof(uint64_t);
     by_edge.compare = compare_edges;
     by_edge.compare_context = NULL;
-    batch = budget / 16 / stream->batch_bytes;
+    batch = budget / 16 / stream->record_bytes;
     stream->batch_capacity = batch < 1 ? 1 : batch > MAX_BATCH ? MAX_BATCH : (size_t)batch;
-    stream->batch = malloc(stream->batch_capacity * stream->batch_bytes);
+    stream->batch = malloc(stream->batch_capacity * stream->record_bytes);
     stream->current = malloc(stream->record_bytes);
-    stream->encoded = malloc(stream->record_bytes);
     stream->ids = malloc((context->attributes + 1) * sizeof *stream->ids);
-    if (!stream->batch || !stream->current || !stream->encoded || !stream->ids)
-        return parac_fail_no_memory(error, "lattice stream", stream->batch_capacity * stream->batch_bytes);
+    if (!stream->batch || !stream->current || !stream->ids)
+        return parac_fail_no_memory(error, "lattice stream", stream->batch_capacity * stream->record_bytes);
     if ((status = parac_external_sort_create(&by_intent, &stream->by_intent, error)) != PARAC_OK) return status;
     return parac_external_sort_create(&by_edge, &stream->by_edge, error);
 }
@@ -241,7 +238,7 @@ static void stream_close(lattice_stream *stream)
 {
     parac_external_sort_destroy(stream->by_intent);
     parac_external_sort_destroy(stream->by_edge);
-    free(stream->batch), free(stream->current), free(stream->encoded), free(stream->ids);
+    free(stream->batch), free(stream->current), free(stream->ids);
 }
 
 /* A pass's status: the callbacks' own failure first (the sorter only saw "stopped"). */

@@ -124,6 +124,8 @@ fca_record_format fca_record_format_for(size_t attributes, size_t longest_row);
 int fca_record_encode(const fca_record_format *format, const parac_word *intent, parac_word *record);
 /* The same from the intent's ids (ascending, distinct, below format.attributes). */
 int fca_record_encode_ids(const fca_record_format *format, const uint32_t *ids, size_t count, parac_word *record);
+/* The intent as a bitset over format.attributes (its words, zeroed first). */
+void fca_record_bitset(const fca_record_format *format, const parac_word *record, parac_word *bits);
 /* The intent's ids, ascending, into ids (room for format.attributes); returns how many. */
 size_t fca_record_decode(const fca_record_format *format, const parac_word *record, uint32_t *ids);
 /* <0, 0, >0 as record a comes before, equals, follows b in canonical order. */
