@@ -5,11 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int compare_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
+#include "core/sort_ids.h"
 
 void ac_global_init(parac_csp_global *global, ac_global_kind kind)
 {
@@ -47,7 +43,7 @@ size_t ac_global_scope(const parac_csp_global *global, uint32_t *scope, size_t c
     uint32_t *every = malloc((all ? all : 1) * sizeof *every);
     if (!every) return 0;
     collect_variables(global, every, all);
-    qsort(every, all, sizeof *every, compare_u32);
+    parac_sort_u32(every, all);
     for (size_t i = 0; i < all; i++) {
         if (i > 0 && every[i] == every[i - 1]) continue;
         if (distinct < capacity) scope[distinct] = every[i];

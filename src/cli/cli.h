@@ -129,6 +129,10 @@ typedef struct cli_output {
 void cli_write_uint(FILE *out, uint32_t value);
 /* Writes ids as "a b c" (no newline): formatted into a buffer, a few kilobytes a call to fwrite. */
 void cli_write_ids(FILE *out, const uint32_t *ids, size_t count);
+/* The same for a context's attribute ids (objects 0) or object ids (1): with names, each one's name
+ * where the context has one (.cxt/CSV headers), else its id. */
+void cli_write_fca_ids(FILE *out, const uint32_t *ids, size_t count, const parac_fca_context *context, int names,
+                       int objects);
 
 /* PARAC_ERR_INVALID_ARGUMENT when an output is the same file as an input (device and inode). */
 parac_status cli_check_outputs(const char *const *outputs, size_t output_count, const char *const *inputs,

@@ -198,7 +198,8 @@ void cli_output_abort(cli_output *out, parac_error *error)
     out->signal_ticket = 0;
 }
 
-void cli_write_uint(FILE *out, uint32_t value)
+/* value in decimal at to (room for 10 characters); returns how many were written. */
+static size_t format_uint(char *to, uint32_t value)
 {
     char digits[10];
     size_t at = sizeof digits;
@@ -206,7 +207,14 @@ void cli_write_uint(FILE *out, uint32_t value)
         digits[--at] = (char)('0' + value % 10);
         value /= 10;
     } while (value);
-    fwrite(digits + at, 1, sizeof digits - at, out);
+    memcpy(to, digits + at, sizeof digits - at);
+    return sizeof digits - at;
+}
+
+void cli_write_uint(FILE *out, uint32_t value)
+{
+    char text[10];
+    fwrite(text, 1, format_uint(text, value), out);
 }
 
 void cli_write_ids(FILE *out, const uint32_t *ids, size_t count)
@@ -214,17 +222,25 @@ void cli_write_ids(FILE *out, const uint32_t *ids, size_t count)
     char buffer[4096];
     size_t used = 0;
     for (size_t i = 0; i < count; i++) {
-        char digits[10];
-        size_t at = sizeof digits;
-        uint32_t value = ids[i];
-        if (used + sizeof digits + 1 > sizeof buffer) fwrite(buffer, 1, used, out), used = 0;
+        if (used + 11 > sizeof buffer) fwrite(buffer, 1, used, out), used = 0;
         if (i) buffer[used++] = ' ';
-        do {
-            digits[--at] = (char)('0' + value % 10);
-            value /= 10;
-        } while (value);
-        memcpy(buffer + used, digits + at, sizeof digits - at);
-        used += sizeof digits - at;
+        used += format_uint(buffer + used, ids[i]);
     }
     if (used) fwrite(buffer, 1, used, out);
+}
+
+void cli_write_fca_ids(FILE *out, const uint32_t *ids, size_t count, const parac_fca_context *context, int names,
+                       int objects)
+{
+    if (!names) {
+        cli_write_ids(out, ids, count);
+        return;
+    }
+    for (size_t i = 0; i < count; i++) {
+        const char *name = objects ? parac_fca_context_object_name(context, ids[i])
+                                   : parac_fca_context_attribute_name(context, ids[i]);
+        if (i) fputc(' ', out);
+        if (name) fputs(name, out);
+        else cli_write_uint(out, ids[i]);
+    }
 }

@@ -42,23 +42,6 @@ static int parse_cpu_strategy(const char *text, parac_fca_cpu_strategy *strategy
     return -1;
 }
 
-static void print_ids(FILE *out, const uint32_t *ids, size_t count, const parac_fca_context *context, int names,
-                      int objects)
-{
-    if (!names) {
-        cli_write_ids(out, ids, count);
-        return;
-    }
-    for (size_t i = 0; i < count; i++) {
-        const char *name = !names ? NULL
-                           : objects ? parac_fca_context_object_name(context, ids[i])
-                                     : parac_fca_context_attribute_name(context, ids[i]);
-        if (i) fputc(' ', out);
-        if (name) fputs(name, out);
-        else cli_write_uint(out, ids[i]);
-    }
-}
-
 static int print_concepts(FILE *out, const parac_fca_context *context, const parac_fca_concepts *concepts,
                           const fca_cli_options *options)
 {
@@ -68,11 +51,11 @@ static int print_concepts(FILE *out, const parac_fca_context *context, const par
     /* stop at a full disk or Ctrl-C: the commit then reports it and removes the file */
     for (size_t c = 0; c < parac_fca_concepts_size(concepts) && !ferror(out) && !cli_interrupted(); c++) {
         size_t size = parac_fca_concept_intent(concepts, c, ids, attributes);
-        print_ids(out, ids, size, context, options->names, 0);
+        cli_write_fca_ids(out, ids, size, context, options->names, 0);
         if (options->extents) {
             fputs(" | ", out);
             size = parac_fca_concept_extent(context, concepts, c, ids, objects);
-            print_ids(out, ids, size, context, options->names, 1);
+            cli_write_fca_ids(out, ids, size, context, options->names, 1);
         }
         fputc('\n', out);
     }
@@ -93,12 +76,12 @@ static int print_streamed(void *user, const uint32_t *intent, size_t size)
 {
     concept_printer *printer = user;
     printer->count++;
-    print_ids(printer->out, intent, size, printer->context, printer->options->names, 0);
+    cli_write_fca_ids(printer->out, intent, size, printer->context, printer->options->names, 0);
     if (printer->options->extents) {
         size_t objects = parac_fca_context_objects(printer->context);
         size_t extent = parac_fca_context_extent(printer->context, intent, size, printer->ids, objects);
         fputs(" | ", printer->out);
-        print_ids(printer->out, printer->ids, extent, printer->context, printer->options->names, 1);
+        cli_write_fca_ids(printer->out, printer->ids, extent, printer->context, printer->options->names, 1);
     }
     fputc('\n', printer->out);
     return ferror(printer->out) || cli_interrupted(); /* a full disk or Ctrl-C: stop, the commit says why */

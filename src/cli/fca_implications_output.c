@@ -37,24 +37,13 @@ static const char *RULES_DESCRIPTION =
     "Luxenburger basis (X and X u Y neighbours in the concept lattice), with --all-rules every pair of\n"
     "closed itemsets (at most --max-rules of them, else exit 2). Exact rules are the implications.";
 
-static void print_attribute_ids(FILE *out, const uint32_t *ids, size_t count, const parac_fca_context *context,
-                                int names)
-{
-    for (size_t i = 0; i < count; i++) {
-        const char *name = names ? parac_fca_context_attribute_name(context, ids[i]) : NULL;
-        if (i) fputc(' ', out);
-        if (name) fputs(name, out);
-        else cli_write_uint(out, ids[i]);
-    }
-}
-
 /* "premise -> conclusion": no leading blank for an empty premise. */
 static void print_pair(FILE *out, const uint32_t *premise, size_t premise_size, const uint32_t *conclusion,
                        size_t conclusion_size, const parac_fca_context *context, int names)
 {
-    print_attribute_ids(out, premise, premise_size, context, names);
+    cli_write_fca_ids(out, premise, premise_size, context, names, 0);
     fputs(premise_size ? " -> " : "-> ", out);
-    print_attribute_ids(out, conclusion, conclusion_size, context, names);
+    cli_write_fca_ids(out, conclusion, conclusion_size, context, names, 0);
 }
 
 /* One line per implication or rule; stops early at a full disk or Ctrl-C (the commit reports it). */

@@ -162,23 +162,13 @@ size_t parac_fca_concept_intent(const parac_fca_concepts *concepts, size_t index
 size_t parac_fca_concept_extent(const parac_fca_context *context, const parac_fca_concepts *concepts, size_t index,
                                 uint32_t *ids, size_t capacity)
 {
-    size_t words = context->object_words, size = 0;
-    parac_word *extent;
-    const parac_word *intent;
+    uint32_t *intent;
+    size_t size, count;
     if (!concepts || index >= concepts->count || concepts->attributes != context->attributes) return 0;
-    if (!fca_context_bits(context, NULL)) return 0; /* no memory for the bit matrices */
-    extent = calloc(words ? words : 1, sizeof *extent);
-    if (!extent) return 0;
-    intent = concepts->intents + index * concepts->attribute_words;
-    parac_bitset_fill(extent, context->objects);
-    for (size_t a = parac_bitset_next(intent, context->attributes, 0); a < context->attributes;
-         a = parac_bitset_next(intent, context->attributes, a + 1))
-        parac_bitset_and(extent, extent, fca_context_bits_built(context)->columns + a * words, words);
-    for (size_t o = parac_bitset_next(extent, context->objects, 0); o < context->objects;
-         o = parac_bitset_next(extent, context->objects, o + 1)) {
-        if (size < capacity && ids) ids[size] = (uint32_t)o;
-        size++;
-    }
-    free(extent);
-    return size;
+    intent = malloc((concepts->attributes + 1) * sizeof *intent);
+    if (!intent) return 0;
+    size = fca_record_decode(&concepts->format, concepts->intents + index * concepts->format.words, intent);
+    count = parac_fca_context_extent(context, intent, size, ids, capacity); /* bit matrices or cells */
+    free(intent);
+    return count;
 }

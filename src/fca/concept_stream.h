@@ -49,6 +49,12 @@ int fca_lower_covers(const parac_fca_context *context, const parac_word *intent,
 void fca_count_supports(const parac_fca_context *context, const uint32_t *members, size_t count,
                         fca_cover_scratch *scratch, int add);
 
+/* The covers' last case: with min_support 0, the concept with an empty extent (every attribute) is
+ * a lower cover exactly when no candidate attribute was left (none beyond the intent occurs in the
+ * extent's rows) and the intent is not every attribute already; hands it to found then, else 0. */
+int fca_cover_empty_extent(const parac_fca_context *context, const parac_word *intent, uint64_t min_support,
+                           size_t candidates, fca_cover_scratch *scratch, fca_cover_fn found, void *user);
+
 /* lattice_cells.c: 1 when the covers are found from the cells, not the bit matrices (which would be
  * large against the cells); the entry points then build the column lists instead of the matrices.
  * fca_lower_covers takes that way by itself; -2 from it: out of memory. */

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/sort_ids.h"
 #include "core/error.h"
 #include "core/line_reader.h"
 #include "core/text_pieces.h"
@@ -75,18 +76,12 @@ static int push_end(fimi_cells *cells)
     return 0;
 }
 
-static int by_id(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Sorts ids[0..count) and drops repeats; returns the new count. Lines are short: insertion sort,
  * qsort for long ones; an ascending line (the usual) costs one comparison per id. */
 static size_t sort_distinct(uint32_t *ids, size_t count)
 {
     size_t kept = 0;
-    if (count > 64) qsort(ids, count, sizeof *ids, by_id);
+    if (count > 64) parac_sort_u32(ids, count);
     else
         for (size_t i = 1; i < count; i++) {
             uint32_t value = ids[i];

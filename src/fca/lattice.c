@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sort_ids.h"
 #include "core/error.h"
 #include "core/hash_index.h"
 #include "fca/concept_stream.h"
@@ -114,12 +115,6 @@ void fca_cover_scratch_free(fca_cover_scratch *s)
     memset(s, 0, sizeof *s);
 }
 
-static int ascending_ids(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
 void fca_count_supports(const parac_fca_context *context, const uint32_t *members, size_t count,
                         fca_cover_scratch *s, int add)
 {
@@ -197,21 +192,29 @@ static int test_candidate(const parac_fca_context *context, const parac_word *in
 static int covers_from_touched(const parac_fca_context *context, const parac_word *intent, uint64_t min_support,
                                fca_cover_scratch *s, size_t members, fca_cover_fn found, void *user)
 {
-    size_t n = context->attributes, words = context->attribute_words ? context->attribute_words : 1;
     size_t candidates = 0;
     int stop = 0;
-    qsort(s->touched, s->touched_count, sizeof *s->touched, ascending_ids); /* Lindig's order: ascending */
+    parac_sort_u32(s->touched, s->touched_count); /* Lindig's order: ascending */
     for (size_t t = 0; t < s->touched_count && !stop; t++) {
         size_t m = s->touched[t];
         if (parac_bitset_test(intent, m)) continue;
         candidates++;
         stop = test_candidate(context, intent, min_support, s, members, 1, m, s->support[m], found, user);
     }
-    if (stop || min_support > 0 || candidates > 0) return stop;
-    if (parac_bitset_popcount(intent, words) == n) return 0; /* every attribute: no lower cover */
+    return stop ? stop : fca_cover_empty_extent(context, intent, min_support, candidates, s, found, user);
+}
+
+int fca_cover_empty_extent(const parac_fca_context *context, const parac_word *intent, uint64_t min_support,
+                           size_t candidates, fca_cover_scratch *s, fca_cover_fn found, void *user)
+{
+    size_t n = context->attributes, words = context->attribute_words ? context->attribute_words : 1;
+    int stop;
+    if (min_support > 0 || candidates > 0 || parac_bitset_popcount(intent, words) == n) return 0;
     memset(s->closure, 0, words * sizeof *s->closure);
     parac_bitset_fill(s->closure, n);
-    return found(user, s->closure);
+    stop = found(user, s->closure);
+    memset(s->closure, 0, words * sizeof *s->closure); /* the cells' test keeps it zero between covers */
+    return stop;
 }
 
 const void *fca_cover_index(const parac_fca_context *context, parac_error *error)

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sort_ids.h"
 #include "fca/concept_stream.h"
 #include "fca/fca_internal.h"
 
@@ -45,12 +46,6 @@ void fca_cover_cells_free(fca_cover_cells *cells)
     free(cells->intent_ids), free(cells->slot_of), free(cells->list_offsets), free(cells->closure_count);
     free(cells->closure_ids), free(cells->lists);
     memset(cells, 0, sizeof *cells);
-}
-
-static int ascending_ids(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
 }
 
 /* 1 when object o's row holds every id of the (ascending) intent. */
@@ -179,7 +174,7 @@ int fca_lower_covers_cells(const parac_fca_context *context, const parac_word *i
         s->cells.intent_ids[intent_size++] = (uint32_t)a;
     members = fca_extent_from_cells(context, columns, s->cells.intent_ids, intent_size, s->members, context->objects);
     fca_count_supports(context, s->members, members, s, 1);
-    qsort(s->touched, s->touched_count, sizeof *s->touched, ascending_ids); /* Lindig's order */
+    parac_sort_u32(s->touched, s->touched_count); /* Lindig's order */
     if (build_lists(context, members, s) != 0) {
         fca_count_supports(context, s->members, members, s, 0);
         return -2;
@@ -189,10 +184,5 @@ int fca_lower_covers_cells(const parac_fca_context *context, const parac_word *i
     parac_bitset_andnot(s->minimal, s->minimal, intent, words);
     stop = test_candidates(context, intent, min_support, s, &candidates, found, user);
     fca_count_supports(context, s->members, members, s, 0);
-    if (stop || min_support > 0 || candidates > 0 || intent_size == n) return stop;
-    /* no attribute beyond the intent in any row: the empty extent's concept (every attribute) */
-    parac_bitset_fill(s->closure, n);
-    stop = found(user, s->closure);
-    memset(s->closure, 0, words * sizeof(parac_word));
-    return stop;
+    return stop ? stop : fca_cover_empty_extent(context, intent, min_support, candidates, s, found, user);
 }

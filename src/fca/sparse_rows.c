@@ -6,20 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sort_ids.h"
 #include "core/error.h"
 #include "fca/sparse_search.h"
-
-static int by_id(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
 
 /* Sorts a row of search ids (distinct): insertion sort for the usual short rows, qsort for long ones. */
 static void sort_row(uint32_t *ids, size_t count)
 {
     if (count > 32) {
-        qsort(ids, count, sizeof *ids, by_id);
+        parac_sort_u32(ids, count);
         return;
     }
     for (size_t i = 1; i < count; i++) {

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sort_ids.h"
 #include "core/error.h"
 #include "core/hash_index.h"
 #include "core/progress.h"
@@ -310,12 +311,6 @@ int sparse_make_root(sparse_worker *worker, const sparse_rows *rows, sparse_node
 
 /* ---- one node ------------------------------------------------------------------------------------ */
 
-static int ascending(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Occurrence delivery: one candidate per suffix attribute held by >= least_support objects of the
  * node, with the node's transactions holding it. Returns how many (0 when out of memory). */
 static size_t deliver_occurrences(sparse_worker *worker, const sparse_node *node)
@@ -525,7 +520,7 @@ static size_t count_closure_after(sparse_worker *worker, const sparse_worker *so
         uint32_t a = worker->touched[i];
         if (worker->support_of[a] == candidate->support && a > candidate->attribute) worker->closure[extra++] = a;
     }
-    qsort(worker->closure, extra, sizeof *worker->closure, ascending);
+    parac_sort_u32(worker->closure, extra);
     *touched_count = touched;
     return extra;
 }
