@@ -303,6 +303,12 @@ typedef struct parac_fca_rule_options {
     double min_confidence; /* rules: keep confidence >= min_confidence, in [0, 1] (0 = all) */
     int all_rules;         /* rules: 0 = the Luxenburger basis (covering pairs), 1 = every pair B1 ⊊ B2 */
     uint64_t max_rules;    /* rules with all_rules: fail beyond this many; 0 = no limit */
+    uint64_t max_host_bytes; /* cap on the memory the result holds (each implication or rule: its sets'
+                                ids, 4 bytes each, and 32 bytes); past it PARAC_ERR_NO_MEMORY. 0 = a
+                                quarter of what the process may use (physical memory, or an rlimit or
+                                cgroup limit below it). The basis of a wide sparse context without
+                                min_support grows with the square of its attributes: this makes it fail
+                                early instead of filling the machine */
 } parac_fca_rule_options;
 
 /* The defaults: the whole basis, the Luxenburger basis of all frequent closed itemsets with
@@ -312,7 +318,7 @@ void parac_fca_rule_options_init(parac_fca_rule_options *options);
 typedef struct parac_fca_implications parac_fca_implications;
 
 /* The Duquenne-Guigues basis (options may be NULL: the defaults). PARAC_ERR_NO_MEMORY when it
- * does not fit (each implication holds two bitsets: 2 * ceil(attributes/64) * 8 bytes);
+ * does not fit in options->max_host_bytes or in memory;
  * PARAC_ERR_CANCELLED when the progress callback asked to stop. */
 parac_status parac_fca_implications_compute(const parac_fca_context *context, const parac_fca_rule_options *options,
                                             parac_fca_implications **implications, parac_error *error);

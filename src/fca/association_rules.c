@@ -21,6 +21,7 @@
 
 #include "core/error.h"
 #include "core/threads.h"
+#include "fca/concept_stream.h"
 #include "fca/fca_internal.h"
 #include "fca/itemset_pairs.h"
 
@@ -42,40 +43,63 @@ static void closed_itemsets_release(closed_itemsets *closed)
     free(closed->supports);
 }
 
-/* |B'| for every intent B: the AND of B's columns, counted (in parallel over the concepts). */
+/* |B'| of intent c: the AND of B's columns, counted, or on a wide sparse context (no bit matrices:
+ * fca_covers_use_cells) the objects of B's shortest column that hold all of B. */
+static uint64_t intent_support(const parac_fca_context *context, const parac_word *intent, const parac_word *columns,
+                               const fca_column_lists *lists, void *scratch)
+{
+    size_t object_words = context->object_words, size = 0;
+    if (lists) {
+        uint32_t *ids = scratch;
+        for (size_t a = parac_bitset_next(intent, context->attributes, 0); a < context->attributes;
+             a = parac_bitset_next(intent, context->attributes, a + 1))
+            ids[size++] = (uint32_t)a;
+        return fca_extent_from_cells(context, lists, ids, size, NULL, 0);
+    }
+    parac_word *extent = scratch;
+    parac_bitset_fill(extent, context->objects);
+    for (size_t a = parac_bitset_next(intent, context->attributes, 0); a < context->attributes;
+         a = parac_bitset_next(intent, context->attributes, a + 1))
+        parac_bitset_and(extent, extent, columns + a * object_words, object_words);
+    return parac_bitset_popcount(extent, object_words);
+}
+
+/* |B'| for every intent B (in parallel over the concepts). */
 static parac_status count_supports(const parac_fca_context *context, closed_itemsets *closed, int threads,
                                    parac_error *error)
 {
     const parac_fca_concepts *concepts = closed->concepts;
-    size_t count = concepts->count, object_words = context->object_words;
+    size_t count = concepts->count, scratch_bytes;
     int failed = 0;
-    const fca_bit_matrices *bits = fca_context_bits(context, error);
-    const parac_word *columns;
-    if (!bits) return error ? error->status : PARAC_ERR_NO_MEMORY;
-    columns = bits->columns;
+    const fca_column_lists *lists = NULL;
+    const parac_word *columns = NULL;
+    if (fca_covers_use_cells(context)) {
+        if (!(lists = fca_context_columns(context, error))) return error ? error->status : PARAC_ERR_NO_MEMORY;
+        scratch_bytes = (context->attributes + 1) * sizeof(uint32_t);
+    } else {
+        const fca_bit_matrices *bits = fca_context_bits(context, error);
+        if (!bits) return error ? error->status : PARAC_ERR_NO_MEMORY;
+        columns = bits->columns;
+        scratch_bytes = (context->object_words + 1) * sizeof(parac_word);
+    }
     if (!(closed->supports = calloc(count + 1, sizeof *closed->supports)))
         return parac_fail_no_memory(error, "rule supports", (count + 1) * 8);
 #pragma omp parallel num_threads(threads) default(none) \
-    shared(context, concepts, closed, count, object_words, failed, columns)
+    shared(context, concepts, closed, count, failed, columns, lists, scratch_bytes)
     {
-        parac_word *extent = malloc((object_words + 1) * sizeof *extent);
-        if (!extent) {
+        void *scratch = malloc(scratch_bytes);
+        if (!scratch) {
 #pragma omp atomic write
             failed = 1;
         }
 #pragma omp for schedule(dynamic, 256)
-        for (size_t c = 0; c < count; c++) {
-            const parac_word *intent = concepts->intents + c * concepts->attribute_words;
-            if (!extent) continue;
-            parac_bitset_fill(extent, context->objects);
-            for (size_t a = parac_bitset_next(intent, context->attributes, 0); a < context->attributes;
-                 a = parac_bitset_next(intent, context->attributes, a + 1))
-                parac_bitset_and(extent, extent, columns + a * object_words, object_words);
-            closed->supports[c] = parac_bitset_popcount(extent, object_words);
-        }
-        free(extent);
+        for (size_t c = 0; c < count; c++)
+            if (scratch)
+                closed->supports[c] = intent_support(context, concepts->intents + c * concepts->attribute_words,
+                                                     columns, lists, scratch);
+        free(scratch);
     }
-    return failed ? parac_fail_no_memory(error, "rule supports", (object_words + 1) * 8) : PARAC_OK;
+    return failed ? parac_fail_no_memory(error, "rule supports", scratch_bytes) : PARAC_OK;
 }
 
 static parac_status find_closed_itemsets(const parac_fca_context *context, const parac_fca_rule_options *options,
@@ -96,14 +120,12 @@ static parac_status find_closed_itemsets(const parac_fca_context *context, const
 
 /* Stores B1 -> B2 \ B1 for concepts upper (B1) and lower (B2). */
 static parac_status add_rule(fca_itemset_pairs *rules, const closed_itemsets *closed, size_t upper, size_t lower,
-                             parac_word *scratch)
+                             parac_error *error)
 {
     const parac_fca_concepts *concepts = closed->concepts;
     size_t words = concepts->attribute_words;
-    const parac_word *premise = concepts->intents + upper * words;
-    parac_bitset_andnot(scratch, concepts->intents + lower * words, premise, words);
-    return fca_itemset_pairs_append(rules, premise, scratch, closed->supports[lower], closed->supports[upper],
-                                    "association rules", NULL);
+    return fca_itemset_pairs_append_sets(rules, concepts->intents + upper * words, concepts->intents + lower * words,
+                                         closed->supports[lower], closed->supports[upper], "association rules", error);
 }
 
 static int confident(const closed_itemsets *closed, size_t upper, size_t lower, double min_confidence)
@@ -113,13 +135,15 @@ static int confident(const closed_itemsets *closed, size_t upper, size_t lower, 
 
 /* The Luxenburger basis: one rule per covering edge with enough confidence. */
 static parac_status covering_rules(const closed_itemsets *closed, double min_confidence, fca_itemset_pairs *rules,
-                                   parac_word *scratch, parac_error *error)
+                                   parac_error *error)
 {
+    parac_status status;
     for (size_t e = 0; e < parac_fca_lattice_edge_count(closed->lattice); e++) {
         size_t upper, lower;
         parac_fca_lattice_edge(closed->lattice, e, &upper, &lower);
-        if (confident(closed, upper, lower, min_confidence) && add_rule(rules, closed, upper, lower, scratch) != PARAC_OK)
-            return parac_fail_no_memory(error, "association rules", (rules->count + 1) * (2 * rules->words + 2) * 8);
+        if (confident(closed, upper, lower, min_confidence) &&
+            (status = add_rule(rules, closed, upper, lower, error)) != PARAC_OK)
+            return status;
     }
     return PARAC_OK;
 }
@@ -151,7 +175,7 @@ static int build_upper_covers(const closed_itemsets *closed, upper_covers *cover
 
 /* Every pair B1 ⊊ B2 with enough confidence: a walk up from each B2, pruned by confidence. */
 static parac_status all_pair_rules(const closed_itemsets *closed, const parac_fca_rule_options *options,
-                                   fca_itemset_pairs *rules, parac_word *scratch, parac_error *error)
+                                   fca_itemset_pairs *rules, parac_error *error)
 {
     size_t count = closed->concepts->count;
     upper_covers covers = {NULL, NULL};
@@ -174,9 +198,8 @@ static parac_status all_pair_rules(const closed_itemsets *closed, const parac_fc
                     status = parac_fail(error, PARAC_ERR_INVALID_ARGUMENT,
                                         "fca rules: more than %llu rules (raise the limit or min_confidence)",
                                         (unsigned long long)options->max_rules);
-                else if (add_rule(rules, closed, upper, lower, scratch) != PARAC_OK)
-                    status = parac_fail_no_memory(error, "association rules",
-                                                  (rules->count + 1) * (2 * rules->words + 2) * 8);
+                else
+                    status = add_rule(rules, closed, upper, lower, error);
             }
         }
     }
@@ -193,7 +216,6 @@ parac_status parac_fca_rules_compute(const parac_fca_context *context, const par
     parac_fca_rule_options defaults;
     parac_fca_rules *made;
     closed_itemsets closed;
-    parac_word *scratch;
     parac_status status;
     if (!context || !rules) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca rules: context and result are required");
     if (!options) {
@@ -204,15 +226,13 @@ parac_status parac_fca_rules_compute(const parac_fca_context *context, const par
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca rules: min_confidence %g is outside [0, 1]",
                           options->min_confidence);
     if (!(made = calloc(1, sizeof *made))) return parac_fail_no_memory(error, "association rules", sizeof *made);
-    fca_itemset_pairs_init(&made->rules, context->attributes);
-    scratch = calloc(made->rules.words + 1, sizeof *scratch);
-    status = scratch ? find_closed_itemsets(context, options, options->min_support ? options->min_support : 1, &closed, error)
-                     : parac_fail_no_memory(error, "association rules", (made->rules.words + 1) * 8);
+    fca_itemset_pairs_init(&made->rules, context->attributes,
+                           options->max_host_bytes ? options->max_host_bytes : fca_default_host_budget());
+    status = find_closed_itemsets(context, options, options->min_support ? options->min_support : 1, &closed, error);
     if (status == PARAC_OK)
-        status = options->all_rules ? all_pair_rules(&closed, options, &made->rules, scratch, error)
-                                    : covering_rules(&closed, options->min_confidence, &made->rules, scratch, error);
-    if (scratch) closed_itemsets_release(&closed);
-    free(scratch);
+        status = options->all_rules ? all_pair_rules(&closed, options, &made->rules, error)
+                                    : covering_rules(&closed, options->min_confidence, &made->rules, error);
+    closed_itemsets_release(&closed);
     if (status == PARAC_OK) status = fca_itemset_pairs_sort(&made->rules, "association rules", error);
     if (status != PARAC_OK) {
         parac_fca_rules_destroy(made);
@@ -233,14 +253,20 @@ size_t parac_fca_rules_size(const parac_fca_rules *rules) { return rules ? rules
 
 size_t parac_fca_rule_premise(const parac_fca_rules *rules, size_t index, uint32_t *ids, size_t capacity)
 {
+    size_t size;
+    const uint32_t *set;
     if (!rules || index >= rules->rules.count) return 0;
-    return fca_itemset_pairs_ids(&rules->rules, rules->rules.premises + index * rules->rules.words, ids, capacity);
+    set = fca_itemset_pairs_premise(&rules->rules, index, &size);
+    return fca_itemset_pairs_copy(set, size, ids, capacity);
 }
 
 size_t parac_fca_rule_conclusion(const parac_fca_rules *rules, size_t index, uint32_t *ids, size_t capacity)
 {
+    size_t size;
+    const uint32_t *set;
     if (!rules || index >= rules->rules.count) return 0;
-    return fca_itemset_pairs_ids(&rules->rules, rules->rules.conclusions + index * rules->rules.words, ids, capacity);
+    set = fca_itemset_pairs_conclusion(&rules->rules, index, &size);
+    return fca_itemset_pairs_copy(set, size, ids, capacity);
 }
 
 uint64_t parac_fca_rule_support(const parac_fca_rules *rules, size_t index)

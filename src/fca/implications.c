@@ -41,6 +41,7 @@
 
 #include "core/error.h"
 #include "core/progress.h"
+#include "fca/concept_stream.h"
 #include "fca/fca_internal.h"
 #include "fca/itemset_pairs.h"
 
@@ -109,7 +110,7 @@ static int relevant_add(search_level *level, uint32_t implication, size_t key)
     return 0;
 }
 
-/* The first attribute of premise that set lacks; attributes when premise ⊆ set. */
+/* The first attribute of a bitset premise that set lacks; attributes when premise ⊆ set. */
 static size_t first_missing(const basis_search *search, const parac_word *premise, const parac_word *set)
 {
     for (size_t w = 0; w < search->words; w++) {
@@ -119,16 +120,25 @@ static size_t first_missing(const basis_search *search, const parac_word *premis
     return search->attributes;
 }
 
+/* The same for implication i of the basis, whose premise is its ascending ids. */
+static size_t first_missing_of(const basis_search *search, uint32_t implication, const parac_word *set)
+{
+    size_t size;
+    const uint32_t *premise = fca_itemset_pairs_premise(search->basis, implication, &size);
+    for (size_t i = 0; i < size; i++)
+        if (!parac_bitset_test(set, premise[i])) return premise[i];
+    return search->attributes;
+}
+
 /* Records P -> closure \ P in the basis and in the lists of the nodes above P on the path (P is
  * the node at search->depth: its own implication is applied through its closure instead). */
 static parac_status add_implication(basis_search *search, const parac_word *premise, const parac_word *closure,
                                     uint64_t support, parac_error *error)
 {
-    size_t index = search->basis->count, words = search->words;
+    size_t index = search->basis->count;
     parac_status status;
     if (index >= UINT32_MAX) return parac_fail(error, PARAC_ERR_NO_MEMORY, "fca implications: more than 2^32 - 1");
-    parac_bitset_andnot(search->scratch, closure, premise, words);
-    status = fca_itemset_pairs_append(search->basis, premise, search->scratch, support, support, "implications", error);
+    status = fca_itemset_pairs_append_sets(search->basis, premise, closure, support, support, "implications", error);
     if (status != PARAC_OK) return status;
     for (size_t d = 0; d < search->depth; d++) {
         search_level *above = &search->levels[d];
@@ -240,7 +250,6 @@ static void index_buckets(basis_search *search, const search_level *level)
 static parac_status filter_relevant(basis_search *search, const search_level *parent, search_level *child, size_t j,
                                     parac_error *error)
 {
-    const parac_word *premises = search->basis->premises;
     size_t kept = 0, moved = 0, from = bucket_start(parent, j), k = 0, m = 0, out = 0;
     uint64_t *merged, *moved_items;
     if (reserve_moved(search, parent->relevant_count - from) || reserve_relevant(child, parent->relevant_count - from))
@@ -254,7 +263,7 @@ static parac_status filter_relevant(basis_search *search, const search_level *pa
             continue;
         }
         if (parac_bitset_test(child->set, key)) /* the key was added: the next missing attribute */
-            key = first_missing(search, premises + (size_t)parent->relevant[i] * search->words, child->set);
+            key = first_missing_of(search, parent->relevant[i], child->set);
         if (key < search->attributes) moved_items[moved++] = (uint64_t)key << 32 | parent->relevant[i];
     }
     sort_by_key(search, moved, j + 1);
@@ -302,14 +311,25 @@ static int closure_add(basis_search *search, parac_word *set, const parac_word *
 }
 
 /* Fires implication i of the basis when its premise holds in set and its conclusion does not yet:
- * 1 fired, 0 not, -1 not canonical. */
+ * 1 fired, 0 not, -1 not canonical (a conclusion attribute before j that set lacks). Both sets are
+ * id lists: a test per id, not per word of the attributes. */
 static int try_fire(basis_search *search, parac_word *set, uint32_t implication, size_t j, size_t *queued)
 {
-    size_t words = search->words;
-    const parac_word *premise = search->basis->premises + (size_t)implication * words;
-    const parac_word *conclusion = search->basis->conclusions + (size_t)implication * words;
-    if (!parac_bitset_is_subset(premise, set, words) || parac_bitset_is_subset(conclusion, set, words)) return 0;
-    return closure_add(search, set, conclusion, j, queued) ? -1 : 1;
+    size_t premise_size, conclusion_size;
+    const uint32_t *premise = fca_itemset_pairs_premise(search->basis, implication, &premise_size);
+    const uint32_t *conclusion = fca_itemset_pairs_conclusion(search->basis, implication, &conclusion_size);
+    int fired = 0;
+    for (size_t i = 0; i < premise_size; i++)
+        if (!parac_bitset_test(set, premise[i])) return 0;
+    for (size_t i = 0; i < conclusion_size; i++) { /* ascending: any gain before j comes first */
+        size_t a = conclusion[i];
+        if (parac_bitset_test(set, a)) continue;
+        if (a < j) return -1;
+        parac_bitset_set(set, a);
+        search->queue[(*queued)++] = (uint32_t)a;
+        fired = 1;
+    }
+    return fired;
 }
 
 /* child->set = the L-closure of parent's set ∪ {j} (parent's own implication included through its
@@ -525,7 +545,8 @@ parac_status parac_fca_implications_compute(const parac_fca_context *context, co
         options = &defaults;
     }
     if (!(made = calloc(1, sizeof *made))) return parac_fail_no_memory(error, "implications", sizeof *made);
-    fca_itemset_pairs_init(&made->basis, context->attributes);
+    fca_itemset_pairs_init(&made->basis, context->attributes,
+                           options->max_host_bytes ? options->max_host_bytes : fca_default_host_budget());
     status = search_init(&search, context, options, &made->basis, error);
     if (status == PARAC_OK) status = run_search(&search, error);
     if (status == PARAC_OK && parac_progress_gate_finish(&search.gate))
@@ -556,16 +577,22 @@ size_t parac_fca_implication_premise(const parac_fca_implications *implications,
                                      size_t capacity)
 {
     const fca_itemset_pairs *basis = implications ? &implications->basis : NULL;
+    size_t size;
+    const uint32_t *set;
     if (!basis || index >= basis->count) return 0;
-    return fca_itemset_pairs_ids(basis, basis->premises + index * basis->words, ids, capacity);
+    set = fca_itemset_pairs_premise(basis, index, &size);
+    return fca_itemset_pairs_copy(set, size, ids, capacity);
 }
 
 size_t parac_fca_implication_conclusion(const parac_fca_implications *implications, size_t index, uint32_t *ids,
                                         size_t capacity)
 {
     const fca_itemset_pairs *basis = implications ? &implications->basis : NULL;
+    size_t size;
+    const uint32_t *set;
     if (!basis || index >= basis->count) return 0;
-    return fca_itemset_pairs_ids(basis, basis->conclusions + index * basis->words, ids, capacity);
+    set = fca_itemset_pairs_conclusion(basis, index, &size);
+    return fca_itemset_pairs_copy(set, size, ids, capacity);
 }
 
 uint64_t parac_fca_implication_support(const parac_fca_implications *implications, size_t index)

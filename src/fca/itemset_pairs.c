@@ -1,5 +1,6 @@
 /* fca/itemset_pairs.c — the (premise, conclusion) store shared by implications.c and
- * association_rules.c. */
+ * association_rules.c: id lists end to end (itemset_pairs.h). Held as bitsets before, one
+ * pair took 2 * attributes / 8 bytes: `--rules` on 50,000 rows over 200,000 items needed 10 GB. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,33 +8,39 @@
 #include "fca/fca_internal.h"
 #include "fca/itemset_pairs.h"
 
-void fca_itemset_pairs_init(fca_itemset_pairs *pairs, size_t attributes)
+/* What one pair costs besides its ids: first, two sizes, two supports. */
+#define PAIR_BYTES (sizeof(uint64_t) * 3 + sizeof(uint32_t) * 2)
+
+void fca_itemset_pairs_init(fca_itemset_pairs *pairs, size_t attributes, uint64_t byte_limit)
 {
     memset(pairs, 0, sizeof *pairs);
     pairs->attributes = attributes;
-    pairs->words = parac_bitset_words(attributes);
+    pairs->byte_limit = byte_limit;
 }
 
 void fca_itemset_pairs_release(fca_itemset_pairs *pairs)
 {
-    free(pairs->premises);
-    free(pairs->conclusions);
+    free(pairs->ids);
+    free(pairs->first);
+    free(pairs->premise_sizes);
+    free(pairs->conclusion_sizes);
     free(pairs->supports);
     free(pairs->premise_supports);
     memset(pairs, 0, sizeof *pairs);
 }
 
-/* Grows every array to `capacity` entries; 0 on success. Arrays already grown stay valid. */
-static int grow(fca_itemset_pairs *pairs, size_t capacity)
+/* Grows the per-pair arrays to `capacity` entries; 0 on success. Arrays already grown stay valid. */
+static int grow_pairs(fca_itemset_pairs *pairs, size_t capacity)
 {
-    size_t words = pairs->words ? pairs->words : 1;
-    parac_word *premises, *conclusions;
-    uint64_t *supports, *premise_supports;
-    if (capacity > SIZE_MAX / (words * sizeof(parac_word))) return -1;
-    if (!(premises = realloc(pairs->premises, capacity * words * sizeof *premises))) return -1;
-    pairs->premises = premises;
-    if (!(conclusions = realloc(pairs->conclusions, capacity * words * sizeof *conclusions))) return -1;
-    pairs->conclusions = conclusions;
+    uint64_t *first, *supports, *premise_supports;
+    uint32_t *premise_sizes, *conclusion_sizes;
+    if (capacity > SIZE_MAX / sizeof(uint64_t)) return -1;
+    if (!(first = realloc(pairs->first, capacity * sizeof *first))) return -1;
+    pairs->first = first;
+    if (!(premise_sizes = realloc(pairs->premise_sizes, capacity * sizeof *premise_sizes))) return -1;
+    pairs->premise_sizes = premise_sizes;
+    if (!(conclusion_sizes = realloc(pairs->conclusion_sizes, capacity * sizeof *conclusion_sizes))) return -1;
+    pairs->conclusion_sizes = conclusion_sizes;
     if (!(supports = realloc(pairs->supports, capacity * sizeof *supports))) return -1;
     pairs->supports = supports;
     if (!(premise_supports = realloc(pairs->premise_supports, capacity * sizeof *premise_supports))) return -1;
@@ -42,24 +49,86 @@ static int grow(fca_itemset_pairs *pairs, size_t capacity)
     return 0;
 }
 
-parac_status fca_itemset_pairs_append(fca_itemset_pairs *pairs, const parac_word *premise,
-                                      const parac_word *conclusion, uint64_t support, uint64_t premise_support,
-                                      const char *what, parac_error *error)
+/* Room for one more pair of at most `ids` ids; 0 on success. */
+static int reserve(fca_itemset_pairs *pairs, size_t ids)
 {
-    size_t words = pairs->words;
     if (pairs->count == pairs->capacity) {
         size_t capacity = pairs->capacity ? pairs->capacity * 2 : 256;
-        if (capacity < pairs->capacity || grow(pairs, capacity))
-            return parac_fail_no_memory(error, what, (unsigned long long)capacity * (2 * words + 2) * 8);
+        if (capacity < pairs->capacity || grow_pairs(pairs, capacity)) return -1;
     }
-    if (words) {
-        memcpy(pairs->premises + pairs->count * words, premise, words * sizeof *premise);
-        memcpy(pairs->conclusions + pairs->count * words, conclusion, words * sizeof *conclusion);
+    if (ids > pairs->ids_capacity - pairs->ids_used) {
+        size_t capacity = pairs->ids_capacity ? pairs->ids_capacity : 1024;
+        uint32_t *grown;
+        while (capacity - pairs->ids_used < ids) {
+            if (capacity > SIZE_MAX / 2 / sizeof *grown) return -1;
+            capacity *= 2;
+        }
+        if (!(grown = realloc(pairs->ids, capacity * sizeof *grown))) return -1;
+        pairs->ids = grown;
+        pairs->ids_capacity = capacity;
     }
+    return 0;
+}
+
+static uint64_t bytes_with(const fca_itemset_pairs *pairs, size_t more_ids)
+{
+    return (uint64_t)(pairs->count + 1) * PAIR_BYTES + (uint64_t)(pairs->ids_used + more_ids) * sizeof(uint32_t);
+}
+
+/* The ids of set (minus `minus` when given) appended at ids; returns how many. */
+static size_t append_ids_of(uint32_t *ids, const parac_word *set, const parac_word *minus, size_t attributes)
+{
+    size_t size = 0, words = parac_bitset_words(attributes);
+    for (size_t w = 0; w < words; w++)
+        for (parac_word bits = minus ? set[w] & ~minus[w] : set[w]; bits; bits &= bits - 1)
+            ids[size++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
+    return size;
+}
+
+parac_status fca_itemset_pairs_append_sets(fca_itemset_pairs *pairs, const parac_word *premise,
+                                           const parac_word *whole, uint64_t support, uint64_t premise_support,
+                                           const char *what, parac_error *error)
+{
+    size_t words = parac_bitset_words(pairs->attributes), premise_size, conclusion_size;
+    size_t most = parac_bitset_popcount(premise, words) + parac_bitset_popcount(whole, words);
+    if (pairs->byte_limit && bytes_with(pairs, most) > pairs->byte_limit)
+        return parac_fail(error, PARAC_ERR_NO_MEMORY,
+                          "fca %s: past the result's memory budget of %llu MB after %zu of them (a min_support above 0 "
+                          "keeps only the frequent part)",
+                          what, (unsigned long long)(pairs->byte_limit >> 20), pairs->count);
+    if (reserve(pairs, most))
+        return parac_fail_no_memory(error, what, (unsigned long long)bytes_with(pairs, most) * 2);
+    premise_size = append_ids_of(pairs->ids + pairs->ids_used, premise, NULL, pairs->attributes);
+    conclusion_size = append_ids_of(pairs->ids + pairs->ids_used + premise_size, whole, premise, pairs->attributes);
+    pairs->first[pairs->count] = pairs->ids_used;
+    pairs->premise_sizes[pairs->count] = (uint32_t)premise_size;
+    pairs->conclusion_sizes[pairs->count] = (uint32_t)conclusion_size;
     pairs->supports[pairs->count] = support;
     pairs->premise_supports[pairs->count] = premise_support;
+    pairs->ids_used += premise_size + conclusion_size;
     pairs->count++;
     return PARAC_OK;
+}
+
+const uint32_t *fca_itemset_pairs_premise(const fca_itemset_pairs *pairs, size_t index, size_t *size)
+{
+    *size = pairs->premise_sizes[index];
+    return pairs->ids + pairs->first[index];
+}
+
+const uint32_t *fca_itemset_pairs_conclusion(const fca_itemset_pairs *pairs, size_t index, size_t *size)
+{
+    *size = pairs->conclusion_sizes[index];
+    return pairs->ids + pairs->first[index] + pairs->premise_sizes[index];
+}
+
+/* Lexicographic on ascending id lists, a prefix first: the canonical order of the sets' bitsets. */
+static int compare_ids(const uint32_t *a, size_t a_size, const uint32_t *b, size_t b_size)
+{
+    size_t common = a_size < b_size ? a_size : b_size;
+    for (size_t i = 0; i < common; i++)
+        if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+    return (a_size > b_size) - (a_size < b_size);
 }
 
 /* qsort has no user pointer: the order's comparison goes through a struct that
@@ -73,46 +142,44 @@ static int by_premise_then_conclusion(const void *a, const void *b)
 {
     const pair_key *x = a, *y = b;
     const fca_itemset_pairs *pairs = x->pairs;
-    size_t words = pairs->words;
-    int order = fca_intent_compare(pairs->premises + x->index * words, pairs->premises + y->index * words, words);
-    if (!order)
-        order = fca_intent_compare(pairs->conclusions + x->index * words, pairs->conclusions + y->index * words, words);
+    size_t x_size, y_size;
+    const uint32_t *x_set = fca_itemset_pairs_premise(pairs, x->index, &x_size);
+    const uint32_t *y_set = fca_itemset_pairs_premise(pairs, y->index, &y_size);
+    int order = compare_ids(x_set, x_size, y_set, y_size);
+    if (!order) {
+        x_set = fca_itemset_pairs_conclusion(pairs, x->index, &x_size);
+        y_set = fca_itemset_pairs_conclusion(pairs, y->index, &y_size);
+        order = compare_ids(x_set, x_size, y_set, y_size);
+    }
     if (!order) order = x->index < y->index ? -1 : (x->index > y->index); /* equal pairs keep their order */
     return order;
 }
 
-/* Moves every array into the order of keys. */
+/* Moves the ids and every per-pair array into the order of keys. */
 static int permute(fca_itemset_pairs *pairs, const pair_key *keys)
 {
-    size_t words = pairs->words, count = pairs->count;
-    parac_word *premises = malloc((count * words + 1) * sizeof *premises);
-    parac_word *conclusions = malloc((count * words + 1) * sizeof *conclusions);
-    uint64_t *supports = malloc((count + 1) * sizeof *supports), *premise_supports = malloc((count + 1) * sizeof *supports);
-    if (!premises || !conclusions || !supports || !premise_supports) {
-        free(premises);
-        free(conclusions);
-        free(supports);
-        free(premise_supports);
+    size_t count = pairs->count, at = 0;
+    fca_itemset_pairs sorted;
+    fca_itemset_pairs_init(&sorted, pairs->attributes, 0);
+    if (grow_pairs(&sorted, count) || !(sorted.ids = malloc((pairs->ids_used + 1) * sizeof *sorted.ids))) {
+        fca_itemset_pairs_release(&sorted);
         return -1;
     }
     for (size_t i = 0; i < count; i++) {
-        size_t from = keys[i].index;
-        if (words) {
-            memcpy(premises + i * words, pairs->premises + from * words, words * sizeof *premises);
-            memcpy(conclusions + i * words, pairs->conclusions + from * words, words * sizeof *conclusions);
-        }
-        supports[i] = pairs->supports[from];
-        premise_supports[i] = pairs->premise_supports[from];
+        size_t from = keys[i].index, size = (size_t)pairs->premise_sizes[from] + pairs->conclusion_sizes[from];
+        memcpy(sorted.ids + at, pairs->ids + pairs->first[from], size * sizeof *sorted.ids);
+        sorted.first[i] = at;
+        sorted.premise_sizes[i] = pairs->premise_sizes[from];
+        sorted.conclusion_sizes[i] = pairs->conclusion_sizes[from];
+        sorted.supports[i] = pairs->supports[from];
+        sorted.premise_supports[i] = pairs->premise_supports[from];
+        at += size;
     }
-    free(pairs->premises);
-    free(pairs->conclusions);
-    free(pairs->supports);
-    free(pairs->premise_supports);
-    pairs->premises = premises;
-    pairs->conclusions = conclusions;
-    pairs->supports = supports;
-    pairs->premise_supports = premise_supports;
-    pairs->capacity = count;
+    sorted.count = count;
+    sorted.ids_used = sorted.ids_capacity = at;
+    sorted.byte_limit = pairs->byte_limit;
+    fca_itemset_pairs_release(pairs);
+    *pairs = sorted;
     return 0;
 }
 
@@ -129,19 +196,14 @@ parac_status fca_itemset_pairs_sort(fca_itemset_pairs *pairs, const char *what, 
     qsort(keys, count, sizeof *keys, by_premise_then_conclusion);
     if (permute(pairs, keys)) {
         free(keys);
-        return parac_fail_no_memory(error, what, (unsigned long long)count * (2 * pairs->words + 2) * 8);
+        return parac_fail_no_memory(error, what, (unsigned long long)bytes_with(pairs, 0) * 2);
     }
     free(keys);
     return PARAC_OK;
 }
 
-size_t fca_itemset_pairs_ids(const fca_itemset_pairs *pairs, const parac_word *set, uint32_t *ids, size_t capacity)
+size_t fca_itemset_pairs_copy(const uint32_t *set, size_t size, uint32_t *ids, size_t capacity)
 {
-    size_t size = 0;
-    for (size_t a = parac_bitset_next(set, pairs->attributes, 0); a < pairs->attributes;
-         a = parac_bitset_next(set, pairs->attributes, a + 1)) {
-        if (size < capacity && ids) ids[size] = (uint32_t)a;
-        size++;
-    }
+    if (ids) memcpy(ids, set, (size < capacity ? size : capacity) * sizeof *ids);
     return size;
 }

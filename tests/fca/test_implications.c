@@ -277,6 +277,46 @@ static void check_wide_unused_attributes(void)
     free(ids);
 }
 
+/* A wide sparse context (rows of 5 among 20,000 attributes): without min_support its basis grows
+ * with the square of the attributes (every pair of attributes that no row joins, every unused
+ * attribute, implies everything else), so it must stop at the result budget with
+ * PARAC_ERR_NO_MEMORY and a hint; with min_support 1 it fits, and rules fit the same budget (the
+ * basis and rules hold id lists: bitsets took 5 KB a set here). */
+static void check_result_budget(void)
+{
+    size_t objects = 300, attributes = 20000;
+    uint8_t *cells = calloc(objects * attributes, 1);
+    uint64_t state = 42;
+    parac_fca_context *context = NULL;
+    parac_fca_rule_options options;
+    parac_fca_implications *implications = NULL;
+    parac_fca_rules *rules = NULL;
+    parac_error error = {0};
+    for (size_t o = 0; o < objects; o++)
+        for (int k = 0; k < 5; k++) cells[o * attributes + next_random(&state) % attributes] = 1;
+    CHECK_OK(parac_fca_context_create(objects, attributes, cells, &context, &error), &error);
+    parac_fca_rule_options_init(&options);
+    options.max_host_bytes = 4u << 20;
+    CHECK(parac_fca_implications_compute(context, &options, &implications, &error) == PARAC_ERR_NO_MEMORY,
+          "budget: the whole basis of a wide context did not stop at 4 MB");
+    CHECK(implications == NULL && strstr(error.message, "min_support"), "budget: no result and a hint expected: %s",
+          error.message);
+    options.min_support = 1;
+    CHECK_OK(parac_fca_implications_compute(context, &options, &implications, &error), &error);
+    CHECK(parac_fca_implications_size(implications) > 0, "budget: the frequent basis is empty");
+    options.exec.device = PARAC_DEVICE_CPU;
+    CHECK_OK(parac_fca_rules_compute(context, &options, &rules, &error), &error);
+    CHECK(parac_fca_rules_size(rules) > objects, "budget: %zu rules", parac_fca_rules_size(rules));
+    parac_fca_rules_destroy(rules);
+    rules = NULL;
+    options.max_host_bytes = 1024;
+    CHECK(parac_fca_rules_compute(context, &options, &rules, &error) == PARAC_ERR_NO_MEMORY && rules == NULL,
+          "budget: rules did not stop at 1 KB");
+    parac_fca_implications_destroy(implications);
+    parac_fca_context_destroy(context);
+    free(cells);
+}
+
 typedef struct progress_record {
     int calls, cancel_after;
     uint64_t last_done, last_total;
@@ -325,6 +365,7 @@ int main(void)
     check_small_by_hand();
     check_progress_and_cancel();
     check_wide_unused_attributes();
+    check_result_budget();
     for (uint64_t seed = 1; seed <= 60; seed++)
         check_against_definition(2 + seed % 15, 1 + seed % 11, 0.2 + 0.06 * (double)(seed % 10), seed,
                                  seed % 5 == 0 ? 1 + seed % 3 : 0);
