@@ -34,6 +34,7 @@ typedef struct closed_itemsets {
     parac_fca_concepts *concepts;
     parac_fca_lattice *lattice;
     uint64_t *supports;
+    uint32_t *premise_ids, *whole_ids; /* a rule's two intents, decoded (room for every attribute) */
 } closed_itemsets;
 
 static void closed_itemsets_release(closed_itemsets *closed)
@@ -41,26 +42,20 @@ static void closed_itemsets_release(closed_itemsets *closed)
     parac_fca_lattice_destroy(closed->lattice);
     parac_fca_concepts_destroy(closed->concepts);
     free(closed->supports);
+    free(closed->premise_ids);
+    free(closed->whole_ids);
 }
 
-/* |B'| of intent c: the AND of B's columns, counted, or on a wide sparse context (no bit matrices:
- * fca_covers_use_cells) the objects of B's shortest column that hold all of B. */
-static uint64_t intent_support(const parac_fca_context *context, const parac_word *intent, const parac_word *columns,
-                               const fca_column_lists *lists, void *scratch)
+/* |B'| of a concept's intent B, given by its ids: on a wide sparse context (no bit matrices:
+ * fca_covers_use_cells) the objects of B's shortest column that hold all of B, else the AND of B's
+ * columns, counted. */
+static uint64_t intent_support(const parac_fca_context *context, const uint32_t *ids, size_t size,
+                               const parac_word *columns, const fca_column_lists *lists, parac_word *extent)
 {
-    size_t object_words = context->object_words, size = 0;
-    if (lists) {
-        uint32_t *ids = scratch;
-        for (size_t a = parac_bitset_next(intent, context->attributes, 0); a < context->attributes;
-             a = parac_bitset_next(intent, context->attributes, a + 1))
-            ids[size++] = (uint32_t)a;
-        return fca_extent_from_cells(context, lists, ids, size, NULL, 0);
-    }
-    parac_word *extent = scratch;
+    size_t object_words = context->object_words;
+    if (lists) return fca_extent_from_cells(context, lists, ids, size, NULL, 0);
     parac_bitset_fill(extent, context->objects);
-    for (size_t a = parac_bitset_next(intent, context->attributes, 0); a < context->attributes;
-         a = parac_bitset_next(intent, context->attributes, a + 1))
-        parac_bitset_and(extent, extent, columns + a * object_words, object_words);
+    for (size_t i = 0; i < size; i++) parac_bitset_and(extent, extent, columns + ids[i] * object_words, object_words);
     return parac_bitset_popcount(extent, object_words);
 }
 
@@ -69,35 +64,36 @@ static parac_status count_supports(const parac_fca_context *context, closed_item
                                    parac_error *error)
 {
     const parac_fca_concepts *concepts = closed->concepts;
-    size_t count = concepts->count, scratch_bytes;
+    size_t count = concepts->count, scratch_bytes = (context->attributes + 1) * sizeof(uint32_t);
     int failed = 0;
     const fca_column_lists *lists = NULL;
     const parac_word *columns = NULL;
     if (fca_covers_use_cells(context)) {
         if (!(lists = fca_context_columns(context, error))) return error ? error->status : PARAC_ERR_NO_MEMORY;
-        scratch_bytes = (context->attributes + 1) * sizeof(uint32_t);
     } else {
         const fca_bit_matrices *bits = fca_context_bits(context, error);
         if (!bits) return error ? error->status : PARAC_ERR_NO_MEMORY;
         columns = bits->columns;
-        scratch_bytes = (context->object_words + 1) * sizeof(parac_word);
+        scratch_bytes += (context->object_words + 1) * sizeof(parac_word);
     }
     if (!(closed->supports = calloc(count + 1, sizeof *closed->supports)))
         return parac_fail_no_memory(error, "rule supports", (count + 1) * 8);
 #pragma omp parallel num_threads(threads) default(none) \
     shared(context, concepts, closed, count, failed, columns, lists, scratch_bytes)
     {
-        void *scratch = malloc(scratch_bytes);
-        if (!scratch) {
+        parac_word *extent = malloc(scratch_bytes); /* the extent's words, then the intent's ids */
+        uint32_t *ids = extent ? (uint32_t *)(extent + (lists ? 0 : context->object_words + 1)) : NULL;
+        if (!extent) {
 #pragma omp atomic write
             failed = 1;
         }
 #pragma omp for schedule(dynamic, 256)
         for (size_t c = 0; c < count; c++)
-            if (scratch)
-                closed->supports[c] = intent_support(context, concepts->intents + c * concepts->attribute_words,
-                                                     columns, lists, scratch);
-        free(scratch);
+            if (extent) {
+                size_t size = fca_record_decode(&concepts->format, concepts->intents + c * concepts->format.words, ids);
+                closed->supports[c] = intent_support(context, ids, size, columns, lists, extent);
+            }
+        free(extent);
     }
     return failed ? parac_fail_no_memory(error, "rule supports", scratch_bytes) : PARAC_OK;
 }
@@ -111,6 +107,10 @@ static parac_status find_closed_itemsets(const parac_fca_context *context, const
     parac_fca_options_init(&search);
     search.exec = options->exec;
     search.min_support = min_support;
+    closed->premise_ids = malloc((context->attributes + 1) * sizeof *closed->premise_ids);
+    closed->whole_ids = malloc((context->attributes + 1) * sizeof *closed->whole_ids);
+    if (!closed->premise_ids || !closed->whole_ids)
+        return parac_fail_no_memory(error, "association rules", (context->attributes + 1) * 8);
     status = parac_fca_compute(context, &search, &closed->concepts, error);
     if (status == PARAC_OK)
         status = count_supports(context, closed, parac_threads_resolve(options->exec.threads), error);
@@ -119,13 +119,15 @@ static parac_status find_closed_itemsets(const parac_fca_context *context, const
 }
 
 /* Stores B1 -> B2 \ B1 for concepts upper (B1) and lower (B2). */
-static parac_status add_rule(fca_itemset_pairs *rules, const closed_itemsets *closed, size_t upper, size_t lower,
+static parac_status add_rule(fca_itemset_pairs *rules, closed_itemsets *closed, size_t upper, size_t lower,
                              parac_error *error)
 {
     const parac_fca_concepts *concepts = closed->concepts;
-    size_t words = concepts->attribute_words;
-    return fca_itemset_pairs_append_sets(rules, concepts->intents + upper * words, concepts->intents + lower * words,
-                                         closed->supports[lower], closed->supports[upper], "association rules", error);
+    const fca_record_format *format = &concepts->format;
+    size_t premise = fca_record_decode(format, concepts->intents + upper * format->words, closed->premise_ids);
+    size_t whole = fca_record_decode(format, concepts->intents + lower * format->words, closed->whole_ids);
+    return fca_itemset_pairs_append_ids(rules, closed->premise_ids, premise, closed->whole_ids, whole,
+                                        closed->supports[lower], closed->supports[upper], "association rules", error);
 }
 
 static int confident(const closed_itemsets *closed, size_t upper, size_t lower, double min_confidence)
@@ -134,7 +136,7 @@ static int confident(const closed_itemsets *closed, size_t upper, size_t lower, 
 }
 
 /* The Luxenburger basis: one rule per covering edge with enough confidence. */
-static parac_status covering_rules(const closed_itemsets *closed, double min_confidence, fca_itemset_pairs *rules,
+static parac_status covering_rules(closed_itemsets *closed, double min_confidence, fca_itemset_pairs *rules,
                                    parac_error *error)
 {
     parac_status status;
@@ -174,7 +176,7 @@ static int build_upper_covers(const closed_itemsets *closed, upper_covers *cover
 }
 
 /* Every pair B1 ⊊ B2 with enough confidence: a walk up from each B2, pruned by confidence. */
-static parac_status all_pair_rules(const closed_itemsets *closed, const parac_fca_rule_options *options,
+static parac_status all_pair_rules(closed_itemsets *closed, const parac_fca_rule_options *options,
                                    fca_itemset_pairs *rules, parac_error *error)
 {
     size_t count = closed->concepts->count;

@@ -84,6 +84,28 @@ size_t fca_record_decode(const fca_record_format *format, const parac_word *reco
     return size;
 }
 
+size_t fca_record_ids(const fca_record_format *format, const parac_word *record, uint32_t *ids, size_t capacity)
+{
+    const uint32_t *slots = (const uint32_t *)record;
+    size_t size = 0;
+    if (!ids) capacity = 0;
+    if (format->ids == 0) {
+        for (size_t a = parac_bitset_next(record, format->attributes, 0); a < format->attributes;
+             a = parac_bitset_next(record, format->attributes, a + 1)) {
+            if (size < capacity) ids[size] = (uint32_t)a;
+            size++;
+        }
+        return size;
+    }
+    if (slots[0] == FCA_RECORD_ALL) {
+        for (size_t a = 0; a < format->attributes && a < capacity; a++) ids[a] = (uint32_t)a;
+        return format->attributes;
+    }
+    for (; size < format->ids && slots[size] != 0; size++)
+        if (size < capacity) ids[size] = slots[size] - 1;
+    return size;
+}
+
 /* Every attribute against the short list b: b comes first when it is 0, 1, ..., k-1 (a prefix of
  * every attribute), else every attribute does (at b's first gap it holds the missing id). */
 static int compare_all(const uint32_t *b, size_t slots)

@@ -28,6 +28,15 @@ void fca_concepts_attach_spill(parac_fca_concepts *concepts, fca_concept_spill *
     if (spill) concepts->format = *spill->format;
 }
 
+parac_status fca_concepts_init_worker(parac_fca_concepts *concepts, const fca_search *search, parac_error *error)
+{
+    parac_status status = fca_concepts_init(concepts, search->original_attributes, error);
+    if (status != PARAC_OK) return status;
+    if (search->store_format) concepts->format = *search->store_format;
+    fca_concepts_attach_spill(concepts, search->concept_spill); /* a streamed run: spill beyond its share */
+    return PARAC_OK;
+}
+
 static parac_status reserve(parac_fca_concepts *concepts, size_t wanted, parac_error *error)
 {
     size_t capacity = concepts->capacity ? concepts->capacity : 1024;
@@ -147,16 +156,8 @@ size_t parac_fca_concepts_size(const parac_fca_concepts *concepts) { return conc
 
 size_t parac_fca_concept_intent(const parac_fca_concepts *concepts, size_t index, uint32_t *ids, size_t capacity)
 {
-    const parac_word *intent;
-    size_t size = 0;
     if (!concepts || index >= concepts->count) return 0;
-    intent = concepts->intents + index * concepts->attribute_words;
-    for (size_t a = parac_bitset_next(intent, concepts->attributes, 0); a < concepts->attributes;
-         a = parac_bitset_next(intent, concepts->attributes, a + 1)) {
-        if (size < capacity && ids) ids[size] = (uint32_t)a;
-        size++;
-    }
-    return size;
+    return fca_record_ids(&concepts->format, concepts->intents + index * concepts->format.words, ids, capacity);
 }
 
 size_t parac_fca_concept_extent(const parac_fca_context *context, const parac_fca_concepts *concepts, size_t index,

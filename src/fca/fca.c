@@ -167,7 +167,10 @@ parac_status fca_run_search(const parac_fca_context *context, const parac_fca_op
     density = context_density(context);
     /* the attribute order first; the dense rows and columns only when the path chosen needs them */
     status = fca_search_create_order(context, options->min_support, &search, error);
-    if (status == PARAC_OK) search.concept_spill = concepts ? concepts->spill : NULL;
+    if (status == PARAC_OK) {
+        search.concept_spill = concepts ? concepts->spill : NULL;
+        search.store_format = concepts ? &concepts->format : NULL;
+    }
     if (status == PARAC_OK) status = choose_device(density, options, &device, &watch, error);
     if (status != PARAC_OK) {
         fca_search_destroy(&search); /* a second destroy (after a failed half) is harmless */
@@ -222,6 +225,8 @@ parac_status parac_fca_compute(const parac_fca_context *context, const parac_fca
     made = malloc(sizeof *made);
     if (!made) return parac_fail_no_memory(error, "concepts", sizeof *made);
     status = fca_concepts_init(made, context->attributes, error);
+    /* short id lists on a wide sparse context: 50,000 rows over 200,000 items took 25 KB a concept */
+    made->format = fca_record_format_for(context->attributes, fca_context_longest_row(context));
     if (status == PARAC_OK) status = fca_run_search(context, options, made, &count, error);
     if (status == PARAC_OK && count != made->count)
         status = parac_fail(error, PARAC_ERR_INTERNAL, "fca: counted %llu concepts but stored %zu",

@@ -103,8 +103,8 @@ parac_status fca_read_csv01(const parac_input *input, parac_fca_context **contex
 typedef struct fca_concept_spill fca_concept_spill;
 
 /* How a store holds one intent (concept_record.c): a bitset over the original attribute ids
- * (ids 0, words = attribute_words: every store parac_fca_compute returns), or, in a streamed run
- * over a wide sparse context, `ids` slots of (id + 1) ascending with 0 after the last, words =
+ * (ids 0, words = attribute_words), or, over a wide sparse context (a streamed run's store, and
+ * parac_fca_compute's: fca_record_format_for), `ids` slots of (id + 1) ascending with 0 after the last, words =
  * ids / 2: an intent with a non-empty extent lies in one object's row, so the longest row bounds
  * it (T10I4D100K: 15 words instead of 16; 16,470 items of at most 76 a row: 38 instead of 258).
  * The one longer intent, every attribute (the concept with an empty extent), is FCA_RECORD_ALL in
@@ -128,10 +128,13 @@ int fca_record_encode_ids(const fca_record_format *format, const uint32_t *ids, 
 void fca_record_bitset(const fca_record_format *format, const parac_word *record, parac_word *bits);
 /* The intent's ids, ascending, into ids (room for format.attributes); returns how many. */
 size_t fca_record_decode(const fca_record_format *format, const parac_word *record, uint32_t *ids);
+/* The same with at most capacity ids written (ids may be NULL); returns the intent's size. */
+size_t fca_record_ids(const fca_record_format *format, const parac_word *record, uint32_t *ids, size_t capacity);
 /* <0, 0, >0 as record a comes before, equals, follows b in canonical order. */
 int fca_record_compare(const parac_word *a, const parac_word *b, const fca_record_format *format);
 
-/* Intents as records of format (bitsets unless the store is attached to a streamed run's spill). */
+/* Intents as records of format (bitsets unless the context is wide and sparse: fca_record_format_for;
+ * attribute_words stays the bitset's size, format.words is a record's). */
 struct parac_fca_concepts {
     size_t attributes, attribute_words;
     fca_record_format format;
@@ -144,6 +147,11 @@ struct parac_fca_concepts {
 parac_status fca_concepts_init(parac_fca_concepts *concepts, size_t attributes, parac_error *error);
 /* Attaches an empty store to a streamed run's spill: its records take the spill's format. */
 void fca_concepts_attach_spill(parac_fca_concepts *concepts, fca_concept_spill *spill);
+struct fca_search;
+/* A worker's empty store for a search's run: the run's record format (search->store_format), attached
+ * to the run's spill when it streams. */
+parac_status fca_concepts_init_worker(parac_fca_concepts *concepts, const struct fca_search *search,
+                                      parac_error *error);
 /* Appends a bitset intent (encoded in the store's format). */
 parac_status fca_concepts_append(parac_fca_concepts *concepts, const parac_word *intent, parac_error *error);
 /* Appends an intent given by its ids (ascending, distinct): no bitset to build and scan. */
@@ -194,6 +202,8 @@ typedef struct fca_search {
     uint64_t min_support;
     struct parac_progress_gate *progress; /* NULL: no callback; else every worker reports and polls here */
     fca_concept_spill *concept_spill;     /* NULL, or the spill every worker's store attaches to */
+    const fca_record_format *store_format; /* NULL (count only), or the records of the run's store:
+                                             every worker's store takes them (fca_concepts_init_worker) */
 } fca_search;
 
 /* Progress units of a whole search: the root node's weight (fcbo_tree.h). */

@@ -77,9 +77,8 @@ parac_status fcbo_worker_init(fcbo_worker *worker, const fca_search *search, int
     if (store) {
         worker->concepts = malloc(sizeof *worker->concepts);
         if (!worker->concepts) return parac_fail_no_memory(error, "concepts", 64);
-        status = fca_concepts_init(worker->concepts, search->original_attributes, error);
+        status = fca_concepts_init_worker(worker->concepts, search, error);
         if (status != PARAC_OK) return status;
-        fca_concepts_attach_spill(worker->concepts, search->concept_spill); /* a streamed run: spill beyond its share */
     }
     return PARAC_OK;
 }

@@ -85,12 +85,9 @@ static size_t append_ids_of(uint32_t *ids, const parac_word *set, const parac_wo
     return size;
 }
 
-parac_status fca_itemset_pairs_append_sets(fca_itemset_pairs *pairs, const parac_word *premise,
-                                           const parac_word *whole, uint64_t support, uint64_t premise_support,
-                                           const char *what, parac_error *error)
+/* Room for a pair of at most `most` ids within the budget; PARAC_OK or the error. */
+static parac_status make_room(fca_itemset_pairs *pairs, size_t most, const char *what, parac_error *error)
 {
-    size_t words = parac_bitset_words(pairs->attributes), premise_size, conclusion_size;
-    size_t most = parac_bitset_popcount(premise, words) + parac_bitset_popcount(whole, words);
     if (pairs->byte_limit && bytes_with(pairs, most) > pairs->byte_limit)
         return parac_fail(error, PARAC_ERR_NO_MEMORY,
                           "fca %s: past the result's memory budget of %llu MB after %zu of them (a min_support above 0 "
@@ -98,8 +95,13 @@ parac_status fca_itemset_pairs_append_sets(fca_itemset_pairs *pairs, const parac
                           what, (unsigned long long)(pairs->byte_limit >> 20), pairs->count);
     if (reserve(pairs, most))
         return parac_fail_no_memory(error, what, (unsigned long long)bytes_with(pairs, most) * 2);
-    premise_size = append_ids_of(pairs->ids + pairs->ids_used, premise, NULL, pairs->attributes);
-    conclusion_size = append_ids_of(pairs->ids + pairs->ids_used + premise_size, whole, premise, pairs->attributes);
+    return PARAC_OK;
+}
+
+/* Records the pair whose ids were just written at ids + ids_used. */
+static void commit(fca_itemset_pairs *pairs, size_t premise_size, size_t conclusion_size, uint64_t support,
+                   uint64_t premise_support)
+{
     pairs->first[pairs->count] = pairs->ids_used;
     pairs->premise_sizes[pairs->count] = (uint32_t)premise_size;
     pairs->conclusion_sizes[pairs->count] = (uint32_t)conclusion_size;
@@ -107,6 +109,39 @@ parac_status fca_itemset_pairs_append_sets(fca_itemset_pairs *pairs, const parac
     pairs->premise_supports[pairs->count] = premise_support;
     pairs->ids_used += premise_size + conclusion_size;
     pairs->count++;
+}
+
+parac_status fca_itemset_pairs_append_sets(fca_itemset_pairs *pairs, const parac_word *premise,
+                                           const parac_word *whole, uint64_t support, uint64_t premise_support,
+                                           const char *what, parac_error *error)
+{
+    size_t words = parac_bitset_words(pairs->attributes), premise_size;
+    parac_status status = make_room(pairs, parac_bitset_popcount(premise, words) + parac_bitset_popcount(whole, words),
+                                    what, error);
+    if (status != PARAC_OK) return status;
+    premise_size = append_ids_of(pairs->ids + pairs->ids_used, premise, NULL, pairs->attributes);
+    commit(pairs, premise_size,
+           append_ids_of(pairs->ids + pairs->ids_used + premise_size, whole, premise, pairs->attributes), support,
+           premise_support);
+    return PARAC_OK;
+}
+
+parac_status fca_itemset_pairs_append_ids(fca_itemset_pairs *pairs, const uint32_t *premise, size_t premise_size,
+                                          const uint32_t *whole, size_t whole_size, uint64_t support,
+                                          uint64_t premise_support, const char *what, parac_error *error)
+{
+    parac_status status = make_room(pairs, premise_size + whole_size, what, error);
+    uint32_t *conclusion;
+    size_t conclusion_size = 0, p = 0;
+    if (status != PARAC_OK) return status;
+    memcpy(pairs->ids + pairs->ids_used, premise, premise_size * sizeof *premise);
+    conclusion = pairs->ids + pairs->ids_used + premise_size;
+    for (size_t w = 0; w < whole_size; w++) { /* whole \ premise, both ascending */
+        while (p < premise_size && premise[p] < whole[w]) p++;
+        if (p < premise_size && premise[p] == whole[w]) continue;
+        conclusion[conclusion_size++] = whole[w];
+    }
+    commit(pairs, premise_size, conclusion_size, support, premise_support);
     return PARAC_OK;
 }
 

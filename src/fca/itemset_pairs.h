@@ -34,6 +34,10 @@ void fca_itemset_pairs_release(fca_itemset_pairs *pairs);
 parac_status fca_itemset_pairs_append_sets(fca_itemset_pairs *pairs, const parac_word *premise,
                                            const parac_word *whole, uint64_t support,
                                            uint64_t premise_support, const char *what, parac_error *error);
+/* The same from two ascending id lists, premise ⊆ whole. */
+parac_status fca_itemset_pairs_append_ids(fca_itemset_pairs *pairs, const uint32_t *premise, size_t premise_size,
+                                          const uint32_t *whole, size_t whole_size, uint64_t support,
+                                          uint64_t premise_support, const char *what, parac_error *error);
 /* Sorts by premise, then conclusion, each in the concepts' canonical order (lexicographic by
  * ascending ids, a prefix first: fca_intent_compare on bitsets). */
 parac_status fca_itemset_pairs_sort(fca_itemset_pairs *pairs, const char *what, parac_error *error);

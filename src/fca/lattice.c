@@ -29,11 +29,13 @@ struct parac_fca_lattice {
     size_t count, capacity;
 };
 
-/* Concept indices by intent (core/hash_index over the concepts' intent array). */
+/* Concept indices by intent (core/hash_index over the concepts' records: bitsets, or the short id
+ * lists of a wide context's store; a record is one intent's only encoding, so equal intents have
+ * equal bytes). */
 typedef struct intent_table {
     parac_hash_index index;
     const parac_word *intents;
-    size_t words;
+    size_t words; /* per record */
 } intent_table;
 
 static uint64_t intent_hash(const parac_word *intent, size_t words) { return parac_hash_bytes(intent, words * sizeof *intent); }
@@ -277,28 +279,35 @@ int fca_lower_covers(const parac_fca_context *context, const parac_word *intent,
 }
 
 /* One concept's edges into a thread's list, lower found by intent. */
+/* A thread's covers of one concept: where they go, and (records not bitsets) the decoded intent
+ * and a cover's record. */
 typedef struct indexed_covers {
     const intent_table *table;
+    const fca_record_format *format;
     parac_fca_lattice *edges;
     size_t upper;
+    parac_word *intent, *record; /* NULL for bitset records */
 } indexed_covers;
 
 static int add_indexed_cover(void *user, const parac_word *closure)
 {
     indexed_covers *covers = user;
-    size_t lower = table_find(covers->table, closure, NULL);
+    size_t lower;
+    if (covers->record && !fca_record_encode(covers->format, closure, covers->record)) return -1;
+    lower = table_find(covers->table, covers->record ? covers->record : closure, NULL);
     if (lower == SIZE_MAX) return -1;
     return add_edge(covers->edges, covers->upper, lower) ? -2 : 0;
 }
 
 /* Appends the edges from concept c to its lower covers; -1 on a missing concept, -2 out of memory. */
-static int lower_covers(const parac_fca_context *context, const parac_fca_concepts *concepts,
-                        const intent_table *table, uint64_t min_support, size_t c, fca_cover_scratch *s,
-                        parac_fca_lattice *edges)
+static int lower_covers(const parac_fca_context *context, const parac_fca_concepts *concepts, uint64_t min_support,
+                        size_t c, fca_cover_scratch *s, indexed_covers *covers)
 {
-    indexed_covers covers = {table, edges, c};
-    return fca_lower_covers(context, concepts->intents + c * concepts->attribute_words, min_support, s,
-                            add_indexed_cover, &covers);
+    const parac_word *record = concepts->intents + c * concepts->format.words;
+    covers->upper = c;
+    if (covers->intent) fca_record_bitset(&concepts->format, record, covers->intent);
+    return fca_lower_covers(context, covers->intent ? covers->intent : record, min_support, s, add_indexed_cover,
+                            covers);
 }
 
 static int cover_all(const parac_fca_context *context, const parac_fca_concepts *concepts, const intent_table *table,
@@ -310,10 +319,17 @@ static int cover_all(const parac_fca_context *context, const parac_fca_concepts 
     {
         parac_fca_lattice local = {0};
         fca_cover_scratch s;
+        int records = concepts->format.ids != 0;
+        indexed_covers covers = {table, &concepts->format, &local, 0, NULL, NULL};
         int mine = fca_cover_scratch_init(&s, context) ? -2 : 0;
+        if (records) {
+            covers.intent = malloc((concepts->attribute_words + 1) * sizeof(parac_word));
+            covers.record = malloc((concepts->format.words + 1) * sizeof(parac_word));
+            if (!covers.intent || !covers.record) mine = -2;
+        }
 #pragma omp for schedule(dynamic, 64)
         for (size_t c = 0; c < count; c++)
-            if (!mine) mine = lower_covers(context, concepts, table, min_support, c, &s, &local);
+            if (!mine) mine = lower_covers(context, concepts, min_support, c, &s, &covers);
 #pragma omp critical(fca_lattice_merge)
         {
             if (mine && !failure) failure = mine;
@@ -321,6 +337,8 @@ static int cover_all(const parac_fca_context *context, const parac_fca_concepts 
                 if (add_edge(lattice, local.edges[e].upper, local.edges[e].lower)) failure = -2;
         }
         free(local.edges);
+        free(covers.intent);
+        free(covers.record);
         fca_cover_scratch_free(&s);
     }
     return failure;
@@ -330,7 +348,7 @@ parac_status parac_fca_lattice_create(const parac_fca_context *context, const pa
                                       uint64_t min_support, parac_fca_lattice **lattice, parac_error *error)
 {
     size_t n = concepts->count;
-    intent_table table = {{0}, concepts->intents, concepts->attribute_words};
+    intent_table table = {{0}, concepts->intents, concepts->format.words};
     parac_fca_lattice *made;
     int failure = 0;
     if (concepts->attributes != context->attributes)

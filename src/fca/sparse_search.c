@@ -83,8 +83,7 @@ parac_status sparse_worker_init(sparse_worker *worker, const fca_search *search,
     if (store) {
         worker->concepts = malloc(sizeof *worker->concepts);
         if (!worker->concepts) return parac_fail_no_memory(error, "concepts", 64);
-        if (fca_concepts_init(worker->concepts, search->original_attributes, error) != PARAC_OK) return error->status;
-        fca_concepts_attach_spill(worker->concepts, search->concept_spill); /* a streamed run: spill beyond its share */
+        if (fca_concepts_init_worker(worker->concepts, search, error) != PARAC_OK) return error->status;
         return PARAC_OK;
     }
     return PARAC_OK;

@@ -39,15 +39,18 @@ parac_status parac_fca_verify(const parac_fca_context *context, const parac_fca_
     {
         parac_word *extent = calloc(context->object_words + 1, sizeof(parac_word));
         parac_word *closure = calloc(words + 1, sizeof(parac_word));
+        parac_word *intent = calloc(words + 1, sizeof(parac_word)); /* the record as a bitset */
+        const fca_record_format *format = &concepts->format;
 #pragma omp for schedule(dynamic, 256)
         for (size_t i = 0; i < count; i++) {
-            const parac_word *intent = concepts->intents + i * words;
+            const parac_word *record = concepts->intents + i * format->words;
             size_t support = 0;
             int kind = 0;
-            if (!extent || !closure) kind = 4;
-            else if (check_closed(context, intent, extent, closure, &support)) kind = 1;
+            if (!extent || !closure || !intent) kind = 4;
+            else if (fca_record_bitset(format, record, intent), check_closed(context, intent, extent, closure, &support))
+                kind = 1;
             else if (support < min_support) kind = 2;
-            else if (i > 0 && fca_intent_compare(intent - words, intent, words) >= 0) kind = 3;
+            else if (i > 0 && fca_record_compare(record - format->words, record, format) >= 0) kind = 3;
             if (kind) {
 #pragma omp critical(fca_verify)
                 if (first_bad < 0 || (long long)i < first_bad) first_bad = (long long)i, bad_kind = kind;
@@ -55,6 +58,7 @@ parac_status parac_fca_verify(const parac_fca_context *context, const parac_fca_
         }
         free(extent);
         free(closure);
+        free(intent);
     }
     if (first_bad < 0) return PARAC_OK;
     switch (bad_kind) {
