@@ -114,7 +114,9 @@ typedef struct parac_dbscan_options {
     parac_dbscan_gpu_variant gpu_variant; /* GPU neighbour search (0 = auto) */
     size_t max_device_bytes; /* GPU memory the run may plan for (0 = the device's free memory);
                                 points that need more are processed in slabs */
-    size_t min_gpu_slabs;    /* GPU: at least this many slabs (0 or 1 = only as memory requires) */
+    size_t min_gpu_slabs;    /* GPU: at least this many slabs (0 or 1 = only as memory requires); fewer
+                                only when the points occupy fewer eps-wide buckets along the first
+                                coordinate (one slab each then) */
 } parac_dbscan_options;
 
 /* The defaults: scikit-learn's eps 0.5 and min_samples 5, method AUTO, GPU variant AUTO, no
