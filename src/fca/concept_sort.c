@@ -70,7 +70,37 @@ static void sort_chunk(parac_word *data, parac_word *scratch, size_t count, cons
     if (from != data) copy_records(data, from, count, words);
 }
 
-/* Sorts `count` records with `threads` threads: chunks in parallel, then merge levels. */
+/* Where the first `taken` records of the merge of a (na) and b (nb) split: *from_a of them come from
+ * a (ties take a first, as merge_runs). The co-rank search of merge path (Odeh, Green, Mwassi,
+ * Shmueli & Birk 2012). */
+static size_t co_rank(const parac_word *a, size_t na, const parac_word *b, size_t nb, size_t taken,
+                      const fca_record_format *format)
+{
+    size_t words = format->words, low = taken > nb ? taken - nb : 0, high = taken < na ? taken : na;
+    while (low < high) {
+        size_t i = low + (high - low) / 2, j = taken - i;
+        /* i too small when b[j - 1] (taken before a[i]) is not below a[i]: a[i] would have come first */
+        if (j > 0 && i < na && fca_record_compare(b + (j - 1) * words, a + i * words, format) >= 0) low = i + 1;
+        else high = i;
+    }
+    return low;
+}
+
+/* One merge split into `pieces` output ranges, each merged on its own (the same bytes as one merge). */
+static void merge_piece(const parac_word *a, size_t na, const parac_word *b, size_t nb, parac_word *out,
+                        size_t piece, size_t pieces, const fca_record_format *format)
+{
+    size_t words = format->words, total = na + nb;
+    size_t first = total * piece / pieces, last = total * (piece + 1) / pieces;
+    size_t a_first = co_rank(a, na, b, nb, first, format), a_last = co_rank(a, na, b, nb, last, format);
+    size_t b_first = first - a_first, b_last = last - a_last;
+    merge_runs(a + a_first * words, a_last - a_first, b + b_first * words, b_last - b_first, out + first * words,
+               format);
+}
+
+/* Sorts `count` records with `threads` threads: chunks in parallel, then merge levels, each merge
+ * of a level cut into pieces so that the last levels (fewer pairs than threads: one pair at the top,
+ * which moved every record on one thread) keep every thread busy. */
 static void sort_records(parac_word *data, parac_word *scratch, size_t count, const fca_record_format *format,
                          int threads)
 {
@@ -85,12 +115,14 @@ static void sort_records(parac_word *data, parac_word *scratch, size_t count, co
     }
     for (size_t width = chunk; width < count; width *= 2) {
         size_t pairs = (count + 2 * width - 1) / (2 * width);
-#pragma omp parallel for schedule(static, 1) num_threads(threads) if (pairs > 1)
-        for (size_t p = 0; p < pairs; p++) {
-            size_t left = p * 2 * width, middle = left + width < count ? left + width : count;
+        size_t pieces = pairs < (size_t)threads ? ((size_t)threads + pairs - 1) / pairs : 1;
+        if (pieces > 1 && 2 * width / pieces < MIN_CHUNK_RECORDS) pieces = 2 * width / MIN_CHUNK_RECORDS + 1;
+#pragma omp parallel for schedule(static, 1) num_threads(threads) if (pairs * pieces > 1)
+        for (size_t task = 0; task < pairs * pieces; task++) {
+            size_t p = task / pieces, left = p * 2 * width, middle = left + width < count ? left + width : count;
             size_t right = left + 2 * width < count ? left + 2 * width : count;
-            merge_runs(from + left * words, middle - left, from + middle * words, right - middle, to + left * words,
-                       format);
+            merge_piece(from + left * words, middle - left, from + middle * words, right - middle, to + left * words,
+                        task % pieces, pieces, format);
         }
         swap = from, from = to, to = swap;
     }
