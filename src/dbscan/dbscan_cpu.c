@@ -220,34 +220,52 @@ static int cell_is_within_eps(const cpu_index *index, size_t cell)
     return diagonal <= index->eps2;
 }
 
-/* Adds the neighbours of x among sorted positions [from, to); 1 once they reach min_samples. */
-static int count_neighbours(const cpu_index *index, const double *x, uint32_t from, uint32_t to, size_t *neighbours)
+/* Adds the neighbours of x among sorted positions [from, to): 1 once they reach min_samples, -1 once
+ * they no longer can (*misses_left, the candidates that may still fail, is spent), else 0. */
+static int count_neighbours(const cpu_index *index, const double *x, uint32_t from, uint32_t to, size_t *neighbours,
+                            size_t *misses_left)
 {
     size_t d = index->dim;
-    for (uint32_t q = from; q < to; q++)
-        if (dbscan_within_eps(x, index->xs + (size_t)q * d, d, index->scale, index->eps2) &&
-            ++*neighbours >= index->min_samples)
-            return 1;
+    for (uint32_t q = from; q < to; q++) {
+        if (!dbscan_within_eps(x, index->xs + (size_t)q * d, d, index->scale, index->eps2)) {
+            if ((*misses_left)-- == 0) return -1;
+            continue;
+        }
+        if (++*neighbours >= index->min_samples) return 1;
+    }
     return 0;
 }
 
 /* Point p of a cell holding sorted positions [own_begin, own_end): a within cell counts whole
- * (every point of it is a neighbour, p included) and its points are not compared again. */
+ * (every point of it is a neighbour, p included) and its points are not compared again. The
+ * search stops as soon as the answer is known either way: at min_samples neighbours, or when the
+ * candidates left cannot reach it (min_samples near n: `--min-samples 1e12` on 1 M points at a wide
+ * eps compared every pair, over 60 s; now the first misses end it). */
 static int point_is_core(const cpu_index *index, size_t p, uint32_t own_begin, uint32_t own_end, int own_within,
                          const point_range *ranges, int range_count)
 {
     const double *x = index->xs + p * index->dim;
-    size_t neighbours = own_within ? own_end - own_begin : 0;
+    size_t neighbours = own_within ? own_end - own_begin : 0, candidates = neighbours, misses_left;
     if (neighbours >= index->min_samples) return 1;
     for (int r = 0; r < range_count; r++) {
         uint32_t begin = ranges[r].begin, end = ranges[r].end;
+        candidates += end - begin;
+        if (own_within && end > own_begin && begin < own_end) /* the own cell, counted already */
+            candidates -= (own_end < end ? own_end : end) - (own_begin > begin ? own_begin : begin);
+    }
+    if (candidates < index->min_samples) return 0;
+    misses_left = candidates - index->min_samples;
+    for (int r = 0; r < range_count; r++) {
+        uint32_t begin = ranges[r].begin, end = ranges[r].end;
+        int found;
         if (!own_within || end <= own_begin || begin >= own_end) {
-            if (count_neighbours(index, x, begin, end, &neighbours)) return 1;
+            if ((found = count_neighbours(index, x, begin, end, &neighbours, &misses_left)) != 0) return found > 0;
             continue;
         }
-        if (count_neighbours(index, x, begin, own_begin > begin ? own_begin : begin, &neighbours) ||
-            count_neighbours(index, x, own_end < end ? own_end : end, end, &neighbours))
-            return 1;
+        if ((found = count_neighbours(index, x, begin, own_begin > begin ? own_begin : begin, &neighbours,
+                                      &misses_left)) != 0 ||
+            (found = count_neighbours(index, x, own_end < end ? own_end : end, end, &neighbours, &misses_left)) != 0)
+            return found > 0;
     }
     return 0;
 }

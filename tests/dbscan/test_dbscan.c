@@ -296,6 +296,34 @@ static void test_identical_points_below_min_samples(void)
     free(xs);
 }
 
+/* min_samples near or above n with an eps that spans the data: a point's count stops once the
+ * candidates left cannot reach min_samples. The same bytes as the reference where it can run, and
+ * 300,000 uniform points at min_samples 10^12 (every pair compared before: over 60 s at 1 M points)
+ * in seconds. */
+static void test_min_samples_out_of_reach(void)
+{
+    size_t n = 900, big = 300000;
+    parac_rng rng;
+    double *xs = malloc(big * 2 * sizeof(double)), start, seconds;
+    const size_t min_samples[] = {n - 200, n - 3, n, n + 1, (size_t)1000000000000ull};
+    run_result result;
+    size_t noise = 0;
+    parac_rng_seed(&rng, 77);
+    for (size_t i = 0; i < big * 2; i++) xs[i] = parac_rng_uniform(&rng);
+    for (size_t m = 0; m < sizeof min_samples / sizeof min_samples[0]; m++) {
+        check_all_methods("out of reach, wide eps", xs, n, 2, 0.9, min_samples[m]);
+        check_all_methods("out of reach, eps 0.5", xs, n, 2, 0.5, min_samples[m] > 400 ? min_samples[m] - 400 : 1);
+    }
+    start = parac_now_seconds();
+    result = run(xs, big, 2, 0.5, (size_t)1000000000000ull, PARAC_DBSCAN_GRID, 2);
+    seconds = parac_now_seconds() - start;
+    for (size_t i = 0; i < big && result.status == 0; i++) noise += result.labels[i] == -1 && !result.core[i];
+    CHECK(result.status == 0 && noise == big, "%zu of %zu points noise at min_samples 10^12", noise, big);
+    CHECK(seconds < 10.0, "%zu points at min_samples 10^12 took %.1f s", big, seconds);
+    free_result(&result);
+    free(xs);
+}
+
 /* 1 when the cell of q lies in one of the stencil rows around the cell of p. */
 static int stencil_covers(const dbscan_grid_plan *plan, const double *p, const double *q)
 {
@@ -352,6 +380,7 @@ int main(void)
     test_dense_cells();
     test_within_cells();
     test_identical_points_below_min_samples();
+    test_min_samples_out_of_reach();
     test_ties_at_eps();
     test_border_rule();
     test_special_inputs();
