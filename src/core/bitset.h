@@ -116,4 +116,19 @@ static inline size_t parac_bitset_next(const parac_word *set, size_t bits, size_
     }
 }
 
+/* Index of the last set bit before `before` (at most before - 1), or SIZE_MAX when there is none. */
+static inline size_t parac_bitset_prev(const parac_word *set, size_t before)
+{
+    size_t w;
+    parac_word word;
+    if (before == 0) return SIZE_MAX;
+    w = (before - 1) / 64;
+    word = set[w] & (~(parac_word)0 >> (63 - (before - 1) % 64));
+    for (;;) {
+        if (word) return w * 64 + 63 - (size_t)__builtin_clzll(word);
+        if (w-- == 0) return SIZE_MAX;
+        word = set[w];
+    }
+}
+
 #endif

@@ -53,6 +53,8 @@ struct parac_fca_implications {
  * implications that can still fire below it. */
 typedef struct search_level {
     parac_word *set, *extent, *closure;
+    parac_word *candidates; /* with min_support: the attributes some object of the extent has (any other
+                               j gives an empty child extent, never frequent: not tried) */
     size_t generator; /* the j this node was reached by; SIZE_MAX for the root ("none") */
     uint64_t serial;  /* which node this is (levels are reused): names its bucket index */
     size_t next;      /* the next j to try is next - 1 */
@@ -82,6 +84,8 @@ typedef struct basis_search {
     uint64_t *bucket_serial;      /* per key: the node whose bucket [begin, end) is recorded ... */
     uint32_t *bucket_begin, *bucket_end; /* ... in its sorted list (other nodes: look again) */
     uint64_t indexed;             /* the node the bucket index describes now */
+    const fca_column_lists *columns;     /* set: extents and closures from the cells (wide sparse contexts) */
+    uint32_t *cell_counts, *cell_touched; /* attributes + 1 each (cells only): counts zero between uses */
     parac_progress_gate gate;
 } basis_search;
 
@@ -278,21 +282,55 @@ static parac_status filter_relevant(basis_search *search, const search_level *pa
 
 /* ---- closures ------------------------------------------------------------------------------ */
 
-/* {j}' as a bitset over the objects. */
-static const parac_word *column_of(const basis_search *search, size_t j)
+/* child = extent ∩ {j}': the AND with j's column, or on a wide sparse context (search->columns: no
+ * bit matrices) j's objects kept where the extent has them. */
+static void child_extent(const basis_search *search, const parac_word *extent, size_t j, parac_word *child)
 {
-    return fca_context_bits_built(search->context)->columns + j * search->object_words;
+    const fca_column_lists *columns = search->columns;
+    if (!columns) {
+        parac_bitset_and(child, extent, fca_context_bits_built(search->context)->columns + j * search->object_words,
+                         search->object_words);
+        return;
+    }
+    memset(child, 0, search->object_words * sizeof *child);
+    for (size_t k = columns->offsets[j]; k < columns->offsets[j + 1]; k++)
+        if (parac_bitset_test(extent, columns->objects[k])) parac_bitset_set(child, columns->objects[k]);
 }
 
-/* The attributes every object of extent has (all attributes for an empty extent). */
-static void context_closure(const basis_search *search, const parac_word *extent, parac_word *closure)
+/* The attributes every object of extent has (all attributes for an empty extent): the AND of the
+ * rows, or from the cells the attributes counted as often as the extent has objects. candidates (when
+ * not NULL): the attributes some object of it has. */
+static void context_closure(basis_search *search, const parac_word *extent, parac_word *closure,
+                            parac_word *candidates)
 {
     const parac_fca_context *context = search->context;
-    const parac_word *rows = fca_context_bits_built(context)->rows;
-    size_t words = search->words, first = parac_bitset_next(extent, context->objects, 0);
-    parac_bitset_fill(closure, search->attributes);
-    for (size_t o = first; o < context->objects; o = parac_bitset_next(extent, context->objects, o + 1))
-        parac_bitset_and(closure, closure, rows + o * words, words);
+    size_t words = search->words, members = 0, touched = 0;
+    if (!search->columns) {
+        const parac_word *rows = fca_context_bits_built(context)->rows;
+        parac_bitset_fill(closure, search->attributes);
+        if (candidates) memset(candidates, 0, words * sizeof *candidates);
+        for (size_t o = parac_bitset_next(extent, context->objects, 0); o < context->objects;
+             o = parac_bitset_next(extent, context->objects, o + 1)) {
+            parac_bitset_and(closure, closure, rows + o * words, words);
+            if (candidates) parac_bitset_or(candidates, candidates, rows + o * words, words);
+        }
+        return;
+    }
+    for (size_t o = parac_bitset_next(extent, context->objects, 0); o < context->objects;
+         o = parac_bitset_next(extent, context->objects, o + 1), members++)
+        for (size_t c = context->cell_offsets[o]; c < context->cell_offsets[o + 1]; c++) {
+            uint32_t a = context->cell_attributes[c];
+            if (search->cell_counts[a]++ == 0) search->cell_touched[touched++] = a;
+        }
+    if (members == 0) parac_bitset_fill(closure, search->attributes);
+    else memset(closure, 0, words * sizeof *closure);
+    if (candidates) memset(candidates, 0, words * sizeof *candidates);
+    for (size_t t = 0; t < touched; t++) {
+        uint32_t a = search->cell_touched[t];
+        if (members && search->cell_counts[a] == members) parac_bitset_set(closure, a);
+        if (candidates) parac_bitset_set(candidates, a);
+        search->cell_counts[a] = 0;
+    }
 }
 
 /* set |= addition, queueing each attribute gained; -1 (set left half done) when addition brings an
@@ -392,7 +430,8 @@ static parac_status level_at(basis_search *search, size_t depth, search_level **
         at->set = calloc(search->words + 1, sizeof *at->set);
         at->closure = calloc(search->words + 1, sizeof *at->closure);
         at->extent = calloc(search->object_words + 1, sizeof *at->extent);
-        if (!at->set || !at->closure || !at->extent)
+        at->candidates = search->min_support ? calloc(search->words + 1, sizeof *at->candidates) : NULL;
+        if (!at->set || !at->closure || !at->extent || (search->min_support && !at->candidates))
             return parac_fail_no_memory(error, "implication search levels", (search->words * 2 + search->object_words) * 8);
     }
     *level = at;
@@ -406,7 +445,7 @@ static parac_status enter(basis_search *search, search_level *level, parac_error
     size_t words = search->words;
     parac_status status = PARAC_OK;
     level->serial = ++search->serials;
-    context_closure(search, level->extent, level->closure);
+    context_closure(search, level->extent, level->closure, level->candidates);
     level->next = search->attributes;
     level->limit = search->attributes;
     if (!parac_bitset_equal(level->closure, level->set, words)) {
@@ -433,7 +472,7 @@ static parac_status try_next_child(basis_search *search, int *entered, parac_err
     /* The extent first only when it can prune (min_support): most attempts fail the closure's
      * canonicity test, and the extent costs object_words. */
     if (search->min_support) {
-        parac_bitset_and(child->extent, parent->extent, column_of(search, j), search->object_words);
+        child_extent(search, parent->extent, j, child->extent);
         if (parac_bitset_popcount(child->extent, search->object_words) < search->min_support) return PARAC_OK;
     }
     /* Back at this node after a child's subtree: index its buckets again when the attempts left
@@ -446,7 +485,7 @@ static parac_status try_next_child(basis_search *search, int *entered, parac_err
     }
     if (implication_closure(search, parent, child, j)) return PARAC_OK;
     if (!search->min_support)
-        parac_bitset_and(child->extent, parent->extent, column_of(search, j), search->object_words);
+        child_extent(search, parent->extent, j, child->extent);
     child->generator = j;
     if ((status = filter_relevant(search, parent, child, j, error)) != PARAC_OK) return status;
     search->depth = depth + 1;
@@ -470,6 +509,10 @@ static parac_status run_search(basis_search *search, parac_error *error)
         size_t lowest = level->generator == SIZE_MAX ? 0 : level->generator + 1;
         int entered;
         if (level->next > level->limit) level->next = level->limit;
+        if (level->candidates && level->next > lowest) { /* the next j some object of the extent has */
+            size_t j = parac_bitset_prev(level->candidates, level->next);
+            level->next = j == SIZE_MAX || j < lowest ? lowest : j + 1;
+        }
         if (level->next <= lowest) {
             if (search->depth == 0) break;
             search->depth--;
@@ -490,7 +533,12 @@ static parac_status search_init(basis_search *search, const parac_fca_context *c
 {
     size_t attributes = context->attributes;
     memset(search, 0, sizeof *search);
-    if (!fca_context_bits(context, error)) return error ? error->status : PARAC_ERR_NO_MEMORY;
+    /* wide and sparse (fca_covers_use_cells): extents and closures from the cells, no bit matrices */
+    if (fca_covers_use_cells(context)) {
+        if (!(search->columns = fca_context_columns(context, error))) return error ? error->status : PARAC_ERR_NO_MEMORY;
+    } else if (!fca_context_bits(context, error)) {
+        return error ? error->status : PARAC_ERR_NO_MEMORY;
+    }
     search->context = context;
     search->attributes = attributes;
     search->words = context->attribute_words;
@@ -503,6 +551,12 @@ static parac_status search_init(basis_search *search, const parac_fca_context *c
     search->bucket_serial = calloc(attributes + 1, sizeof *search->bucket_serial);
     search->bucket_begin = calloc(attributes + 1, sizeof *search->bucket_begin);
     search->bucket_end = calloc(attributes + 1, sizeof *search->bucket_end);
+    if (search->columns) {
+        search->cell_counts = calloc(attributes + 1, sizeof *search->cell_counts);
+        search->cell_touched = malloc((attributes + 1) * sizeof *search->cell_touched);
+        if (!search->cell_counts || !search->cell_touched)
+            return parac_fail_no_memory(error, "implication search", (attributes + 1) * 8);
+    }
     if (!search->scratch || !search->queue || !search->counts || !search->bucket_serial || !search->bucket_begin ||
         !search->bucket_end)
         return parac_fail_no_memory(error, "implication search", (attributes + 1) * 36);
@@ -516,6 +570,7 @@ static void search_release(basis_search *search)
         free(search->levels[d].set);
         free(search->levels[d].closure);
         free(search->levels[d].extent);
+        free(search->levels[d].candidates);
         free(search->levels[d].relevant);
         free(search->levels[d].keys);
     }
@@ -529,6 +584,8 @@ static void search_release(basis_search *search)
     free(search->bucket_serial);
     free(search->bucket_begin);
     free(search->bucket_end);
+    free(search->cell_counts);
+    free(search->cell_touched);
 }
 
 parac_status parac_fca_implications_compute(const parac_fca_context *context, const parac_fca_rule_options *options,

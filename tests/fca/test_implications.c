@@ -12,6 +12,8 @@
 
 #include <parac/fca.h>
 
+#include "fca/concept_stream.h"
+#include "fca/fca_internal.h"
 #include "support_fca.h"
 #include "test_util.h"
 
@@ -317,6 +319,63 @@ static void check_result_budget(void)
     free(cells);
 }
 
+/* The frequent part of a wide sparse context's basis (found from the cells: no bit matrices) against
+ * the same context with its unused attributes removed (narrow enough for the bit matrices): with
+ * min_support >= 1 no implication involves an unused attribute, so both bases are the same once the
+ * ids are mapped back. */
+static void check_wide_frequent_by_cells(void)
+{
+    size_t objects = 2000, attributes = 200000, used = 0;
+    uint8_t *wide = calloc(objects * attributes, 1), *narrow;
+    uint32_t *narrow_id = malloc(attributes * sizeof *narrow_id), *original = malloc(attributes * sizeof *original);
+    uint32_t *a = malloc(attributes * sizeof *a), *b = malloc(attributes * sizeof *b);
+    uint64_t state = 7;
+    parac_fca_context *wide_context = NULL, *narrow_context = NULL;
+    parac_fca_implications *by_cells, *by_bits;
+    parac_error error = {0};
+    size_t differ = 0, count;
+    for (size_t o = 0; o < objects; o++) /* rows of 3-6 items, a few hundred items much more frequent */
+        for (int k = 0, n = 3 + (int)(next_random(&state) % 4); k < n; k++) {
+            uint64_t r = next_random(&state);
+            wide[o * attributes + (r % 3 == 0 ? r % 300 * 600 : r % attributes)] = 1;
+        }
+    for (size_t j = 0; j < attributes; j++) {
+        size_t o = 0;
+        while (o < objects && !wide[o * attributes + j]) o++;
+        narrow_id[j] = o < objects ? (uint32_t)used : UINT32_MAX;
+        if (o < objects) original[used++] = (uint32_t)j;
+    }
+    narrow = calloc(objects * used + 1, 1);
+    for (size_t o = 0; o < objects; o++)
+        for (size_t j = 0; j < attributes; j++)
+            if (wide[o * attributes + j]) narrow[o * used + narrow_id[j]] = 1;
+    CHECK_OK(parac_fca_context_create(objects, attributes, wide, &wide_context, &error), &error);
+    CHECK_OK(parac_fca_context_create(objects, used, narrow, &narrow_context, &error), &error);
+    CHECK(fca_covers_use_cells(wide_context) && !fca_covers_use_cells(narrow_context),
+          "wide by cells: the contexts do not take the two ways (%zu attributes used)", used);
+    by_cells = compute(wide_context, 1);
+    by_bits = compute(narrow_context, 1);
+    count = parac_fca_implications_size(by_cells);
+    CHECK(count > 100 && count == parac_fca_implications_size(by_bits), "wide by cells: %zu implications, narrow %zu",
+          count, parac_fca_implications_size(by_bits));
+    for (size_t i = 0; i < count && count == parac_fca_implications_size(by_bits); i++) {
+        size_t pa = parac_fca_implication_premise(by_cells, i, a, attributes);
+        size_t pb = parac_fca_implication_premise(by_bits, i, b, attributes), same = pa == pb;
+        for (size_t k = 0; same && k < pa; k++) same = a[k] == original[b[k]];
+        pa = parac_fca_implication_conclusion(by_cells, i, a, attributes);
+        pb = parac_fca_implication_conclusion(by_bits, i, b, attributes);
+        same = same && pa == pb;
+        for (size_t k = 0; same && k < pa; k++) same = a[k] == original[b[k]];
+        differ += !same || parac_fca_implication_support(by_cells, i) != parac_fca_implication_support(by_bits, i);
+    }
+    CHECK(differ == 0, "wide by cells: %zu of %zu implications differ from the narrow context's", differ, count);
+    parac_fca_implications_destroy(by_cells);
+    parac_fca_implications_destroy(by_bits);
+    parac_fca_context_destroy(wide_context);
+    parac_fca_context_destroy(narrow_context);
+    free(wide), free(narrow), free(narrow_id), free(original), free(a), free(b);
+}
+
 typedef struct progress_record {
     int calls, cancel_after;
     uint64_t last_done, last_total;
@@ -366,6 +425,7 @@ int main(void)
     check_progress_and_cancel();
     check_wide_unused_attributes();
     check_result_budget();
+    check_wide_frequent_by_cells();
     for (uint64_t seed = 1; seed <= 60; seed++)
         check_against_definition(2 + seed % 15, 1 + seed % 11, 0.2 + 0.06 * (double)(seed % 10), seed,
                                  seed % 5 == 0 ? 1 + seed % 3 : 0);
