@@ -181,6 +181,17 @@ static void check_iteration(parac_rng *rng, size_t bits, double density)
             }
         CHECK_EQ_INT(parac_bitset_next(set, bits, from), expect);
     }
+    /* prev(before): the last set bit below `before`, SIZE_MAX when none */
+    for (size_t before = 0; before <= bits; before++) {
+        size_t expect = SIZE_MAX;
+        for (size_t i = before; i > 0; i--)
+            if (m.value[i - 1]) {
+                expect = i - 1;
+                break;
+            }
+        CHECK(parac_bitset_prev(set, before) == expect, "prev(%zu) = %zu, expected %zu, n=%zu", before,
+              parac_bitset_prev(set, before), expect, bits);
+    }
 }
 
 int main(void)
