@@ -125,7 +125,7 @@ class Rules(NamedTuple):
 
 
 def _rules(context, implications, min_support, min_confidence, all_rules, max_rules, device, threads, format,
-           progress):
+           progress, max_memory):
     if device not in DEVICES:
         raise ValueError(f"device must be one of {DEVICES}, got {device!r}")
     if format not in FORMATS:
@@ -138,10 +138,13 @@ def _rules(context, implications, min_support, min_confidence, all_rules, max_ru
     if max_rules is not None and (isinstance(max_rules, bool) or not isinstance(max_rules, (int, np.integer))
                                   or max_rules < 1):
         raise ValueError(f"max_rules must be None or an int >= 1, got {max_rules!r}")
+    if max_memory is not None and (isinstance(max_memory, bool) or not isinstance(max_memory, (int, np.integer))
+                                   or max_memory < 1):
+        raise ValueError(f"max_memory must be None or a number of bytes >= 1, got {max_memory!r}")
     options = dict(format=FORMATS.index(format), implications=implications, min_support=int(min_support),
                    min_confidence=float(min_confidence), all_rules=bool(all_rules),
                    max_rules=0 if max_rules is None else int(max_rules), device=device,
-                   threads=threads_for(threads), progress=progress)
+                   threads=threads_for(threads), progress=progress, max_memory=int(max_memory or 0))
     if isinstance(context, (str, bytes, os.PathLike)):
         answer = _parac.fca_rules(os.fsencode(context), path=True, **options)
     else:
@@ -153,21 +156,24 @@ def _rules(context, implications, min_support, min_confidence, all_rules, max_ru
                  np.frombuffer(support, dtype=np.uint64), np.frombuffer(premise_support, dtype=np.uint64))
 
 
-def implications(context, min_support=0, *, format="auto", progress=None):
+def implications(context, min_support=0, *, format="auto", progress=None, max_memory=None):
     """The Duquenne-Guigues (canonical) basis of the context's attribute implications: one rule
     P -> P'' minus P per pseudo-intent P, sorted by premise (lexicographic by ascending ids); with
     min_support only the pseudo-intents with at least that many objects. context as for
-    parac.concepts. Runs on one CPU thread. Returns a Rules named tuple (support = premise_support)."""
-    return _rules(context, True, min_support, 0.0, False, None, "cpu", 1, format, progress)
+    parac.concepts. Runs on one CPU thread. Returns a Rules named tuple (support = premise_support).
+    max_memory: bytes the result may hold (None: a quarter of what the process may use); past it
+    parac.OutOfMemoryError. Without min_support the basis of a wide sparse context grows with the square
+    of its attributes."""
+    return _rules(context, True, min_support, 0.0, False, None, "cpu", 1, format, progress, max_memory)
 
 
 def association_rules(context, min_support=1, min_confidence=0.0, all_rules=False, max_rules=None, device="auto",
-                      threads=None, *, format="auto", progress=None):
+                      threads=None, *, format="auto", progress=None, max_memory=None):
     """Association rules X -> Y between frequent closed itemsets B1 (= X) and B2 (= X u Y), B1 a
     proper subset of B2, both with at least min_support objects, confidence |B2'| / |B1'| at least
     min_confidence (always below 1: the exact rules are parac.implications). By default the
     Luxenburger basis (B2 covers B1 in the concept lattice); all_rules=True gives every pair, and
     max_rules then bounds their number (parac.InvalidArgumentError beyond it). Returns a Rules
-    named tuple sorted by premise, then conclusion."""
+    named tuple sorted by premise, then conclusion. max_memory as for parac.implications."""
     return _rules(context, False, min_support, min_confidence, all_rules, max_rules, device, threads, format,
-                  progress)
+                  progress, max_memory)

@@ -98,7 +98,7 @@ static PyObject *bytes_of(const void *data, size_t size)
 
 PyDoc_STRVAR(fca_rules_doc,
              "fca_rules(source, *, path=False, format=0, implications=True, min_support=0, min_confidence=0.0,\n"
-             "          all_rules=False, max_rules=0, device='auto', threads=0, progress=None)\n\n"
+             "          all_rules=False, max_rules=0, device='auto', threads=0, progress=None, max_memory=0)\n\n"
              "The Duquenne-Guigues basis (implications=True) or the association rules of a context (source: a\n"
              "C-contiguous 2-D uint8 array, or a file path when path=True; format: 0 auto, 1 fimi, 2 cxt, 3 csv).\n"
              "Returns (premise_offsets, premise_ids, conclusion_offsets, conclusion_ids, supports,\n"
@@ -107,11 +107,12 @@ PyDoc_STRVAR(fca_rules_doc,
 static PyObject *py_fca_rules(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     static char *keywords[] = {"source",  "path",     "format", "implications", "min_support", "min_confidence",
-                               "all_rules", "max_rules", "device", "threads",      "progress",    NULL};
+                               "all_rules", "max_rules", "device", "threads",      "progress",    "max_memory",
+                               NULL};
     PyObject *source, *progress = Py_None, *path_bytes = NULL, *answer = NULL;
     int is_path = 0, format = 0, implications = 1, all_rules = 0;
     const char *device = "auto";
-    unsigned long long min_support = 0, max_rules = 0;
+    unsigned long long min_support = 0, max_rules = 0, max_memory = 0;
     parac_fca_rule_options options;
     Py_buffer cells = {0};
     rules_result result = {0};
@@ -120,9 +121,9 @@ static PyObject *py_fca_rules(PyObject *self, PyObject *args, PyObject *kwargs)
     parac_py_call call;
     (void)self;
     parac_fca_rule_options_init(&options);
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$pipKdpKsiO:fca_rules", keywords, &source, &is_path, &format,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$pipKdpKsiOK:fca_rules", keywords, &source, &is_path, &format,
                                      &implications, &min_support, &options.min_confidence, &all_rules, &max_rules,
-                                     &device, &options.exec.threads, &progress))
+                                     &device, &options.exec.threads, &progress, &max_memory))
         return NULL;
     if (format < 0 || format > 3) {
         PyErr_Format(PyExc_ValueError, "format must be 0..3, got %d", format);
@@ -131,6 +132,7 @@ static PyObject *py_fca_rules(PyObject *self, PyObject *args, PyObject *kwargs)
     options.min_support = min_support;
     options.all_rules = all_rules;
     options.max_rules = max_rules;
+    options.max_host_bytes = max_memory;
     if (parac_py_device_parse(device, &options.exec.device) < 0) return NULL;
     if (is_path) {
         if (!PyUnicode_FSConverter(source, &path_bytes)) return NULL;

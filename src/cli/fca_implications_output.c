@@ -15,6 +15,7 @@
 typedef struct rules_cli_options {
     const char *output;
     const char *format;
+    const char *max_memory;
     int64_t min_support, max_rules;
     double min_confidence;
     int implications, rules, all_rules, supports, names;
@@ -136,6 +137,8 @@ int cli_fca_implications(int argc, char **argv)
         {"--output", 'o', CLI_STRING, &options.output, "FILE", "write to FILE (default stdout)"},
         {"--names", 0, CLI_FLAG, &options.names, NULL, "print names (from .cxt/CSV headers) instead of ids"},
         {"--format", 0, CLI_STRING, &options.format, "F", "input format: auto|fimi|cxt|csv"},
+        {"--max-memory", 0, CLI_STRING, &options.max_memory, "BYTES",
+         "memory the result may hold (default a quarter of what the process may use; past it exit 3)"},
     };
     cli_command command = {"fca", "INPUT --implications|--rules [--min-support N] [--min-confidence C] [-o FILE]",
                            RULES_DESCRIPTION, table, sizeof table / sizeof table[0], 1, 1};
@@ -147,11 +150,15 @@ int cli_fca_implications(int argc, char **argv)
     parac_fca_implications *implications = NULL;
     parac_fca_rules *rules = NULL;
     parac_fca_rule_options rule_options;
+    uint64_t max_host_bytes = 0;
     parac_error error = {0};
     parac_status status;
     double started;
     if (code != CLI_CONTINUE) return code;
     if ((code = check_options(&options, &format)) != CLI_CONTINUE) return code;
+    if (options.max_memory &&
+        (code = cli_byte_size_option("fca", "--max-memory", options.max_memory, &max_host_bytes)) != CLI_CONTINUE)
+        return code;
     if (cli_check_outputs(&options.output, 1, positionals, 1, &error) != PARAC_OK) return cli_report(&error);
     if (parac_fca_context_read(positionals[0], format, &context, &error) != PARAC_OK) return cli_report(&error);
     parac_fca_rule_options_init(&rule_options);
@@ -160,6 +167,7 @@ int cli_fca_implications(int argc, char **argv)
     rule_options.min_confidence = options.min_confidence;
     rule_options.all_rules = options.all_rules;
     rule_options.max_rules = (uint64_t)options.max_rules;
+    rule_options.max_host_bytes = max_host_bytes;
     started = parac_now_seconds();
     status = options.implications ? parac_fca_implications_compute(context, &rule_options, &implications, &error)
                                   : parac_fca_rules_compute(context, &rule_options, &rules, &error);

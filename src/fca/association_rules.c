@@ -230,6 +230,7 @@ parac_status parac_fca_rules_compute(const parac_fca_context *context, const par
     if (!(made = calloc(1, sizeof *made))) return parac_fail_no_memory(error, "association rules", sizeof *made);
     fca_itemset_pairs_init(&made->rules, context->attributes,
                            options->max_host_bytes ? options->max_host_bytes : fca_default_host_budget());
+    made->rules.hint = "a higher min_support or min_confidence gives fewer rules";
     status = find_closed_itemsets(context, options, options->min_support ? options->min_support : 1, &closed, error);
     if (status == PARAC_OK)
         status = options->all_rules ? all_pair_rules(&closed, options, &made->rules, error)

@@ -604,6 +604,7 @@ parac_status parac_fca_implications_compute(const parac_fca_context *context, co
     if (!(made = calloc(1, sizeof *made))) return parac_fail_no_memory(error, "implications", sizeof *made);
     fca_itemset_pairs_init(&made->basis, context->attributes,
                            options->max_host_bytes ? options->max_host_bytes : fca_default_host_budget());
+    made->basis.hint = "a min_support above 0 keeps only the frequent part";
     status = search_init(&search, context, options, &made->basis, error);
     if (status == PARAC_OK) status = run_search(&search, error);
     if (status == PARAC_OK && parac_progress_gate_finish(&search.gate))

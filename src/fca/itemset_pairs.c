@@ -90,9 +90,10 @@ static parac_status make_room(fca_itemset_pairs *pairs, size_t most, const char 
 {
     if (pairs->byte_limit && bytes_with(pairs, most) > pairs->byte_limit)
         return parac_fail(error, PARAC_ERR_NO_MEMORY,
-                          "fca %s: past the result's memory budget of %llu MB after %zu of them (a min_support above 0 "
-                          "keeps only the frequent part)",
-                          what, (unsigned long long)(pairs->byte_limit >> 20), pairs->count);
+                          "fca %s: past the result's memory budget of %llu bytes after %zu of them (max_host_bytes, "
+                          "--max-memory)%s%s",
+                          what, (unsigned long long)pairs->byte_limit, pairs->count, pairs->hint ? "; " : "",
+                          pairs->hint ? pairs->hint : "");
     if (reserve(pairs, most))
         return parac_fail_no_memory(error, what, (unsigned long long)bytes_with(pairs, most) * 2);
     return PARAC_OK;
@@ -213,6 +214,7 @@ static int permute(fca_itemset_pairs *pairs, const pair_key *keys)
     sorted.count = count;
     sorted.ids_used = sorted.ids_capacity = at;
     sorted.byte_limit = pairs->byte_limit;
+    sorted.hint = pairs->hint;
     fca_itemset_pairs_release(pairs);
     *pairs = sorted;
     return 0;

@@ -23,6 +23,7 @@ typedef struct fca_itemset_pairs {
     uint64_t *supports;           /* objects having premise and conclusion */
     uint64_t *premise_supports;
     uint64_t byte_limit;          /* fail (PARAC_ERR_NO_MEMORY) rather than hold more; 0: no limit */
+    const char *hint;             /* how to ask for less, appended to that error (NULL: none) */
 } fca_itemset_pairs;
 
 /* An empty list over `attributes` that holds at most byte_limit bytes (0: no limit). */

@@ -82,6 +82,15 @@ if [[ -r "$DATA/fca/primary-tumor.dat" ]]; then
   [[ "$json" == *"\"implications\":$count"* && $count -gt 0 ]] || fail "primary-tumor: $count lines, $json"
 fi
 
+# the result's memory budget: past --max-memory, exit 3 with the budget and a hint; within it, the same lines
+out=$("$PARAC" fca "$dir/small.dat" --implications --max-memory 40 2>&1 > /dev/null); code=$?
+[[ $code == 3 && "$out" == *"budget of 40 bytes"* && "$out" == *"min_support"* ]] || fail "--max-memory 40: exit $code ($out)"
+out=$("$PARAC" fca "$dir/common.dat" --rules --max-memory 100 2>&1 > /dev/null); code=$?
+[[ $code == 3 && "$out" == *"min_confidence"* ]] || fail "rules --max-memory 100: exit $code ($out)"
+[[ "$("$PARAC" fca "$dir/small.dat" --implications --max-memory 1M)" == $'0 -> 1\n1 3 -> 0 2\n2 -> 1' ]] ||
+  fail "--max-memory 1M changed the basis"
+expect_code 1 fca "$dir/small.dat" --implications --max-memory lots
+
 # usage errors (1), values out of range and bad input (2)
 expect_code 1 fca "$dir/small.dat" --implications --rules
 expect_code 1 fca "$dir/small.dat" --implications --min-confidence 0.5

@@ -88,5 +88,12 @@ def test_files_errors_and_cancel(tmp_path):
         parac.implications(path, min_support=-1)
     with pytest.raises(parac.CancelledError):
         parac.implications(random_context(7, 60, 30, 0.35), progress=lambda done, total: True)
+    with pytest.raises(parac.OutOfMemoryError):  # the result's budget (max_host_bytes)
+        parac.implications(random_context(7, 60, 30, 0.35), max_memory=64)
+    with pytest.raises(parac.OutOfMemoryError):
+        parac.association_rules(random_context(7, 60, 30, 0.35), max_memory=64)
+    with pytest.raises(ValueError):
+        parac.implications(path, max_memory=0)
+    assert as_pairs(parac.implications(path, max_memory=1 << 20)) == [((), (1,))]
     if (DATA / "primary-tumor.dat").exists():
         assert parac.implications(DATA / "primary-tumor.dat", min_support=20).count > 0
