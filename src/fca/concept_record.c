@@ -63,27 +63,6 @@ int fca_record_encode_ids(const fca_record_format *format, const uint32_t *ids, 
     return 1;
 }
 
-size_t fca_record_decode(const fca_record_format *format, const parac_word *record, uint32_t *ids)
-{
-    const uint32_t *slots = (const uint32_t *)record;
-    size_t size = 0;
-    if (format->ids == 0) {
-        for (size_t a = parac_bitset_next(record, format->attributes, 0); a < format->attributes;
-             a = parac_bitset_next(record, format->attributes, a + 1))
-            ids[size++] = (uint32_t)a;
-        return size;
-    }
-    if (slots[0] == FCA_RECORD_ALL) {
-        for (size_t a = 0; a < format->attributes; a++) ids[a] = (uint32_t)a;
-        return format->attributes;
-    }
-    while (size < format->ids && slots[size] != 0) {
-        ids[size] = slots[size] - 1;
-        size++;
-    }
-    return size;
-}
-
 size_t fca_record_ids(const fca_record_format *format, const parac_word *record, uint32_t *ids, size_t capacity)
 {
     const uint32_t *slots = (const uint32_t *)record;
@@ -104,6 +83,11 @@ size_t fca_record_ids(const fca_record_format *format, const parac_word *record,
     for (; size < format->ids && slots[size] != 0; size++)
         if (size < capacity) ids[size] = slots[size] - 1;
     return size;
+}
+
+size_t fca_record_decode(const fca_record_format *format, const parac_word *record, uint32_t *ids)
+{
+    return fca_record_ids(format, record, ids, format->attributes);
 }
 
 /* Every attribute against the short list b: b comes first when it is 0, 1, ..., k-1 (a prefix of
