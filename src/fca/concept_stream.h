@@ -44,6 +44,12 @@ int fca_cover_scratch_init(fca_cover_scratch *scratch, const parac_fca_context *
 void fca_cover_scratch_free(fca_cover_scratch *scratch);
 int fca_lower_covers(const parac_fca_context *context, const parac_word *intent, uint64_t min_support,
                      fca_cover_scratch *scratch, fca_cover_fn found, void *user);
+/* counts[a] += the members whose row holds a (counts zero for every attribute before), and each
+ * attribute met listed once in touched (unordered); returns how many were met. The one count of
+ * attributes over object rows: the covers, --verify's closure test and the implications' closures
+ * read the cells with it; the caller zeroes counts[touched[..]] after. */
+size_t fca_count_row_attributes(const parac_fca_context *context, const uint32_t *members, size_t count,
+                                uint64_t *counts, uint32_t *touched);
 /* Adds (add 1) or takes back (add 0: zeroes) each attribute's count over the members' rows into
  * scratch->support; adding lists the attributes met in scratch->touched (unordered). */
 void fca_count_supports(const parac_fca_context *context, const uint32_t *members, size_t count,

@@ -85,7 +85,8 @@ typedef struct basis_search {
     uint32_t *bucket_begin, *bucket_end; /* ... in its sorted list (other nodes: look again) */
     uint64_t indexed;             /* the node the bucket index describes now */
     const fca_column_lists *columns;     /* set: extents and closures from the cells (wide sparse contexts) */
-    uint32_t *cell_counts, *cell_touched; /* attributes + 1 each (cells only): counts zero between uses */
+    uint64_t *cell_counts;               /* attributes + 1 (cells only): zero between uses */
+    uint32_t *cell_touched, *members;    /* attributes + 1 and objects + 1 (cells only) */
     parac_progress_gate gate;
 } basis_search;
 
@@ -317,11 +318,9 @@ static void context_closure(basis_search *search, const parac_word *extent, para
         return;
     }
     for (size_t o = parac_bitset_next(extent, context->objects, 0); o < context->objects;
-         o = parac_bitset_next(extent, context->objects, o + 1), members++)
-        for (size_t c = context->cell_offsets[o]; c < context->cell_offsets[o + 1]; c++) {
-            uint32_t a = context->cell_attributes[c];
-            if (search->cell_counts[a]++ == 0) search->cell_touched[touched++] = a;
-        }
+         o = parac_bitset_next(extent, context->objects, o + 1))
+        search->members[members++] = (uint32_t)o;
+    touched = fca_count_row_attributes(context, search->members, members, search->cell_counts, search->cell_touched);
     if (members == 0) parac_bitset_fill(closure, search->attributes);
     else memset(closure, 0, words * sizeof *closure);
     if (candidates) memset(candidates, 0, words * sizeof *candidates);
@@ -554,8 +553,9 @@ static parac_status search_init(basis_search *search, const parac_fca_context *c
     if (search->columns) {
         search->cell_counts = calloc(attributes + 1, sizeof *search->cell_counts);
         search->cell_touched = malloc((attributes + 1) * sizeof *search->cell_touched);
-        if (!search->cell_counts || !search->cell_touched)
-            return parac_fail_no_memory(error, "implication search", (attributes + 1) * 8);
+        search->members = malloc((context->objects + 1) * sizeof *search->members);
+        if (!search->cell_counts || !search->cell_touched || !search->members)
+            return parac_fail_no_memory(error, "implication search", (attributes + context->objects + 2) * 12);
     }
     if (!search->scratch || !search->queue || !search->counts || !search->bucket_serial || !search->bucket_begin ||
         !search->bucket_end)
@@ -586,6 +586,7 @@ static void search_release(basis_search *search)
     free(search->bucket_end);
     free(search->cell_counts);
     free(search->cell_touched);
+    free(search->members);
 }
 
 parac_status parac_fca_implications_compute(const parac_fca_context *context, const parac_fca_rule_options *options,

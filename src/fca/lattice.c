@@ -117,16 +117,28 @@ void fca_cover_scratch_free(fca_cover_scratch *s)
     memset(s, 0, sizeof *s);
 }
 
-void fca_count_supports(const parac_fca_context *context, const uint32_t *members, size_t count,
-                        fca_cover_scratch *s, int add)
+size_t fca_count_row_attributes(const parac_fca_context *context, const uint32_t *members, size_t count,
+                                uint64_t *counts, uint32_t *touched)
 {
-    if (add) s->touched_count = 0;
+    size_t met = 0;
     for (size_t i = 0; i < count; i++)
         for (size_t c = context->cell_offsets[members[i]]; c < context->cell_offsets[members[i] + 1]; c++) {
             uint32_t a = context->cell_attributes[c];
-            if (!add) s->support[a] = 0;
-            else if (s->support[a]++ == 0) s->touched[s->touched_count++] = a;
+            if (counts[a]++ == 0) touched[met++] = a;
         }
+    return met;
+}
+
+void fca_count_supports(const parac_fca_context *context, const uint32_t *members, size_t count,
+                        fca_cover_scratch *s, int add)
+{
+    if (add) {
+        s->touched_count = fca_count_row_attributes(context, members, count, s->support, s->touched);
+        return;
+    }
+    for (size_t i = 0; i < count; i++)
+        for (size_t c = context->cell_offsets[members[i]]; c < context->cell_offsets[members[i] + 1]; c++)
+            s->support[context->cell_attributes[c]] = 0;
 }
 
 /* C' for C = the members having attribute m (all attributes when none has it): the AND of their

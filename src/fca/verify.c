@@ -20,7 +20,8 @@ typedef struct closure_check {
     const parac_fca_context *context;
     const fca_column_lists *columns; /* set: by the cells */
     parac_word *extent, *closure, *intent;  /* by the bit matrices */
-    uint32_t *ids, *members, *counts, *touched; /* by the cells; counts zero between uses */
+    uint32_t *ids, *members, *touched; /* by the cells */
+    uint64_t *counts;                  /* by the cells, per attribute: zero between uses */
 } closure_check;
 
 static int closure_check_init(closure_check *check, const parac_fca_context *context, const fca_column_lists *columns)
@@ -73,15 +74,11 @@ static int closed_by_cells(closure_check *check, const fca_record_format *format
                            size_t *support)
 {
     const parac_fca_context *context = check->context;
-    size_t size = fca_record_decode(format, record, check->ids), touched = 0, common = 0;
+    size_t size = fca_record_decode(format, record, check->ids), touched, common = 0;
     size_t members = fca_extent_from_cells(context, check->columns, check->ids, size, check->members, context->objects);
     *support = members;
     if (members == 0) return size == context->attributes;
-    for (size_t m = 0; m < members; m++)
-        for (size_t c = context->cell_offsets[check->members[m]]; c < context->cell_offsets[check->members[m] + 1]; c++) {
-            uint32_t a = context->cell_attributes[c];
-            if (check->counts[a]++ == 0) check->touched[touched++] = a;
-        }
+    touched = fca_count_row_attributes(context, check->members, members, check->counts, check->touched);
     for (size_t t = 0; t < touched; t++) {
         common += check->counts[check->touched[t]] == members;
         check->counts[check->touched[t]] = 0;
