@@ -5,8 +5,8 @@
  * expanded into a row-major dense matrix, duplicates summed, symmetric and
  * skew-symmetric halves mirrored. Every value must be finite. Every size
  * taken from the file is checked (square when symmetric, rows x cols within
- * PARAC_GEMM_MAX_FILE_VALUES, entries within rows x cols) before it sizes
- * an allocation.
+ * PARAC_GEMM_MAX_FILE_VALUES or the caller's lower limit, entries within
+ * rows x cols) before it sizes an allocation.
  */
 #include <errno.h>
 #include <math.h>
@@ -138,17 +138,17 @@ static parac_status parse_size_line(parac_line_reader *reader, const mtx_header 
 
 /* Checks the sizes against each other and the limits. */
 static parac_status check_sizes(parac_line_reader *reader, const mtx_header *h, long long rows, long long cols,
-                                long long entries, parac_error *error)
+                                long long entries, uint64_t max_values, parac_error *error)
 {
     uint64_t values;
     if (h->symmetry != MTX_GENERAL && rows != cols)
         return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
                              "a %s matrix must be square, the size line says %lld x %lld",
                              h->symmetry == MTX_SKEW ? "skew-symmetric" : "symmetric", rows, cols);
-    if (__builtin_mul_overflow((uint64_t)rows, (uint64_t)cols, &values) || values > PARAC_GEMM_MAX_FILE_VALUES)
+    if (__builtin_mul_overflow((uint64_t)rows, (uint64_t)cols, &values) || values > max_values)
         return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
                              "a %lld x %lld matrix is above the limit of %llu values", rows, cols,
-                             (unsigned long long)PARAC_GEMM_MAX_FILE_VALUES);
+                             (unsigned long long)max_values);
     if ((uint64_t)entries > values)
         return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
                              "%lld entries do not fit in a %lld x %lld matrix", entries, rows, cols);
@@ -202,7 +202,8 @@ static parac_status expect_end(parac_line_reader *reader, parac_error *error)
     return PARAC_OK;
 }
 
-static parac_status read_mtx_body(parac_line_reader *reader, const mtx_header *h, parac_gemm_matrix *m, parac_error *error)
+static parac_status read_mtx_body(parac_line_reader *reader, const mtx_header *h, uint64_t max_values,
+                                  parac_gemm_matrix *m, parac_error *error)
 {
     long long rows = 0, cols = 0, entries = 0;
     int got = next_data_line(reader, error);
@@ -210,7 +211,7 @@ static parac_status read_mtx_body(parac_line_reader *reader, const mtx_header *h
     if (got < 0) return error->status;
     if (got == 0) return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number + 1, "no size line");
     if ((status = parse_size_line(reader, h, &rows, &cols, &entries, error)) != PARAC_OK) return status;
-    if ((status = check_sizes(reader, h, rows, cols, entries, error)) != PARAC_OK) return status;
+    if ((status = check_sizes(reader, h, rows, cols, entries, max_values, error)) != PARAC_OK) return status;
     m->rows = rows;
     m->cols = cols;
     m->layout = h->coordinate ? PARAC_GEMM_ROW_MAJOR : PARAC_GEMM_COL_MAJOR;
@@ -230,7 +231,7 @@ static parac_status read_mtx_body(parac_line_reader *reader, const mtx_header *h
     return status == PARAC_OK ? expect_end(reader, error) : status;
 }
 
-static parac_status read_mtx(const parac_input *input, parac_gemm_matrix *m, parac_error *error)
+static parac_status read_mtx(const parac_input *input, uint64_t max_values, parac_gemm_matrix *m, parac_error *error)
 {
     const char *path = input->name;
     parac_line_reader reader;
@@ -242,7 +243,7 @@ static parac_status read_mtx(const parac_input *input, parac_gemm_matrix *m, par
     if (got < 0) status = error->status;
     else if (got == 0) status = parac_fail_at(error, PARAC_ERR_PARSE, path, 1, "empty file");
     else status = parse_banner(&reader, &header, error);
-    if (status == PARAC_OK) status = read_mtx_body(&reader, &header, m, error);
+    if (status == PARAC_OK) status = read_mtx_body(&reader, &header, max_values, m, error);
     parac_line_reader_close(&reader);
     return status;
 }
@@ -281,15 +282,16 @@ static parac_status read_npy(const parac_input *input, parac_gemm_matrix *m, par
 parac_status parac_gemm_matrix_read(const char *path, parac_gemm_matrix *matrix, parac_error *error)
 {
     parac_input input = parac_input_file(path);
-    return gemm_matrix_read_input(&input, matrix, error);
+    return gemm_matrix_read_input(&input, PARAC_GEMM_MAX_FILE_VALUES, matrix, error);
 }
 
-parac_status gemm_matrix_read_input(const parac_input *input, parac_gemm_matrix *matrix, parac_error *error)
+parac_status gemm_matrix_read_input(const parac_input *input, uint64_t max_values, parac_gemm_matrix *matrix,
+                                    parac_error *error)
 {
     const char *path = input->name;
     parac_status status;
     memset(matrix, 0, sizeof *matrix);
-    if (parac_path_has_extension(path, ".mtx")) status = read_mtx(input, matrix, error);
+    if (parac_path_has_extension(path, ".mtx")) status = read_mtx(input, max_values, matrix, error);
     else if (parac_path_has_extension(path, ".npy")) status = read_npy(input, matrix, error);
     else status = parac_fail_at(error, PARAC_ERR_UNSUPPORTED, path, 0, "unknown matrix format (expected .npy or .mtx)");
     if (status != PARAC_OK) parac_gemm_matrix_free(matrix);

@@ -8,6 +8,10 @@
 
 #include "core/input.h"
 
-parac_status gemm_matrix_read_input(const parac_input *input, parac_gemm_matrix *matrix, parac_error *error);
+/* max_values caps rows x cols of a Matrix Market file, which the reader holds densely (a .npy array is
+ * bounded by its own bytes): parac_gemm_matrix_read passes PARAC_GEMM_MAX_FILE_VALUES, the fuzz target a
+ * lower limit so that a short input cannot ask for gigabytes of zeroed (and, under ASan, shadowed) memory. */
+parac_status gemm_matrix_read_input(const parac_input *input, uint64_t max_values, parac_gemm_matrix *matrix,
+                                    parac_error *error);
 
 #endif

@@ -84,7 +84,7 @@ static void compare(const char *name, const void *bytes, size_t size)
     {
         parac_gemm_matrix ga, gb;
         a = parac_gemm_matrix_read(path, &ga, &ea);
-        b = gemm_matrix_read_input(&memory_input, &gb, &eb);
+        b = gemm_matrix_read_input(&memory_input, PARAC_GEMM_MAX_FILE_VALUES, &gb, &eb);
         expect_same_status(name, a, &ea, b, &eb);
         if (a == PARAC_OK && b == PARAC_OK)
             CHECK(ga.rows == gb.rows && ga.cols == gb.cols && ga.layout == gb.layout &&
