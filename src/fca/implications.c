@@ -56,7 +56,9 @@ typedef struct search_level {
     parac_word *candidates; /* with min_support: the attributes some object of the extent has (any other
                                j gives an empty child extent, never frequent: not tried) */
     size_t generator; /* the j this node was reached by; SIZE_MAX for the root ("none") */
-    uint64_t serial;  /* which node this is (levels are reused): names its bucket index */
+    uint64_t serial;  /* names this node's sorted list (levels are reused, lists re-sorted): the key of
+                         the buckets remembered for it (bucket_of) */
+    size_t asks;      /* binary searches in the list since it was named or indexed */
     size_t next;      /* the next j to try is next - 1 */
     size_t limit;     /* try only j < limit: a pseudo-intent's first new attribute + 1 (a child by a
                          later j gains that attribute before j: it is not canonical) */
@@ -66,6 +68,9 @@ typedef struct search_level {
     size_t sorted_count; /* the first sorted_count entries (those filtered from the parent) by ascending
                             key, so a key's bucket is found by binary search; the rest (the tail) were
                             found later below this node */
+    int listed;          /* the list is filtered from the parent's: done at the node's first attempt,
+                            so the many nodes that try no child (most, on a wide sparse context) never
+                            copy their parent's list */
 } search_level;
 
 typedef struct basis_search {
@@ -80,10 +85,10 @@ typedef struct basis_search {
     uint64_t *moved, *merged, *sorted; /* filter_relevant's (key << 32 | implication) entries */
     size_t moved_capacity;
     size_t *counts;               /* attributes + 1 zeros: sort_by_key's counting sort */
-    uint64_t serials;             /* nodes entered so far */
-    uint64_t *bucket_serial;      /* per key: the node whose bucket [begin, end) is recorded ... */
-    uint32_t *bucket_begin, *bucket_end; /* ... in its sorted list (other nodes: look again) */
-    uint64_t indexed;             /* the node the bucket index describes now */
+    uint64_t serials;             /* lists named so far */
+    uint64_t indexed;             /* the list whose buckets are all recorded (index_buckets), 0: none */
+    uint64_t *bucket_serial;      /* per key: the list whose bucket [begin, end) is remembered ... */
+    uint32_t *bucket_begin, *bucket_end; /* ... (bucket_of; other lists: look again) */
     const fca_column_lists *columns;     /* set: extents and closures from the cells (wide sparse contexts) */
     uint64_t *cell_counts;               /* attributes + 1 (cells only): zero between uses */
     uint32_t *cell_touched, *members;    /* attributes + 1 and objects + 1 (cells only) */
@@ -234,9 +239,8 @@ static size_t bucket_start(const search_level *level, size_t key)
     return low;
 }
 
-/* Records where each key's bucket of level's sorted list lies (once per node and return to it:
- * the attempts then find a bucket without a binary search). */
-static void index_buckets(basis_search *search, const search_level *level)
+/* Records every bucket of level's sorted list at once: a key then missing from the record has none. */
+static void index_buckets(basis_search *search, search_level *level)
 {
     for (size_t i = 0; i < level->sorted_count; i++) {
         size_t key = level->keys[i];
@@ -246,13 +250,72 @@ static void index_buckets(basis_search *search, const search_level *level)
         }
         search->bucket_end[key] = (uint32_t)i + 1;
     }
+    search->indexed = level->serial;
+    level->asks = 0;
+}
+
+/* [*begin, *end): key's bucket in level's sorted part. Remembered per key for the list that asked
+ * (bucket_serial); a key not remembered is found by binary search, or known empty while the whole
+ * list is indexed (search->indexed). A list is indexed whole once its binary searches since it was
+ * last indexed or renamed reach 1/32 of its length, so an index costs at most a constant times the
+ * searches before it: a short list read at many attempts (a dense context) is indexed almost at once,
+ * a long one asked for a few keys per attempt (the root of a wide context, returned to once per
+ * child) is not read whole at every return. (1/8: vote 2 % more instructions than indexing at every
+ * return, as before; 1/32: the same count; wide.dat 6.2 s, where indexing at every return was
+ * quadratic.) */
+static void bucket_of(basis_search *search, search_level *level, size_t key, size_t *begin, size_t *end)
+{
+    if (search->bucket_serial[key] != level->serial) {
+        size_t first, past;
+        if (search->indexed == level->serial) {
+            *begin = *end = 0;
+            return;
+        }
+        search->indexed = 0; /* the record is written for another list than the indexed one */
+        first = past = bucket_start(level, key);
+        while (past < level->sorted_count && level->keys[past] == key && past - first < 8) past++;
+        if (past - first == 8) past = bucket_start(level, key + 1); /* a long bucket: search its end too */
+        search->bucket_serial[key] = level->serial;
+        search->bucket_begin[key] = (uint32_t)first;
+        search->bucket_end[key] = (uint32_t)past;
+        if (++level->asks * 32 > level->sorted_count) index_buckets(search, level);
+    }
+    *begin = search->bucket_begin[key];
+    *end = search->bucket_end[key];
+}
+
+/* A new name for level's sorted part, which just changed: the buckets remembered under the old one
+ * are stale. */
+static void rename_list(basis_search *search, search_level *level)
+{
+    level->serial = ++search->serials;
+    level->asks = 0;
+}
+
+/* One parent entry for child's list: kept with its key (still in order) when child lacks that
+ * attribute, else re-keyed to the next attribute child lacks (moved: sorted and merged in later);
+ * dropped when the premise is inside child's set or, with min_support, its key is no attribute of
+ * child's extent: every set below child is inside the closure of a non-empty part of that extent, so
+ * the key is never added and the implication never fires there. */
+static inline __attribute__((always_inline)) /* in the loops: a call per entry cost vote 20 % */
+void filter_entry(basis_search *search, const search_level *child, size_t key, uint32_t implication, int sorted,
+                  size_t *kept, size_t *moved)
+{
+    int held = parac_bitset_test(child->set, key);
+    if (held) key = first_missing_of(search, implication, child->set);
+    if (key >= search->attributes || (child->candidates && !parac_bitset_test(child->candidates, key))) return;
+    if (sorted && !held) search->merged[(*kept)++] = (uint64_t)key << 32 | implication;
+    else search->moved[(*moved)++] = (uint64_t)key << 32 | implication;
 }
 
 /* child's list (child = the closure of parent ∪ {j}): the parent's implications whose premise child
- * lacks and whose first lacking attribute is after j, sorted by that key. Entries whose key child
- * does not hold keep it and their order; the others (keys child now holds, the parent's tail) get
- * new keys, are sorted, and merged in. */
-static parac_status filter_relevant(basis_search *search, const search_level *parent, search_level *child, size_t j,
+ * lacks and whose first lacking attribute is after j and can still be added below child, sorted by
+ * that key (filter_entry). Entries whose key child does not hold keep it and their order; the others
+ * (keys child now holds, the parent's tail) get new keys, are sorted, and merged in. With min_support
+ * only the buckets of child's candidates are read, so a node with a long list and thousands of
+ * children (a wide sparse context, where an extent of a few rows has few candidates) does not copy
+ * the list each time (wide10k.dat: 0.29 s, 1.39 s reading all from j; mushroom, vote: the same). */
+static parac_status filter_relevant(basis_search *search, search_level *parent, search_level *child, size_t j,
                                     parac_error *error)
 {
     size_t kept = 0, moved = 0, from = bucket_start(parent, j), k = 0, m = 0, out = 0;
@@ -261,16 +324,20 @@ static parac_status filter_relevant(basis_search *search, const search_level *pa
         return parac_fail_no_memory(error, "implication lists", (parent->relevant_count - from) * 24);
     merged = search->merged;
     moved_items = search->moved;
-    for (size_t i = from; i < parent->relevant_count; i++) { /* keys before j: child lacks that attribute too */
-        size_t key = parent->keys[i];
-        if (i < parent->sorted_count && !parac_bitset_test(child->set, key)) {
-            merged[kept++] = (uint64_t)key << 32 | parent->relevant[i]; /* still sorted by key */
-            continue;
+    if (child->candidates) {
+        for (size_t c = parac_bitset_next(child->candidates, search->attributes, j); c < search->attributes;
+             c = parac_bitset_next(child->candidates, search->attributes, c + 1))
+        {
+            size_t begin, end;
+            bucket_of(search, parent, c, &begin, &end);
+            for (size_t i = begin; i < end; i++) filter_entry(search, child, c, parent->relevant[i], 1, &kept, &moved);
         }
-        if (parac_bitset_test(child->set, key)) /* the key was added: the next missing attribute */
-            key = first_missing_of(search, parent->relevant[i], child->set);
-        if (key < search->attributes) moved_items[moved++] = (uint64_t)key << 32 | parent->relevant[i];
+    } else {
+        for (size_t i = from; i < parent->sorted_count; i++)
+            filter_entry(search, child, parent->keys[i], parent->relevant[i], 1, &kept, &moved);
     }
+    for (size_t i = parent->sorted_count; i < parent->relevant_count; i++)
+        filter_entry(search, child, parent->keys[i], parent->relevant[i], 0, &kept, &moved);
     sort_by_key(search, moved, j + 1);
     while (k < kept || m < moved) {
         uint64_t next = m == moved || (k < kept && merged[k] >> 32 <= moved_items[m] >> 32) ? merged[k++] : moved_items[m++];
@@ -278,6 +345,34 @@ static parac_status filter_relevant(basis_search *search, const search_level *pa
         child->keys[out++] = (uint32_t)(next >> 32);
     }
     child->relevant_count = child->sorted_count = out;
+    return PARAC_OK;
+}
+
+/* Folds level's tail (implications found below it since its list was filtered) into its sorted part
+ * once the tail is long next to it, so that attempts read the buckets of added attributes rather than
+ * the whole tail, and children filter by bucket. The root's list is all tail (it starts empty): without
+ * this each of its attempts, and each child's filter, read every implication found so far, quadratic
+ * in the basis on a wide context. Folding at a tail of an eighth of the sorted part keeps the copies
+ * linear (each costs the list, after appends of an eighth of it; a half: wide.dat 9.5 s, an eighth 6.3 s). */
+static parac_status absorb_tail(basis_search *search, search_level *level, parac_error *error)
+{
+    size_t sorted = level->sorted_count, tail = level->relevant_count - sorted, k = 0, m = 0, out = 0;
+    uint64_t *merged, *moved;
+    if (tail < 64 || tail * 8 < sorted) return PARAC_OK;
+    if (reserve_moved(search, level->relevant_count))
+        return parac_fail_no_memory(error, "implication lists", level->relevant_count * 24);
+    merged = search->merged;
+    moved = search->moved;
+    for (size_t i = 0; i < sorted; i++) merged[i] = (uint64_t)level->keys[i] << 32 | level->relevant[i];
+    for (size_t i = 0; i < tail; i++) moved[i] = (uint64_t)level->keys[sorted + i] << 32 | level->relevant[sorted + i];
+    sort_by_key(search, tail, level->generator == SIZE_MAX ? 0 : level->generator + 1); /* keys follow it */
+    while (k < sorted || m < tail) {
+        uint64_t next = m == tail || (k < sorted && merged[k] >> 32 <= moved[m] >> 32) ? merged[k++] : moved[m++];
+        level->relevant[out] = (uint32_t)next;
+        level->keys[out++] = (uint32_t)(next >> 32);
+    }
+    level->sorted_count = level->relevant_count;
+    rename_list(search, level);
     return PARAC_OK;
 }
 
@@ -373,7 +468,7 @@ static int try_fire(basis_search *search, parac_word *set, uint32_t implication,
  * closure); 0 when canonical, -1 as soon as it adds an attribute before j. An implication of the
  * parent's sorted part can fire only once its key (first attribute the parent lacks) is added, so
  * only the buckets of added attributes are read; the tail is read whole. */
-static int implication_closure(basis_search *search, const search_level *parent, search_level *child, size_t j)
+static int implication_closure(basis_search *search, search_level *parent, search_level *child, size_t j)
 {
     parac_word *set = child->set;
     size_t queued = 0;
@@ -386,14 +481,7 @@ static int implication_closure(basis_search *search, const search_level *parent,
         changed = 0;
         for (size_t q = 0; q < queued; q++) {
             size_t key = search->queue[q], begin, end;
-            if (search->indexed == parent->serial) {
-                if (search->bucket_serial[key] != parent->serial) continue; /* no premise starts there */
-                begin = search->bucket_begin[key];
-                end = search->bucket_end[key];
-            } else {
-                begin = end = bucket_start(parent, key);
-                while (end < parent->sorted_count && parent->keys[end] == key) end++;
-            }
+            bucket_of(search, parent, key, &begin, &end);
             for (size_t i = begin; i < end; i++) {
                 if ((fired = try_fire(search, set, parent->relevant[i], j, &queued)) < 0) return -1;
                 changed |= fired;
@@ -443,7 +531,6 @@ static parac_status enter(basis_search *search, search_level *level, parac_error
 {
     size_t words = search->words;
     parac_status status = PARAC_OK;
-    level->serial = ++search->serials;
     context_closure(search, level->extent, level->closure, level->candidates);
     level->next = search->attributes;
     level->limit = search->attributes;
@@ -464,6 +551,14 @@ static parac_status try_next_child(basis_search *search, int *entered, parac_err
     parac_status status;
     size_t j;
     *entered = 0;
+    if (!parent->listed) { /* the parent's list still holds what it held at entry, plus this node's own
+                              implication in its tail, which filter_entry drops (premise = this set) */
+        if ((status = filter_relevant(search, &search->levels[depth - 1], parent, parent->generator, error)) != PARAC_OK)
+            return status;
+        parent->listed = 1;
+        rename_list(search, parent);
+    }
+    if ((status = absorb_tail(search, parent, error)) != PARAC_OK) return status;
     j = --parent->next;
     if (parac_bitset_test(parent->set, j)) return PARAC_OK;
     if ((status = level_at(search, depth + 1, &child, error)) != PARAC_OK) return status;
@@ -474,19 +569,11 @@ static parac_status try_next_child(basis_search *search, int *entered, parac_err
         child_extent(search, parent->extent, j, child->extent);
         if (parac_bitset_popcount(child->extent, search->object_words) < search->min_support) return PARAC_OK;
     }
-    /* Back at this node after a child's subtree: index its buckets again when the attempts left
-     * here (about j of them, a binary search of ~8 steps per added attribute each) outweigh
-     * reading its list once (indexing always: mushroom 15 % faster, vote 15 % slower; this rule:
-     * mushroom 12 % faster, vote unchanged, dev machine). */
-    if (search->indexed != parent->serial && (j + 1) * 8 > parent->sorted_count) {
-        index_buckets(search, parent);
-        search->indexed = parent->serial;
-    }
     if (implication_closure(search, parent, child, j)) return PARAC_OK;
     if (!search->min_support)
         child_extent(search, parent->extent, j, child->extent);
     child->generator = j;
-    if ((status = filter_relevant(search, parent, child, j, error)) != PARAC_OK) return status;
+    child->listed = 0;
     search->depth = depth + 1;
     *entered = 1;
     return enter(search, child, error);
@@ -501,6 +588,8 @@ static parac_status run_search(basis_search *search, parac_error *error)
     parac_bitset_fill(root->extent, search->context->objects);
     if (parac_bitset_popcount(root->extent, search->object_words) < search->min_support) return PARAC_OK;
     root->generator = SIZE_MAX;
+    root->listed = 1; /* empty */
+    rename_list(search, root);
     search->depth = 0;
     if ((status = enter(search, root, error)) != PARAC_OK) return status;
     for (;;) {
