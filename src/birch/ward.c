@@ -9,7 +9,8 @@
  *     arithmetic; rounded differently, so a merge order can differ from scipy's only between
  *     heights equal within rounding). O(m dims) memory instead of 4 m^2 bytes: 30,000 subclusters
  *     took 25 s and 3.5 GB with the condensed matrix (a threshold far below the data's spread),
- *     and the matrix of 100,000 would need 40 GB.
+ *     and the matrix of 100,000 would need 40 GB. The nearest live cluster comes from a kd-tree
+ *     over the centroids (ward_tree.c), the answer a scan of all of them would give.
  */
 #include "birch/ward.h"
 
@@ -19,6 +20,7 @@
 #include <string.h>
 
 #include "birch/cf_math.h"
+#include "birch/ward_tree.h"
 #include "core/error.h"
 #include "core/progress.h"
 #include "core/threads.h"
@@ -35,10 +37,6 @@ int birch_ward_uses_matrix(size_t m) { return m <= BIRCH_WARD_MATRIX_MAX; }
  * condensed triangle, half the memory. Both hold the same values. */
 #define WARD_FULL_MATRIX_MAX 4096
 
-/* A nearest-neighbour scan over the centroids is split over the threads from this many
- * coordinates read (live clusters x dims): below it a parallel region costs more than it saves. */
-#define WARD_PARALLEL_SCAN_MIN 32768
-
 typedef struct ward_space {
     size_t m, dims;
     int threads;
@@ -48,7 +46,20 @@ typedef struct ward_space {
     /* centroid space */
     double *centers; /* m x dims: each live cluster's centroid (mean of its original centroids) */
     double *sums;    /* m x dims: the sums those means come from (a merge adds them exactly once) */
+    ward_tree *tree; /* over the live centroids, rebuilt when half of those it was built for are left */
+    size_t first, listed; /* live[first, listed) holds every live cluster (and those merged away since
+                             the tree's build), ascending */
+    double tree_work;     /* coordinates a tree query read lately (a running mean) */
+    size_t queries;
 } ward_space;
+
+/* The first live cluster: where the chain starts. */
+static size_t first_live(ward_space *w, const int64_t *size, const size_t *live)
+{
+    if (!w->centers) return live[0];
+    while (size[live[w->first]] == 0) w->first++;
+    return live[w->first];
+}
 
 static size_t ward_matrix_bytes(size_t m, int full)
 {
@@ -71,15 +82,55 @@ static inline void ward_set(ward_space *w, size_t i, size_t j, double value)
     w->d[i < j ? birch_condensed_index(w->m, i, j) : birch_condensed_index(w->m, j, i)] = value;
 }
 
-/* Squared Ward distance between live clusters x and i of the centroid space. Symmetric bit for
- * bit (the squares of a - b and b - a are equal, the size factor is a product), which the chain's
- * reciprocal-neighbour test needs. A NaN counts as +inf. */
+/* Squared Ward distance between live clusters x and i of the centroid space. */
 static inline double ward_squared(const ward_space *w, const int64_t *size, size_t x, size_t i)
 {
-    double nx = (double)size[x], ni = (double)size[i];
-    double g = BIRCH_MUL(BIRCH_DIV(BIRCH_MUL(2.0, BIRCH_MUL(nx, ni)), BIRCH_ADD(nx, ni)),
-                         birch_squared_distance(w->centers + x * w->dims, w->centers + i * w->dims, w->dims));
-    return g == g ? g : INFINITY;
+    return birch_ward_squared(w->centers + x * w->dims, size[x], w->centers + i * w->dims, size[i], w->dims);
+}
+
+/* A parallel region costs about this many coordinates read: a scan over the threads pays off above. */
+#define WARD_PARALLEL_SCAN_MIN 32768
+
+/* The live cluster other than x with the least (squared distance, id) in the centroid space, by a
+ * scan of the live list over the threads: the same answer as the tree's, for every thread count. */
+static size_t nearest_centroid_by_scan(const ward_space *w, const int64_t *size, const size_t *live, size_t x,
+                                       double *found)
+{
+    double best = INFINITY;
+    size_t best_id = SIZE_MAX;
+#pragma omp parallel num_threads(w->threads) if (w->threads > 1)
+    {
+        double mine = INFINITY;
+        size_t mine_id = SIZE_MAX;
+#pragma omp for schedule(static) nowait
+        for (size_t t = w->first; t < w->listed; t++) {
+            double g;
+            if (live[t] == x || size[live[t]] == 0) continue;
+            g = ward_squared(w, size, x, live[t]);
+            if (mine_id == SIZE_MAX || g < mine) mine = g, mine_id = live[t];
+        }
+#pragma omp critical(birch_ward_nearest)
+        if (mine_id != SIZE_MAX && (best_id == SIZE_MAX || mine < best || (mine == best && mine_id < best_id)))
+            best = mine, best_id = mine_id;
+    }
+    *found = best;
+    return best_id;
+}
+
+/* The same by the tree or by the scan, whichever reads fewer coordinates (per thread) by the tree's
+ * running mean: the tree's work grows with the dimensions (8-D: ~1,500 clusters of 50,000 per query;
+ * 50-D: all of them and its nodes), the scan's shrinks with the threads. Every 64th query asks the
+ * tree, to keep its mean current. */
+static size_t nearest_centroid(ward_space *w, const int64_t *size, const size_t *live, size_t x, double *found)
+{
+    double scan_work = (double)(w->listed - w->first) * (double)w->dims / w->threads +
+                       (w->threads > 1 ? WARD_PARALLEL_SCAN_MIN : 0);
+    size_t work, nearest;
+    if (scan_work < w->tree_work && w->queries++ % 64 != 0)
+        return nearest_centroid_by_scan(w, size, live, x, found);
+    nearest = ward_tree_nearest(w->tree, w->centers, size, x, found, &work);
+    w->tree_work = 0.9 * w->tree_work + 0.1 * (double)work * (double)w->dims;
+    return nearest;
 }
 
 /* O(m^2 dims): seconds for m in the tens of thousands, so every row polls progress (NULL: none) and
@@ -94,48 +145,20 @@ static void fill_distances(const double *centers, struct parac_progress_gate *pr
     }
 }
 
-/* The first position t (live[] ascends, as scipy's scan) of a closest live cluster other than x
- * in the centroid space, and its squared distance; over the threads when the scan is long. The
- * same answer for every thread count: the least (distance, position) pair. */
-static size_t nearest_centroid_position(const ward_space *w, const int64_t *size, const size_t *live,
-                                        size_t live_count, size_t x, double *found)
-{
-    double best = INFINITY;
-    size_t best_t = SIZE_MAX;
-    int parallel = w->threads > 1 && live_count * w->dims >= WARD_PARALLEL_SCAN_MIN;
-#pragma omp parallel num_threads(w->threads) if (parallel)
-    {
-        double mine = INFINITY;
-        size_t mine_t = SIZE_MAX;
-#pragma omp for schedule(static) nowait
-        for (size_t t = 0; t < live_count; t++) {
-            double g;
-            if (live[t] == x) continue;
-            g = ward_squared(w, size, x, live[t]);
-            if (mine_t == SIZE_MAX || g < mine) mine = g, mine_t = t;
-        }
-#pragma omp critical(birch_ward_nearest)
-        if (mine_t != SIZE_MAX && (best_t == SIZE_MAX || mine < best || (mine == best && mine_t < best_t)))
-            best = mine, best_t = mine_t;
-    }
-    *found = best;
-    return best_t;
-}
-
 /* The chain's next link from x: the closest live cluster, preferring the previous chain element
  * on ties (scipy avoids cycles that way), else the first in live order. A NaN distance counts as
  * +inf, and the answer is always a live cluster other than x, whatever the distances (a NaN used
  * to leave y at a dead or the same cluster and grow the chain past its array). *found is the
  * Ward distance (not squared). */
-static size_t nearest_live(const ward_space *w, const int64_t *size, const size_t *live, size_t live_count, size_t x,
+static size_t nearest_live(ward_space *w, const int64_t *size, const size_t *live, size_t live_count, size_t x,
                            long previous, double *found)
 {
     size_t y = previous >= 0 ? (size_t)previous : SIZE_MAX;
     double best;
-    if (w->centers) {
-        size_t t = nearest_centroid_position(w, size, live, live_count, x, &best);
+    if (w->centers) { /* the least (distance, id): the first in live order, as scipy's scan */
+        size_t nearest = nearest_centroid(w, size, live, x, &best);
         double to_previous = previous >= 0 ? ward_squared(w, size, x, (size_t)previous) : INFINITY;
-        if (previous < 0 || best < to_previous) y = live[t];
+        if (previous < 0 || best < to_previous) y = nearest;
         else best = to_previous;
         *found = sqrt(best);
         return y;
@@ -154,14 +177,15 @@ static size_t nearest_live(const ward_space *w, const int64_t *size, const size_
     return y;
 }
 
-/* Cluster x merged into y: x leaves the live list; y's distances follow Lance–Williams (matrix)
- * or y's centroid moves to the mean of both clusters' original centroids (centroid space). */
-static void update_after_merge(ward_space *w, const int64_t *size, size_t *live, size_t *live_count, size_t x,
+/* Cluster x merged into y (size[x] is 0). Matrix: x leaves the live list, y's distances follow
+ * Lance–Williams. Centroids: y's centroid moves to the mean of both clusters' original centroids and
+ * the tree follows, or is rebuilt when half the clusters it was built for are left (0 when out of
+ * memory); the live list is rebuilt with it (removing x from it at every merge, O(m), was half the
+ * time of 300,000 subclusters once the tree answered the queries). */
+static int update_after_merge(ward_space *w, const int64_t *size, size_t *live, size_t *live_count, size_t x,
                                size_t y, double d_xy, int64_t nx, int64_t ny)
 {
     size_t t = 0;
-    while (live[t] != x) t++;
-    memmove(live + t, live + t + 1, (*live_count - t - 1) * sizeof(size_t));
     (*live_count)--;
     if (w->centers) {
         double *sum_y = w->sums + y * w->dims, *center_y = w->centers + y * w->dims;
@@ -169,8 +193,19 @@ static void update_after_merge(ward_space *w, const int64_t *size, size_t *live,
             sum_y[j] = BIRCH_ADD(sum_y[j], w->sums[x * w->dims + j]);
             center_y[j] = BIRCH_DIV(sum_y[j], (double)size[y]);
         }
-        return;
+        if (*live_count * 2 > ward_tree_built_for(w->tree) || *live_count < 2) {
+            ward_tree_merged(w->tree, w->centers, size, x, y);
+            return 1;
+        }
+        for (size_t i = 0; i < w->m; i++) /* the live list again (ascending), for the new tree */
+            if (size[i] != 0) live[t++] = i;
+        w->first = 0;
+        w->listed = t;
+        ward_tree_free(w->tree);
+        return (w->tree = ward_tree_build(w->centers, size, live, *live_count, w->dims)) != NULL;
     }
+    while (live[t] != x) t++;
+    memmove(live + t, live + t + 1, (*live_count - t) * sizeof(size_t));
     /* O(m) per merge: too little work per merge for a parallel region to pay off. */
     for (t = 0; t < *live_count; t++) {
         size_t i = live[t];
@@ -179,15 +214,19 @@ static void update_after_merge(ward_space *w, const int64_t *size, size_t *live,
                  sqrt(birch_ward_update(ward_get(w, x, i), ward_get(w, y, i), d_xy, (double)nx, (double)ny,
                                         (double)size[i])));
     }
+    return 1;
 }
 
 static void free_space(ward_space *w)
 {
     free(w->d), free(w->centers), free(w->sums);
+    ward_tree_free(w->tree);
 }
 
-/* The matrix (filled) or the centroid copies; 0 when out of memory. */
-static int prepare_space(ward_space *w, int matrix, const double *centers, struct parac_progress_gate *progress)
+/* The matrix (filled) or the centroid copies and their tree (every cluster live, of size 1); 0 when
+ * out of memory. */
+static int prepare_space(ward_space *w, int matrix, const double *centers, const int64_t *size, const size_t *live,
+                         struct parac_progress_gate *progress)
 {
     if (matrix) {
         w->full = w->m <= WARD_FULL_MATRIX_MAX;
@@ -200,7 +239,7 @@ static int prepare_space(ward_space *w, int matrix, const double *centers, struc
     if (!w->centers || !w->sums) return 0;
     memcpy(w->centers, centers, w->m * w->dims * sizeof(double));
     memcpy(w->sums, centers, w->m * w->dims * sizeof(double));
-    return 1;
+    return (w->tree = ward_tree_build(w->centers, size, live, w->m, w->dims)) != NULL;
 }
 
 parac_status birch_ward_cpu(const double *centers, size_t m, size_t dims, int threads,
@@ -212,7 +251,7 @@ parac_status birch_ward_cpu(const double *centers, size_t m, size_t dims, int th
 parac_status birch_ward_cpu_in(int matrix, const double *centers, size_t m, size_t dims, int threads,
                                struct parac_progress_gate *progress, birch_merge *merges, parac_error *error)
 {
-    ward_space w = {m, dims, parac_threads_resolve(threads), NULL, 0, NULL, NULL};
+    ward_space w = {m, dims, parac_threads_resolve(threads), NULL, 0, NULL, NULL, NULL, 0, m, 0.0, 0};
     int64_t *size;
     size_t *chain, *live, chain_length = 0, live_count = m;
     int prepared;
@@ -220,7 +259,9 @@ parac_status birch_ward_cpu_in(int matrix, const double *centers, size_t m, size
     size = malloc(m * sizeof(int64_t));
     chain = malloc(m * sizeof(size_t));
     live = malloc(m * sizeof(size_t));
-    prepared = size && chain && live && prepare_space(&w, matrix, centers, progress);
+    if (size && live)
+        for (size_t i = 0; i < m; i++) size[i] = 1, live[i] = i;
+    prepared = size && chain && live && prepare_space(&w, matrix, centers, size, live, progress);
     if (!prepared) {
         free_space(&w), free(size), free(chain), free(live);
         /* the usual cause is a threshold far below the data's spread (a subcluster per point): say so */
@@ -228,10 +269,9 @@ parac_status birch_ward_cpu_in(int matrix, const double *centers, size_t m, size
                           "out of host memory allocating %llu bytes for the global step's Ward distances between %zu "
                           "subclusters (a larger --threshold gives fewer)",
                           (unsigned long long)(matrix ? ward_matrix_bytes(m, m <= WARD_FULL_MATRIX_MAX)
-                                                                         : 2 * m * dims * sizeof(double)),
+                                                                         : 3 * m * dims * sizeof(double)),
                           m);
     }
-    for (size_t i = 0; i < m; i++) size[i] = 1, live[i] = i;
     for (size_t k = 0; k + 1 < m; k++) {
         size_t x = 0, y = 0, swap;
         double d_xy = 0.0;
@@ -241,7 +281,7 @@ parac_status birch_ward_cpu_in(int matrix, const double *centers, size_t m, size
             return parac_fail(error, PARAC_ERR_CANCELLED, "birch: global step cancelled after %zu of %zu merges", k,
                               m - 1);
         }
-        if (chain_length == 0) chain[chain_length++] = live[0];
+        if (chain_length == 0) chain[chain_length++] = first_live(&w, size, live);
         for (;;) {
             long previous = chain_length > 1 ? (long)chain[chain_length - 2] : -1;
             x = chain[chain_length - 1];
@@ -259,7 +299,10 @@ parac_status birch_ward_cpu_in(int matrix, const double *centers, size_t m, size
         merges[k].a = (int32_t)x, merges[k].b = (int32_t)y, merges[k].height = d_xy;
         size[x] = 0;
         size[y] = nx + ny;
-        update_after_merge(&w, size, live, &live_count, x, y, d_xy, nx, ny);
+        if (!update_after_merge(&w, size, live, &live_count, x, y, d_xy, nx, ny)) {
+            free_space(&w), free(size), free(chain), free(live);
+            return parac_fail_no_memory(error, "the global step's centroid tree", (unsigned long long)m * dims * 8);
+        }
     }
     free_space(&w), free(size), free(chain), free(live);
     return PARAC_OK;

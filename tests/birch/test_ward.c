@@ -1,6 +1,7 @@
 /* tests/birch/test_ward.c — the global step's two Ward spaces (birch/ward.c): scipy's distance
  * matrix with Lance–Williams updates, and the centroids with each Ward distance computed when
- * needed (beyond BIRCH_WARD_MATRIX_MAX subclusters). On centroids in general position both give
+ * needed (beyond BIRCH_WARD_MATRIX_MAX subclusters), the nearest cluster from a kd-tree or a scan over
+ * the threads (whichever is cheaper). On centroids in general position both give
  * the same merges and heights within rounding, the centroid space the same bytes on any thread
  * count, and a fit with more subclusters than the matrix's range stays in O(m) memory (the matrix
  * of 12,000 subclusters alone is 576 MB). */
@@ -97,6 +98,11 @@ int main(void)
     compare_spaces("3,000 2-D blob centroids", blobs, 3000, 2);
     compare_spaces("2,500 5-D uniform centroids", wide, 2500, 5);
     free(blobs), free(wide);
+    /* 40-D: the tree reads about every cluster, so the centroid space scans them over its threads
+     * (ward.c, nearest_centroid): the same merges on 1 and 4 threads and as the matrix's */
+    wide = support_uniform(1500, 40, 10.0, 13);
+    compare_spaces("1,500 40-D uniform centroids", wide, 1500, 40);
+    free(wide);
     fit_beyond_the_matrix();
     return test_finish("birch.ward");
 }

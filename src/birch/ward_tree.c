@@ -1,0 +1,233 @@
+/* birch/ward_tree.c — kd-tree over the live clusters' centroids for the Ward chain's nearest-cluster
+ * queries (see ward_tree.h for what it answers and why the answer is the scan's).
+ *
+ * Nodes split their clusters at the median of the box's widest coordinate down to leaves of
+ * WARD_LEAF_SIZE; the depth is log2 of the clusters, so the build's recursion is bounded by the
+ * build's size, not by the values. A query goes depth first, the nearer child first, and skips a
+ * node whose lower bound exceeds the best distance found by more than WARD_BOUND_SLACK (relative):
+ * the bound is computed with other roundings than the distances it bounds, and a node skipped on a
+ * tie could hold a smaller id. Before the tree, 50,000 subclusters in 8-D (a threshold far below the
+ * data's spread) took 22 s of scans, O(m^2 d) over the chain's queries.
+ */
+#include "birch/ward_tree.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WARD_LEAF_SIZE 32
+#define WARD_BOUND_SLACK 1e-9
+#define WARD_STACK 256 /* > 2 x the depth of a tree of 2^64 clusters */
+
+typedef struct tree_node {
+    uint32_t begin, end;   /* its clusters: ids[begin, end) */
+    uint32_t left, right;  /* children (0: a leaf; the root, node 0, is no one's child) */
+    uint32_t parent;
+    uint32_t live;         /* live clusters below it */
+    int64_t smallest;      /* the least live size below it (INT64_MAX: none live) */
+} tree_node;
+
+struct ward_tree {
+    size_t dims, built_for, node_count;
+    tree_node *nodes;
+    double *low, *high;    /* node_count x dims: the box of the node's centroids */
+    uint32_t *ids;         /* the clusters in leaf order */
+    uint32_t *leaf_of;     /* cluster id -> its leaf */
+};
+
+/* Node n's box, smallest size and live count from its live clusters (size 0: merged away). */
+static void node_box(ward_tree *tree, const double *centers, const int64_t *size, uint32_t n)
+{
+    tree_node *node = &tree->nodes[n];
+    double *low = tree->low + (size_t)n * tree->dims, *high = tree->high + (size_t)n * tree->dims;
+    node->smallest = INT64_MAX;
+    node->live = 0;
+    for (size_t k = 0; k < tree->dims; k++) low[k] = INFINITY, high[k] = -INFINITY;
+    for (uint32_t i = node->begin; i < node->end; i++) {
+        const double *c = centers + (size_t)tree->ids[i] * tree->dims;
+        if (size[tree->ids[i]] == 0) continue;
+        for (size_t k = 0; k < tree->dims; k++) {
+            low[k] = c[k] < low[k] ? c[k] : low[k];
+            high[k] = c[k] > high[k] ? c[k] : high[k];
+        }
+        if (size[tree->ids[i]] < node->smallest) node->smallest = size[tree->ids[i]];
+        node->live++;
+    }
+}
+
+/* Inner node n's box, smallest size and live count from its children's. */
+static void node_from_children(ward_tree *tree, uint32_t n)
+{
+    tree_node *node = &tree->nodes[n];
+    const tree_node *left = &tree->nodes[node->left], *right = &tree->nodes[node->right];
+    size_t d = tree->dims;
+    double *low = tree->low + (size_t)n * d, *high = tree->high + (size_t)n * d;
+    const double *left_low = tree->low + (size_t)node->left * d, *left_high = tree->high + (size_t)node->left * d;
+    const double *right_low = tree->low + (size_t)node->right * d, *right_high = tree->high + (size_t)node->right * d;
+    for (size_t k = 0; k < d; k++) {
+        low[k] = left_low[k] < right_low[k] ? left_low[k] : right_low[k];
+        high[k] = left_high[k] > right_high[k] ? left_high[k] : right_high[k];
+    }
+    node->smallest = left->smallest < right->smallest ? left->smallest : right->smallest;
+    node->live = left->live + right->live;
+}
+
+/* Reorders ids[begin, end) so that the one at `nth` has its coordinate k in sorted position
+ * (quickselect, median-of-three pivots: the tree's shape depends on the values only). */
+static void select_nth(uint32_t *ids, uint32_t begin, uint32_t end, uint32_t nth, const double *centers, size_t dims,
+                       size_t k)
+{
+#define COORD(i) centers[(size_t)ids[i] * dims + k]
+    while (end - begin > 2) {
+        uint32_t middle = begin + (end - begin) / 2, last = end - 1, store = begin, swap;
+        double a = COORD(begin), b = COORD(middle), c = COORD(last), pivot;
+        uint32_t pivot_at = (a < b) == (b < c) ? middle : ((b < a) == (a < c) ? begin : last);
+        pivot = COORD(pivot_at);
+        swap = ids[pivot_at], ids[pivot_at] = ids[last], ids[last] = swap;
+        for (uint32_t i = begin; i < last; i++)
+            if (COORD(i) < pivot) swap = ids[i], ids[i] = ids[store], ids[store] = swap, store++;
+        swap = ids[store], ids[store] = ids[last], ids[last] = swap;
+        if (store == nth) return;
+        if (nth < store) end = store;
+        else begin = store + 1;
+    }
+    if (end - begin == 2 && COORD(begin + 1) < COORD(begin)) {
+        uint32_t swap = ids[begin];
+        ids[begin] = ids[begin + 1], ids[begin + 1] = swap;
+    }
+#undef COORD
+}
+
+static uint32_t widest_coordinate(const ward_tree *tree, uint32_t n)
+{
+    const double *low = tree->low + (size_t)n * tree->dims, *high = tree->high + (size_t)n * tree->dims;
+    uint32_t widest = 0;
+    for (size_t k = 1; k < tree->dims; k++)
+        if (high[k] - low[k] > high[widest] - low[widest]) widest = (uint32_t)k;
+    return widest;
+}
+
+/* Builds node n over ids[begin, end) and, depth first, its subtree. */
+static void build_node(ward_tree *tree, const double *centers, const int64_t *size, uint32_t n, uint32_t parent,
+                       uint32_t begin, uint32_t end)
+{
+    tree_node *node = &tree->nodes[n];
+    node->begin = begin, node->end = end, node->parent = parent;
+    node->left = node->right = 0;
+    node_box(tree, centers, size, n);
+    if (end - begin <= WARD_LEAF_SIZE) {
+        for (uint32_t i = begin; i < end; i++) tree->leaf_of[tree->ids[i]] = n;
+        return;
+    }
+    select_nth(tree->ids, begin, end, begin + (end - begin) / 2, centers, tree->dims, widest_coordinate(tree, n));
+    node->left = (uint32_t)tree->node_count++;
+    node->right = (uint32_t)tree->node_count++;
+    build_node(tree, centers, size, node->left, n, begin, begin + (end - begin) / 2);
+    build_node(tree, centers, size, tree->nodes[n].right, n, begin + (end - begin) / 2, end);
+}
+
+ward_tree *ward_tree_build(const double *centers, const int64_t *size, const size_t *live, size_t live_count,
+                           size_t dims)
+{
+    ward_tree *tree = calloc(1, sizeof *tree);
+    /* a node of more than WARD_LEAF_SIZE splits into halves of at least WARD_LEAF_SIZE / 2: at most
+     * live_count / 4 leaves, under live_count / 2 nodes */
+    size_t nodes = live_count / 2 + 8, ids_bound = 0;
+    if (!tree || live_count == 0 || live_count >= UINT32_MAX) {
+        free(tree);
+        return NULL;
+    }
+    for (size_t t = 0; t < live_count; t++) ids_bound = live[t] + 1 > ids_bound ? live[t] + 1 : ids_bound;
+    tree->dims = dims;
+    tree->built_for = live_count;
+    tree->nodes = malloc(nodes * sizeof *tree->nodes);
+    tree->low = malloc(nodes * dims * sizeof *tree->low);
+    tree->high = malloc(nodes * dims * sizeof *tree->high);
+    tree->ids = malloc(live_count * sizeof *tree->ids);
+    tree->leaf_of = malloc(ids_bound * sizeof *tree->leaf_of);
+    if (!tree->nodes || !tree->low || !tree->high || !tree->ids || !tree->leaf_of) {
+        ward_tree_free(tree);
+        return NULL;
+    }
+    for (size_t t = 0; t < live_count; t++) tree->ids[t] = (uint32_t)live[t];
+    tree->node_count = 1;
+    build_node(tree, centers, size, 0, 0, 0, (uint32_t)live_count);
+    return tree;
+}
+
+void ward_tree_free(ward_tree *tree)
+{
+    if (!tree) return;
+    free(tree->nodes), free(tree->low), free(tree->high), free(tree->ids), free(tree->leaf_of);
+    free(tree);
+}
+
+size_t ward_tree_built_for(const ward_tree *tree) { return tree->built_for; }
+
+/* A lower bound of the squared Ward distance from (c, nx) to any live cluster of node n. */
+static double node_bound(const ward_tree *tree, uint32_t n, const double *c, int64_t nx)
+{
+    const double *low = tree->low + (size_t)n * tree->dims, *high = tree->high + (size_t)n * tree->dims;
+    double a = (double)nx, b = (double)tree->nodes[n].smallest, gap = 0.0, bound;
+    for (size_t k = 0; k < tree->dims; k++) {
+        double d = c[k] < low[k] ? low[k] - c[k] : (c[k] > high[k] ? c[k] - high[k] : 0.0);
+        gap += d * d;
+    }
+    bound = 2.0 * a * b / (a + b) * gap;
+    return bound == bound ? bound : 0.0;
+}
+
+size_t ward_tree_nearest(const ward_tree *tree, const double *centers, const int64_t *size, size_t x,
+                         double *found, size_t *work)
+{
+    const double *c = centers + x * tree->dims;
+    uint32_t stack[WARD_STACK];
+    double bounds[WARD_STACK];
+    size_t depth = 0, best_id = SIZE_MAX, visited = 0;
+    double best = INFINITY;
+    stack[depth] = 0, bounds[depth++] = 0.0;
+    while (depth > 0) {
+        uint32_t n = stack[--depth];
+        const tree_node *node = &tree->nodes[n];
+        double bound = bounds[depth];
+        if (node->live == 0 || (best_id != SIZE_MAX && bound > best * (1.0 + WARD_BOUND_SLACK))) continue;
+        if (node->left == 0) {
+            visited += node->end - node->begin;
+            for (uint32_t i = node->begin; i < node->end; i++) {
+                size_t id = tree->ids[i];
+                double g;
+                if (id == x || size[id] == 0) continue;
+                g = birch_ward_squared(c, size[x], centers + id * tree->dims, size[id], tree->dims);
+                if (best_id == SIZE_MAX || g < best || (g == best && id < best_id)) best = g, best_id = id;
+            }
+        } else {
+            double left = node_bound(tree, node->left, c, size[x]), right = node_bound(tree, node->right, c, size[x]);
+            int left_first = left <= right;
+            visited += 2;
+            stack[depth] = left_first ? node->right : node->left;
+            bounds[depth++] = left_first ? right : left;
+            stack[depth] = left_first ? node->left : node->right;
+            bounds[depth++] = left_first ? left : right;
+        }
+    }
+    *found = best;
+    *work = visited;
+    return best_id;
+}
+
+/* The nodes from cluster id's leaf up to the root again, from their live clusters. */
+static void refresh_path(ward_tree *tree, const double *centers, const int64_t *size, size_t id)
+{
+    uint32_t n = tree->leaf_of[id];
+    node_box(tree, centers, size, n);
+    while (n != 0) {
+        n = tree->nodes[n].parent;
+        node_from_children(tree, n);
+    }
+}
+
+void ward_tree_merged(ward_tree *tree, const double *centers, const int64_t *size, size_t gone, size_t moved)
+{
+    refresh_path(tree, centers, size, gone);
+    refresh_path(tree, centers, size, moved);
+}

@@ -1,0 +1,53 @@
+/* birch/ward_tree.h — the nearest live cluster under the Ward distance, by a kd-tree over the
+ * clusters' centroids, for the chain of ward.c in its centroid space.
+ *
+ * The answer is the one a scan of every live cluster gives: the least (squared Ward distance, id)
+ * pair, each distance computed by birch_ward_squared exactly as the scan computes it, so the chain
+ * makes the same merges in the same order, bit for bit. The tree only skips clusters that a lower
+ * bound proves farther: the distance to the box of a node's live centroids times the Ward factor
+ * 2 n_x n_i / (n_x + n_i) of its smallest live size (the factor grows with n_i). Boxes and smallest
+ * sizes follow every merge along the two leaf paths, exactly: with the sizes of the last build, a
+ * large cluster's query read thousands of clusters (the grown clusters around it were bounded as
+ * singletons). The tree is rebuilt each time the live clusters halve, so leaves stay mostly live.
+ */
+#ifndef PARAC_BIRCH_WARD_TREE_H
+#define PARAC_BIRCH_WARD_TREE_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "birch/cf_math.h"
+
+/* Squared Ward distance 2 n_x n_i / (n_x + n_i) |c_x - c_i|^2. Symmetric bit for bit (the squares
+ * of a - b and b - a are equal, the size factor is a product), which the chain's reciprocal-neighbour
+ * test needs. A NaN counts as +inf. */
+static inline double birch_ward_squared(const double *cx, int64_t nx, const double *ci, int64_t ni, size_t dims)
+{
+    double a = (double)nx, b = (double)ni;
+    double g = BIRCH_MUL(BIRCH_DIV(BIRCH_MUL(2.0, BIRCH_MUL(a, b)), BIRCH_ADD(a, b)), birch_squared_distance(cx, ci, dims));
+    return g == g ? g : INFINITY;
+}
+
+typedef struct ward_tree ward_tree;
+
+/* A tree over the live clusters live[0..live_count) (centroids m x dims, sizes); NULL when out of
+ * memory. */
+ward_tree *ward_tree_build(const double *centers, const int64_t *size, const size_t *live, size_t live_count,
+                           size_t dims);
+void ward_tree_free(ward_tree *tree);
+
+/* The live cluster other than x with the least (birch_ward_squared to x, id), its value in *found;
+ * SIZE_MAX when x is the only one. *work: the clusters and node bounds it read (each costs about
+ * dims coordinates), which ward.c weighs against a scan over its threads. */
+size_t ward_tree_nearest(const ward_tree *tree, const double *centers, const int64_t *size, size_t x,
+                         double *found, size_t *work);
+
+/* After a merge: cluster `gone` is no longer live (size 0), cluster `moved` has its new centroid and
+ * size. */
+void ward_tree_merged(ward_tree *tree, const double *centers, const int64_t *size, size_t gone, size_t moved);
+
+/* Live clusters when the tree was built (ward.c rebuilds it when half of them are left). */
+size_t ward_tree_built_for(const ward_tree *tree);
+
+#endif
