@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/select_nth.h"
+
 #define WARD_LEAF_SIZE 32
 #define WARD_BOUND_SLACK 1e-9
 #define WARD_STACK 256 /* > 2 x the depth of a tree of 2^64 clusters */
@@ -72,32 +74,6 @@ static void node_from_children(ward_tree *tree, uint32_t n)
     node->live = left->live + right->live;
 }
 
-/* Reorders ids[begin, end) so that the one at `nth` has its coordinate k in sorted position
- * (quickselect, median-of-three pivots: the tree's shape depends on the values only). */
-static void select_nth(uint32_t *ids, uint32_t begin, uint32_t end, uint32_t nth, const double *centers, size_t dims,
-                       size_t k)
-{
-#define COORD(i) centers[(size_t)ids[i] * dims + k]
-    while (end - begin > 2) {
-        uint32_t middle = begin + (end - begin) / 2, last = end - 1, store = begin, swap;
-        double a = COORD(begin), b = COORD(middle), c = COORD(last), pivot;
-        uint32_t pivot_at = (a < b) == (b < c) ? middle : ((b < a) == (a < c) ? begin : last);
-        pivot = COORD(pivot_at);
-        swap = ids[pivot_at], ids[pivot_at] = ids[last], ids[last] = swap;
-        for (uint32_t i = begin; i < last; i++)
-            if (COORD(i) < pivot) swap = ids[i], ids[i] = ids[store], ids[store] = swap, store++;
-        swap = ids[store], ids[store] = ids[last], ids[last] = swap;
-        if (store == nth) return;
-        if (nth < store) end = store;
-        else begin = store + 1;
-    }
-    if (end - begin == 2 && COORD(begin + 1) < COORD(begin)) {
-        uint32_t swap = ids[begin];
-        ids[begin] = ids[begin + 1], ids[begin + 1] = swap;
-    }
-#undef COORD
-}
-
 static uint32_t widest_coordinate(const ward_tree *tree, uint32_t n)
 {
     const double *low = tree->low + (size_t)n * tree->dims, *high = tree->high + (size_t)n * tree->dims;
@@ -119,7 +95,7 @@ static void build_node(ward_tree *tree, const double *centers, const int64_t *si
         for (uint32_t i = begin; i < end; i++) tree->leaf_of[tree->ids[i]] = n;
         return;
     }
-    select_nth(tree->ids, begin, end, begin + (end - begin) / 2, centers, tree->dims, widest_coordinate(tree, n));
+    parac_select_nth(tree->ids, begin, end, begin + (end - begin) / 2, centers, tree->dims, widest_coordinate(tree, n));
     node->left = (uint32_t)tree->node_count++;
     node->right = (uint32_t)tree->node_count++;
     build_node(tree, centers, size, node->left, n, begin, begin + (end - begin) / 2);

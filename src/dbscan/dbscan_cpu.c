@@ -9,6 +9,11 @@
  * lowest-index core neighbour; (5) canonical renumbering. The brute-force
  * method is the same code with one cell holding every point.
  *
+ * Cells of DBSCAN_TREE_MIN_POINTS or more get a kd-tree (dbscan_cell_tree.h) on first use, and a
+ * point's count and a border point's lowest core neighbour read such a cell by its tree: whole nodes
+ * within eps count at once, nodes beyond it not at all. That bounds the work where eps spans much of
+ * the data and min_samples is a large part of n (then most points read most of the others).
+ *
  * A cell whose bounding box has diagonal <= eps but too few points for the
  * shortcut ("within" cell) still needs no pairwise work inside it: each of its
  * points counts the cell whole, its core points are one set before the union,
@@ -32,6 +37,7 @@
 #include "core/progress.h"
 #include "core/threads.h"
 #include "core/timer.h"
+#include "dbscan/dbscan_cell_tree.h"
 #include "dbscan/dbscan_grid.h"
 #include "dbscan/dbscan_internal.h"
 #include "dbscan/radix_sort.h"
@@ -72,7 +78,14 @@ typedef struct cpu_index {
     int item_chunk;        /* items a thread takes at a time: 16 as the cell loops took, fewer for few items */
     const parac_exec *exec;
     parac_progress_gate progress; /* total = 3 * count points: core, union, border */
+    uint32_t *tree_of;     /* cells: its tree in trees, UINT32_MAX for a small cell; NULL: no large cell */
+    dbscan_tree *trees;    /* tree_count, built on first use (tree_state) */
+    uint8_t *tree_state;   /* TREE_NONE, TREE_READY or TREE_FAILED (out of memory: read point by point) */
+    size_t tree_count;
+    int cores_known;       /* the core phase is over: a tree built now records its lowest cores */
 } cpu_index;
+
+enum { TREE_NONE, TREE_READY, TREE_FAILED };
 
 static void free_index(cpu_index *index)
 {
@@ -87,6 +100,10 @@ static void free_index(cpu_index *index)
     free(index->core);
     free(index->parent);
     free(index->items);
+    for (size_t t = 0; t < index->tree_count; t++) dbscan_tree_free(&index->trees[t]);
+    free(index->tree_of);
+    free(index->trees);
+    free(index->tree_state);
 }
 
 static size_t lower_bound_key(const uint64_t *keys, size_t count, uint64_t key)
@@ -220,6 +237,56 @@ static int cell_is_within_eps(const cpu_index *index, size_t cell)
     return diagonal <= index->eps2;
 }
 
+/* A tree slot for every cell of DBSCAN_TREE_MIN_POINTS or more (on the grid only: above its
+ * dimensions the one brute-force cell would get a tree that prunes little); 0 when out of memory. */
+static int plan_trees(cpu_index *index)
+{
+    size_t large = 0;
+    if (index->plan.dims == 0) return 1;
+    for (size_t cell = 0; cell < index->cells; cell++)
+        large += index->cell_start[cell + 1] - index->cell_start[cell] >= DBSCAN_TREE_MIN_POINTS;
+    if (large == 0) return 1;
+    index->tree_of = malloc((index->cells + 1) * sizeof *index->tree_of);
+    index->trees = calloc(large, sizeof *index->trees);
+    index->tree_state = calloc(large, 1);
+    if (!index->tree_of || !index->trees || !index->tree_state) return 0;
+    for (size_t cell = 0; cell < index->cells; cell++)
+        index->tree_of[cell] = index->cell_start[cell + 1] - index->cell_start[cell] >= DBSCAN_TREE_MIN_POINTS
+                                   ? (uint32_t)index->tree_count++
+                                   : UINT32_MAX;
+    return 1;
+}
+
+/* The tree of a large cell, built by the first thread that needs it (the others wait for it); NULL
+ * for a small cell, or when the tree did not fit in memory (its points are then read one by one). */
+static const dbscan_tree *cell_tree(cpu_index *index, size_t cell)
+{
+    uint32_t t = index->tree_of[cell];
+    uint8_t state;
+    if (t == UINT32_MAX) return NULL;
+    state = __atomic_load_n(&index->tree_state[t], __ATOMIC_ACQUIRE);
+    if (state == TREE_NONE) {
+#pragma omp critical(dbscan_cell_tree)
+        if (__atomic_load_n(&index->tree_state[t], __ATOMIC_ACQUIRE) == TREE_NONE) {
+            int built = dbscan_tree_build(&index->trees[t], index->xs, index->dim, index->cell_start[cell],
+                                          index->cell_start[cell + 1]);
+            if (built && index->cores_known) dbscan_tree_mark_cores(&index->trees[t], index->core, index->order);
+            __atomic_store_n(&index->tree_state[t], (uint8_t)(built ? TREE_READY : TREE_FAILED), __ATOMIC_RELEASE);
+        }
+        state = __atomic_load_n(&index->tree_state[t], __ATOMIC_ACQUIRE);
+    }
+    return state == TREE_READY ? &index->trees[t] : NULL;
+}
+
+/* The core phase is over: the trees built so far record their lowest core points. */
+static void mark_tree_cores(cpu_index *index)
+{
+    index->cores_known = 1;
+#pragma omp parallel for num_threads(index->threads) schedule(dynamic, 1)
+    for (size_t t = 0; t < index->tree_count; t++)
+        if (index->tree_state[t] == TREE_READY) dbscan_tree_mark_cores(&index->trees[t], index->core, index->order);
+}
+
 /* Adds the neighbours of x among sorted positions [from, to): 1 once they reach min_samples, -1 once
  * they no longer can (*misses_left, the candidates that may still fail, is spent), else 0. */
 static int count_neighbours(const cpu_index *index, const double *x, uint32_t from, uint32_t to, size_t *neighbours,
@@ -236,15 +303,53 @@ static int count_neighbours(const cpu_index *index, const double *x, uint32_t fr
     return 0;
 }
 
-/* Point p of a cell holding sorted positions [own_begin, own_end): a within cell counts whole
- * (every point of it is a neighbour, p included) and its points are not compared again. The
- * search stops as soon as the answer is known either way: at min_samples neighbours, or when the
- * candidates left cannot reach it (min_samples near n: `--min-samples 1e12` on 1 M points at a wide
- * eps compared every pair, over 60 s; now the first misses end it). */
-static int point_is_core(const cpu_index *index, size_t p, uint32_t own_begin, uint32_t own_end, int own_within,
+/* The neighbours of x in one stencil range, the own cell left out when it was counted whole
+ * ([own_begin, own_end) when own_within): as count_neighbours. */
+static int count_range(const cpu_index *index, const double *x, const point_range *range, uint32_t own_begin,
+                       uint32_t own_end, int own_within, size_t *neighbours, size_t *misses_left)
+{
+    uint32_t begin = range->begin, end = range->end;
+    int found;
+    if (!own_within || end <= own_begin || begin >= own_end)
+        return count_neighbours(index, x, begin, end, neighbours, misses_left);
+    if ((found = count_neighbours(index, x, begin, own_begin > begin ? own_begin : begin, neighbours, misses_left)))
+        return found;
+    return count_neighbours(index, x, own_end < end ? own_end : end, end, neighbours, misses_left);
+}
+
+/* The neighbours of x in the stencil cell by cell: a small cell point by point at once, a large one
+ * by its tree, all the trees together once the small cells are done (dbscan_tree_count_queued). */
+static int count_by_cells(cpu_index *index, dbscan_tree_queue *queue, const double *x, const point_range *ranges,
+                          int range_count, size_t own_cell, int own_within, size_t *neighbours, size_t *misses_left)
+{
+    for (int r = 0; r < range_count; r++)
+        for (size_t cell = ranges[r].first_cell; cell < ranges[r].end_cell; cell++) {
+            const dbscan_tree *tree;
+            int found;
+            if (own_within && cell == own_cell) continue;
+            if ((tree = cell_tree(index, cell)) && dbscan_tree_queue_root(queue, tree)) continue;
+            found = count_neighbours(index, x, index->cell_start[cell], index->cell_start[cell + 1], neighbours,
+                                     misses_left);
+            if (found) {
+                queue->count = 0;
+                return found;
+            }
+        }
+    return dbscan_tree_count_queued(queue, index->xs, x, index->scale, index->eps2, index->min_samples, neighbours,
+                                    misses_left);
+}
+
+/* Point p of cell own_cell: a within cell counts whole (every point of it is a neighbour, p
+ * included) and its points are not compared again. The search stops as soon as the answer is known
+ * either way: at min_samples neighbours, or when the candidates left cannot reach it (min_samples
+ * near n: `--min-samples 1e12` on 1 M points at a wide eps compared every pair, over 60 s; now the
+ * first misses end it). */
+static int point_is_core(cpu_index *index, dbscan_tree_queue *queue, size_t p, size_t own_cell,
                          const point_range *ranges, int range_count)
 {
     const double *x = index->xs + p * index->dim;
+    uint32_t own_begin = index->cell_start[own_cell], own_end = index->cell_start[own_cell + 1];
+    int own_within = index->within[own_cell];
     size_t neighbours = own_within ? own_end - own_begin : 0, candidates = neighbours, misses_left;
     if (neighbours >= index->min_samples) return 1;
     for (int r = 0; r < range_count; r++) {
@@ -255,17 +360,11 @@ static int point_is_core(const cpu_index *index, size_t p, uint32_t own_begin, u
     }
     if (candidates < index->min_samples) return 0;
     misses_left = candidates - index->min_samples;
+    if (index->tree_of)
+        return count_by_cells(index, queue, x, ranges, range_count, own_cell, own_within, &neighbours, &misses_left) > 0;
     for (int r = 0; r < range_count; r++) {
-        uint32_t begin = ranges[r].begin, end = ranges[r].end;
-        int found;
-        if (!own_within || end <= own_begin || begin >= own_end) {
-            if ((found = count_neighbours(index, x, begin, end, &neighbours, &misses_left)) != 0) return found > 0;
-            continue;
-        }
-        if ((found = count_neighbours(index, x, begin, own_begin > begin ? own_begin : begin, &neighbours,
-                                      &misses_left)) != 0 ||
-            (found = count_neighbours(index, x, own_end < end ? own_end : end, end, &neighbours, &misses_left)) != 0)
-            return found > 0;
+        int found = count_range(index, x, &ranges[r], own_begin, own_end, own_within, &neighbours, &misses_left);
+        if (found) return found > 0;
     }
     return 0;
 }
@@ -332,6 +431,7 @@ static void mark_core_points(cpu_index *index)
 #pragma omp parallel num_threads(index->threads)
     {
         point_range ranges[DBSCAN_GRID_MAX_ROWS];
+        dbscan_tree_queue queue = {0}; /* this thread's */
         size_t pending = 0;
 #pragma omp for schedule(dynamic, index->item_chunk)
         for (size_t i = 0; i < index->item_count; i++) {
@@ -339,13 +439,12 @@ static void mark_core_points(cpu_index *index)
             if (item_cancelled(index)) continue;
             if (!index->dense[item->cell]) {
                 int range_count = neighbour_ranges(index, item->cell, ranges);
-                uint32_t own_begin = index->cell_start[item->cell], own_end = index->cell_start[item->cell + 1];
                 for (size_t p = item->begin; p < item->end; p++)
-                    index->core[p] = (uint8_t)point_is_core(index, p, own_begin, own_end, index->within[item->cell],
-                                                            ranges, range_count);
+                    index->core[p] = (uint8_t)point_is_core(index, &queue, p, item->cell, ranges, range_count);
             }
             item_done(index, item, &pending);
         }
+        dbscan_tree_queue_free(&queue);
         parac_progress_gate_add(&index->progress, pending);
     }
 }
@@ -447,6 +546,35 @@ static void join_core_points(cpu_index *index)
 }
 
 /* The cluster representative of each point, in original order. */
+/* Lowers *best to the least original index of a core point among sorted positions [begin, end)
+ * within eps of x (*best_at: its position). */
+static void lowest_core_in(const cpu_index *index, const double *x, uint32_t begin, uint32_t end, uint32_t *best,
+                           uint32_t *best_at)
+{
+    size_t d = index->dim;
+    for (uint32_t q = begin; q < end; q++)
+        if (index->core[q] && index->order[q] < *best &&
+            dbscan_within_eps(x, index->xs + (size_t)q * d, d, index->scale, index->eps2)) {
+            *best = index->order[q];
+            *best_at = q;
+        }
+}
+
+/* The same over a stencil range cell by cell, a large cell by its tree, cells without a core skipped. */
+static void lowest_core_by_cells(cpu_index *index, const double *x, const point_range *range, uint32_t *best,
+                                 uint32_t *best_at)
+{
+    for (size_t cell = range->first_cell; cell < range->end_cell; cell++) {
+        const dbscan_tree *tree;
+        if (!cell_has_core(index, cell)) continue;
+        if ((tree = cell_tree(index, cell)))
+            dbscan_tree_lowest_core(tree, index->xs, x, index->scale, index->eps2, index->core, index->order, best,
+                                    best_at);
+        else
+            lowest_core_in(index, x, index->cell_start[cell], index->cell_start[cell + 1], best, best_at);
+    }
+}
+
 static void assign_roots(cpu_index *index, uint32_t *root_of)
 {
     size_t d = index->dim;
@@ -468,12 +596,11 @@ static void assign_roots(cpu_index *index, uint32_t *root_of)
                 if (range_count < 0) range_count = neighbour_ranges(index, item->cell, ranges);
                 for (int r = 0; r < range_count; r++) {
                     if (index->cores_before[ranges[r].end_cell] == index->cores_before[ranges[r].first_cell]) continue;
-                    for (uint32_t q = ranges[r].begin; q < ranges[r].end; q++)
-                        if (index->core[q] && index->order[q] < best &&
-                            dbscan_within_eps(index->xs + p * d, index->xs + (size_t)q * d, d, index->scale, index->eps2)) {
-                            best = index->order[q];
-                            best_position = q;
-                        }
+                    if (index->tree_of) {
+                        lowest_core_by_cells(index, index->xs + p * d, &ranges[r], &best, &best_position);
+                        continue;
+                    }
+                    lowest_core_in(index, index->xs + p * d, ranges[r].begin, ranges[r].end, &best, &best_position);
                 }
                 root_of[index->order[p]] =
                     best == UINT32_MAX ? DBSCAN_NO_ROOT : union_find_root(index->parent, best_position);
@@ -510,7 +637,7 @@ static parac_status cluster_points(cpu_index *index, uint32_t *root_of, parac_db
 {
     double now;
     mark_dense_cells(index);
-    if (cut_items(index) != PARAC_OK) return PARAC_ERR_NO_MEMORY;
+    if (cut_items(index) != PARAC_OK || !plan_trees(index)) return PARAC_ERR_NO_MEMORY;
     parac_progress_gate_init(&index->progress, index->exec, 3 * (uint64_t)index->count);
     if (parac_progress_gate_report_now(&index->progress)) return PARAC_ERR_CANCELLED;
     index->item_chunk = (int)(index->item_count / (64 * (size_t)index->threads)); /* >= 64 chunks a thread */
@@ -519,6 +646,7 @@ static parac_status cluster_points(cpu_index *index, uint32_t *root_of, parac_db
     now = parac_now_seconds(), info->seconds_core = now - *mark, *mark = now;
     if (parac_progress_gate_cancelled(&index->progress)) return PARAC_ERR_CANCELLED;
     count_cores_before(index);
+    mark_tree_cores(index);
     join_core_points(index);
     now = parac_now_seconds(), info->seconds_union = now - *mark, *mark = now;
     if (parac_progress_gate_cancelled(&index->progress)) return PARAC_ERR_CANCELLED;

@@ -324,6 +324,41 @@ static void test_min_samples_out_of_reach(void)
     free(xs);
 }
 
+/* Cells of DBSCAN_TREE_MIN_POINTS or more are read by their kd-trees (src/dbscan/dbscan_cell_tree.c):
+ * counts near min_samples, border points choosing among core points of tree cells, pairs at exactly
+ * eps on a lattice (a node's far corner at eps counts whole), 3-D and 5-D points (on the 5-D grid no
+ * cell is within, so a point's own cell is read by its tree too) — the reference's bytes. And where a
+ * point's count needs most of the data (eps spanning it, min_samples 60 % of n: every point compared
+ * with ~120,000 others, about 2 minutes before the trees), seconds. */
+static void test_cell_trees(void)
+{
+    size_t n = 6000, big = 200000;
+    parac_rng rng;
+    double *xs = malloc(big * 5 * sizeof(double)), *lattice = lattice_points(5, n, 2, 6.0), start, seconds;
+    const double fractions[] = {0.1, 0.4, 0.6, 0.9};
+    run_result result;
+    size_t core = 0;
+    parac_rng_seed(&rng, 91);
+    for (size_t i = 0; i < big * 5; i++) xs[i] = parac_rng_uniform(&rng);
+    for (size_t f = 0; f < sizeof fractions / sizeof fractions[0]; f++) {
+        size_t min_samples = (size_t)(fractions[f] * (double)n);
+        check_all_methods("cell trees, 2-D", xs, n, 2, 0.4, min_samples);
+        check_all_methods("cell trees, lattice", lattice, n, 2, 2.5, min_samples);
+    }
+    check_all_methods("cell trees, 3-D", xs, n, 3, 0.5, n / 3);
+    check_all_methods("cell trees, 5-D", xs, n, 5, 0.7, n / 5);
+    start = parac_now_seconds();
+    result = run(xs, big, 2, 0.5, big * 3 / 5, PARAC_DBSCAN_GRID, 2);
+    seconds = parac_now_seconds() - start;
+    for (size_t i = 0; i < big && result.status == 0; i++) core += result.core[i];
+    CHECK(result.status == 0 && core > big / 10 && core < big / 2, "%zu of %zu points core at min_samples 60 %%", core,
+          big);
+    CHECK(seconds < 10.0, "%zu points at eps 0.5 and min_samples %zu took %.1f s", big, big * 3 / 5, seconds);
+    free_result(&result);
+    free(xs);
+    free(lattice);
+}
+
 /* 1 when the cell of q lies in one of the stencil rows around the cell of p. */
 static int stencil_covers(const dbscan_grid_plan *plan, const double *p, const double *q)
 {
@@ -381,6 +416,7 @@ int main(void)
     test_within_cells();
     test_identical_points_below_min_samples();
     test_min_samples_out_of_reach();
+    test_cell_trees();
     test_ties_at_eps();
     test_border_rule();
     test_special_inputs();
