@@ -58,6 +58,23 @@ int test_quick(void)
     return quick && strcmp(quick, "1") == 0;
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define TEST_INSTRUMENTED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TEST_INSTRUMENTED 1
+#endif
+#endif
+
+double test_time_limit(double seconds)
+{
+#ifdef TEST_INSTRUMENTED
+    return 5.0 * seconds;
+#else
+    return seconds;
+#endif
+}
+
 size_t test_full_or_quick(size_t full, size_t quick)
 {
     return test_quick() ? quick : full;

@@ -41,6 +41,12 @@ int test_quick(void);
 /* full normally, quick under PARAC_TEST_QUICK=1: a size, count or round number of a gpu test. */
 size_t test_full_or_quick(size_t full, size_t quick);
 
+/* The wall time a timing bound allows: `seconds` in an optimised build, five times it in an
+ * AddressSanitizer build (the CI's ASan pass: a Debug build at -O0 with every access checked runs 3-10x
+ * slower, with the whole suite on every core at once). The bounds stand against hangs and quadratic
+ * work, which exceed either by far; an instrumented run near the plain bound is no such failure. */
+double test_time_limit(double seconds);
+
 /* A scratch file path unique to this process: /tmp/parac-test-<pid>-<name>. */
 const char *test_temp_path(char *buffer, size_t size, const char *name);
 
