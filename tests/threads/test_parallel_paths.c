@@ -2,7 +2,8 @@
  * ThreadSanitizer (the CI's TSan pass runs this with the tests labelled "tsan"), each checked
  * byte for byte against its one-thread run:
  *   dbscan's radix sort (per-thread digit counts, one prefix, scatter) and range offsets;
- *   dbscan's grid path (parallel bounds, keys, lock-free union-find, border pass) and brute force;
+ *   dbscan's grid path (parallel bounds, keys, lock-free union-find, border pass), its cell trees
+ *   (built on first use by one thread while the others wait, then read by all) and brute force;
  *   fca's four CPU strategies (locked scratch pool, per-thread workers, work-stealing deques,
  *   on-demand copies; the sparse search's shared root) and the FIMI reader's pieces;
  *   birch's speculative-parallel batches (parallel speculation, the commit parallel over the root's
@@ -257,6 +258,8 @@ int main(void)
     parac_rng_seed(&rng, 2);
     check_radix_sort(threads);
     if (grid_points) check_dbscan("grid", grid_points, 20000, 2, 0.15, 8, PARAC_DBSCAN_GRID, threads);
+    /* eps 4: cells of a blob's 500 points, below min_samples, so counts and borders read the trees */
+    if (grid_points) check_dbscan("cell trees", grid_points, 6000, 2, 4.0, 700, PARAC_DBSCAN_GRID, threads);
     if (wide_points) {
         for (size_t i = 0; i < 1500 * 10; i++) wide_points[i] = (double)(i / 10 % 5) + 0.3 * parac_rng_normal(&rng);
         check_dbscan("brute force", wide_points, 1500, 10, 1.0, 5, PARAC_DBSCAN_BRUTE_FORCE, threads);
