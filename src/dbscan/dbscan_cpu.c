@@ -237,12 +237,12 @@ static int cell_is_within_eps(const cpu_index *index, size_t cell)
     return diagonal <= index->eps2;
 }
 
-/* A tree slot for every cell of DBSCAN_TREE_MIN_POINTS or more (on the grid only: above its
- * dimensions the one brute-force cell would get a tree that prunes little); 0 when out of memory. */
+/* A tree slot for every cell of DBSCAN_TREE_MIN_POINTS or more, on the grid and for points of at most
+ * DBSCAN_TREE_MAX_DIMS coordinates (beyond, boxes prune too little to pay); 0 when out of memory. */
 static int plan_trees(cpu_index *index)
 {
     size_t large = 0;
-    if (index->plan.dims == 0) return 1;
+    if (index->plan.dims == 0 || index->dim > DBSCAN_TREE_MAX_DIMS) return 1;
     for (size_t cell = 0; cell < index->cells; cell++)
         large += index->cell_start[cell + 1] - index->cell_start[cell] >= DBSCAN_TREE_MIN_POINTS;
     if (large == 0) return 1;

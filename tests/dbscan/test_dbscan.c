@@ -327,7 +327,7 @@ static void test_min_samples_out_of_reach(void)
 
 /* Cells of DBSCAN_TREE_MIN_POINTS or more are read by their kd-trees (src/dbscan/dbscan_cell_tree.c):
  * counts near min_samples, border points choosing among core points of tree cells, pairs at exactly
- * eps on a lattice (a node's far corner at eps counts whole), 3-D and 5-D points (on the 5-D grid no
+ * eps on a lattice (a node's far corner at eps counts whole), 3-D and 4-D points (on the 4-D grid no
  * cell is within, so a point's own cell is read by its tree too) — the reference's bytes. And where a
  * point's count needs most of the data (eps spanning it, min_samples 60 % of n: every point compared
  * with ~120,000 others, about 2 minutes before the trees), seconds. */
@@ -347,7 +347,7 @@ static void test_cell_trees(void)
         check_all_methods("cell trees, lattice", lattice, n, 2, 2.5, min_samples);
     }
     check_all_methods("cell trees, 3-D", xs, n, 3, 0.5, n / 3);
-    check_all_methods("cell trees, 5-D", xs, n, 5, 0.7, n / 5);
+    check_all_methods("cell trees, 4-D", xs, n, 4, 0.7, n / 5);
     start = parac_now_seconds();
     result = run(xs, big, 2, 0.5, big * 3 / 5, PARAC_DBSCAN_GRID, 2);
     seconds = parac_now_seconds() - start;
