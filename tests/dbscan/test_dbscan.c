@@ -333,21 +333,22 @@ static void test_min_samples_out_of_reach(void)
  * with ~120,000 others, about 2 minutes before the trees), seconds. */
 static void test_cell_trees(void)
 {
-    size_t n = 6000, big = 200000;
+    size_t n = 3000, big = 200000;
     parac_rng rng;
-    double *xs = malloc(big * 5 * sizeof(double)), *lattice = lattice_points(5, n, 2, 6.0), start, seconds;
+    double *xs = malloc(big * 4 * sizeof(double)), *lattice = lattice_points(5, n, 2, 4.0), start, seconds;
     const double fractions[] = {0.1, 0.4, 0.6, 0.9};
     run_result result;
     size_t core = 0;
     parac_rng_seed(&rng, 91);
-    for (size_t i = 0; i < big * 5; i++) xs[i] = parac_rng_uniform(&rng);
+    for (size_t i = 0; i < big * 4; i++) xs[i] = parac_rng_uniform(&rng);
+    /* eps such that the grid has a few cells of 256 points or more */
     for (size_t f = 0; f < sizeof fractions / sizeof fractions[0]; f++) {
         size_t min_samples = (size_t)(fractions[f] * (double)n);
-        check_all_methods("cell trees, 2-D", xs, n, 2, 0.4, min_samples);
-        check_all_methods("cell trees, lattice", lattice, n, 2, 2.5, min_samples);
+        check_all_methods("cell trees, 2-D", xs, n, 2, 0.55, min_samples);
+        check_all_methods("cell trees, lattice", lattice, n, 2, 2.0, min_samples);
     }
-    check_all_methods("cell trees, 3-D", xs, n, 3, 0.5, n / 3);
-    check_all_methods("cell trees, 4-D", xs, n, 4, 0.7, n / 5);
+    check_all_methods("cell trees, 3-D", xs, n, 3, 0.9, n / 3);
+    check_all_methods("cell trees, 4-D", xs, n, 4, 0.9, n / 5);
     start = parac_now_seconds();
     result = run(xs, big, 2, 0.5, big * 3 / 5, PARAC_DBSCAN_GRID, 2);
     seconds = parac_now_seconds() - start;
