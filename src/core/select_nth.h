@@ -8,7 +8,8 @@
 
 /* Reorders ids[begin, end) so that ids[nth] is the one whose coordinate k (points[id * stride + k])
  * has sorted position nth, the smaller ones before it and the others after. Median-of-three pivots,
- * no randomness: the order depends on the values only. */
+ * three-way partitions (duplicates cost nothing extra), no randomness: the order depends on the values
+ * only. */
 void parac_select_nth(uint32_t *ids, size_t begin, size_t end, size_t nth, const double *points, size_t stride,
                       size_t k);
 

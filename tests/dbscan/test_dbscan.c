@@ -358,6 +358,17 @@ static void test_cell_trees(void)
     CHECK(seconds < test_time_limit(10.0), "%zu points at eps 0.5 and min_samples %zu took %.1f s", big,
           big * 3 / 5, seconds);
     free_result(&result);
+    /* two piles of 100,000 identical points in neighbouring cells, within eps of each other: the tree of
+     * a pile splits points whose coordinates are all equal (a two-way quickselect took 6.4 s here) */
+    for (size_t i = 0; i < big; i++) xs[2 * i] = i < big / 2 ? 0.0 : 0.4, xs[2 * i + 1] = 0.0;
+    start = parac_now_seconds();
+    result = run(xs, big, 2, 0.5, big * 3 / 4, PARAC_DBSCAN_GRID, 2);
+    seconds = parac_now_seconds() - start;
+    core = 0;
+    for (size_t i = 0; i < big && result.status == 0; i++) core += result.core[i] && result.labels[i] == 0;
+    CHECK(result.status == 0 && core == big, "two piles: %zu of %zu points core in cluster 0", core, big);
+    CHECK(seconds < test_time_limit(2.0), "two piles of %zu identical points took %.1f s", big / 2, seconds);
+    free_result(&result);
     free(xs);
     free(lattice);
 }
