@@ -68,6 +68,8 @@ typedef struct search_level {
     size_t sorted_count; /* the first sorted_count entries (those filtered from the parent) by ascending
                             key, so a key's bucket is found by binary search; the rest (the tail) were
                             found later below this node */
+    uint32_t *conclusion; /* closure \ set as ascending ids (a pseudo-intent's conclusion; none for an intent) */
+    size_t conclusion_count, conclusion_capacity;
     int listed;          /* the list is filtered from the parent's: done at the node's first attempt,
                             so the many nodes that try no child (most, on a wide sparse context) never
                             copy their parent's list */
@@ -427,17 +429,19 @@ static void context_closure(basis_search *search, const parac_word *extent, para
     }
 }
 
-/* set |= addition, queueing each attribute gained; -1 (set left half done) when addition brings an
- * attribute before j that set lacks (set holds the parent's set, so it is new: not canonical). */
-static int closure_add(basis_search *search, parac_word *set, const parac_word *addition, size_t j, size_t *queued)
+/* set |= the parent's conclusion (a pseudo-intent's closure minus its set, as ids: most nodes have
+ * none, and a scan of the closure's words at every attempt was a fifth of wide.dat's time), queueing
+ * each attribute gained; -1 (set left half done) when it brings one before j (set holds the parent's
+ * set, so it is new: not canonical). */
+static int conclusion_add(basis_search *search, parac_word *set, const search_level *parent, size_t j,
+                          size_t *queued)
 {
-    size_t j_word = j / 64;
-    for (size_t w = 0; w < search->words; w++) {
-        parac_word gained = addition[w] & ~set[w];
-        if (!gained) continue;
-        if (w < j_word || (w == j_word && (gained & (((parac_word)1 << (j % 64)) - 1)))) return -1;
-        set[w] |= gained;
-        for (; gained; gained &= gained - 1) search->queue[(*queued)++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(gained));
+    for (size_t i = 0; i < parent->conclusion_count; i++) { /* ascending: one before j comes first */
+        uint32_t a = parent->conclusion[i];
+        if (parac_bitset_test(set, a)) continue; /* j itself */
+        if (a < j) return -1;
+        parac_bitset_set(set, a);
+        search->queue[(*queued)++] = a;
     }
     return 0;
 }
@@ -476,7 +480,7 @@ static int implication_closure(basis_search *search, search_level *parent, searc
     parac_bitset_copy(set, parent->set, search->words);
     parac_bitset_set(set, j);
     search->queue[queued++] = (uint32_t)j;
-    if (closure_add(search, set, parent->closure, j, &queued)) return -1; /* a pseudo-intent's conclusion */
+    if (conclusion_add(search, set, parent, j, &queued)) return -1; /* a pseudo-intent's conclusion */
     while (changed) { /* again while something fired: an implication read early may hold now */
         changed = 0;
         for (size_t q = 0; q < queued; q++) {
@@ -525,6 +529,22 @@ static parac_status level_at(basis_search *search, size_t depth, search_level **
     return PARAC_OK;
 }
 
+/* level->conclusion = the ids of search->scratch (its closure minus its set); 0 when out of memory. */
+static int conclusion_ids(basis_search *search, search_level *level)
+{
+    size_t count = parac_bitset_popcount(search->scratch, search->words);
+    if (count > level->conclusion_capacity) {
+        uint32_t *grown = realloc(level->conclusion, count * sizeof *grown);
+        if (!grown) return 0;
+        level->conclusion = grown;
+        level->conclusion_capacity = count;
+    }
+    for (size_t a = parac_bitset_next(search->scratch, search->attributes, 0); a < search->attributes;
+         a = parac_bitset_next(search->scratch, search->attributes, a + 1))
+        level->conclusion[level->conclusion_count++] = (uint32_t)a;
+    return 1;
+}
+
 /* The node at search->depth was reached (set, extent, generator, relevant list filled): its
  * closure, its implication when it is a pseudo-intent, the bounds of its children. */
 static parac_status enter(basis_search *search, search_level *level, parac_error *error)
@@ -534,11 +554,14 @@ static parac_status enter(basis_search *search, search_level *level, parac_error
     context_closure(search, level->extent, level->closure, level->candidates);
     level->next = search->attributes;
     level->limit = search->attributes;
+    level->conclusion_count = 0;
     if (!parac_bitset_equal(level->closure, level->set, words)) {
         uint64_t support = parac_bitset_popcount(level->extent, search->object_words);
         status = add_implication(search, level->set, level->closure, support, error);
         parac_bitset_andnot(search->scratch, level->closure, level->set, words);
         level->limit = parac_bitset_next(search->scratch, search->attributes, 0) + 1;
+        if (status == PARAC_OK && !conclusion_ids(search, level))
+            status = parac_fail_no_memory(error, "implication search levels", search->attributes * 4);
     }
     return status;
 }
@@ -662,6 +685,7 @@ static void search_release(basis_search *search)
         free(search->levels[d].candidates);
         free(search->levels[d].relevant);
         free(search->levels[d].keys);
+        free(search->levels[d].conclusion);
     }
     free(search->levels);
     free(search->scratch);
