@@ -74,20 +74,12 @@ static void node_from_children(ward_tree *tree, uint32_t n)
     node->live = left->live + right->live;
 }
 
-static uint32_t widest_coordinate(const ward_tree *tree, uint32_t n)
-{
-    const double *low = tree->low + (size_t)n * tree->dims, *high = tree->high + (size_t)n * tree->dims;
-    uint32_t widest = 0;
-    for (size_t k = 1; k < tree->dims; k++)
-        if (high[k] - low[k] > high[widest] - low[widest]) widest = (uint32_t)k;
-    return widest;
-}
-
 /* Builds node n over ids[begin, end) and, depth first, its subtree. */
 static void build_node(ward_tree *tree, const double *centers, const int64_t *size, uint32_t n, uint32_t parent,
                        uint32_t begin, uint32_t end)
 {
     tree_node *node = &tree->nodes[n];
+    size_t widest;
     node->begin = begin, node->end = end, node->parent = parent;
     node->left = node->right = 0;
     node_box(tree, centers, size, n);
@@ -95,7 +87,8 @@ static void build_node(ward_tree *tree, const double *centers, const int64_t *si
         for (uint32_t i = begin; i < end; i++) tree->leaf_of[tree->ids[i]] = n;
         return;
     }
-    parac_select_nth(tree->ids, begin, end, begin + (end - begin) / 2, centers, tree->dims, widest_coordinate(tree, n));
+    widest = parac_box_widest(tree->low + (size_t)n * tree->dims, tree->high + (size_t)n * tree->dims, tree->dims);
+    parac_select_nth(tree->ids, begin, end, begin + (end - begin) / 2, centers, tree->dims, widest);
     node->left = (uint32_t)tree->node_count++;
     node->right = (uint32_t)tree->node_count++;
     build_node(tree, centers, size, node->left, n, begin, begin + (end - begin) / 2);

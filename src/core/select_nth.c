@@ -1,4 +1,4 @@
-/* core/select_nth.c — quickselect of point ids by one coordinate (see select_nth.h). */
+/* core/select_nth.c — a median kd-tree node's split (see select_nth.h). */
 #include "core/select_nth.h"
 
 static void swap_ids(uint32_t *ids, size_t a, size_t b)
@@ -6,6 +6,14 @@ static void swap_ids(uint32_t *ids, size_t a, size_t b)
     uint32_t held = ids[a];
     ids[a] = ids[b];
     ids[b] = held;
+}
+
+size_t parac_box_widest(const double *low, const double *high, size_t dims)
+{
+    size_t widest = 0;
+    for (size_t k = 1; k < dims; k++)
+        if (high[k] - low[k] > high[widest] - low[widest]) widest = k;
+    return widest;
 }
 
 void parac_select_nth(uint32_t *ids, size_t begin, size_t end, size_t nth, const double *points, size_t stride,

@@ -1,5 +1,5 @@
-/* core/select_nth.h — quickselect of point ids by one coordinate, for the kd-trees that split at the
- * median (birch's Ward tree, dbscan's cell trees). */
+/* core/select_nth.h — the split of a median kd-tree node (birch's Ward tree, dbscan's cell trees):
+ * the box's widest coordinate, and a quickselect of point ids by it. */
 #ifndef PARAC_CORE_SELECT_NTH_H
 #define PARAC_CORE_SELECT_NTH_H
 
@@ -10,6 +10,9 @@
  * has sorted position nth, the smaller ones before it and the others after. Median-of-three pivots,
  * three-way partitions (duplicates cost nothing extra), no randomness: the order depends on the values
  * only. */
+/* The coordinate along which the box [low, high] (dims each) is widest; the first of equals. */
+size_t parac_box_widest(const double *low, const double *high, size_t dims);
+
 void parac_select_nth(uint32_t *ids, size_t begin, size_t end, size_t nth, const double *points, size_t stride,
                       size_t k);
 

@@ -31,24 +31,17 @@ static void node_box(dbscan_tree *tree, const double *xs, uint32_t n)
     }
 }
 
-static size_t widest_coordinate(const dbscan_tree *tree, uint32_t n)
-{
-    const double *low = tree->low + (size_t)n * tree->dim, *high = tree->high + (size_t)n * tree->dim;
-    size_t widest = 0;
-    for (size_t k = 1; k < tree->dim; k++)
-        if (high[k] - low[k] > high[widest] - low[widest]) widest = k;
-    return widest;
-}
-
 static void build_node(dbscan_tree *tree, const double *xs, uint32_t n, uint32_t begin, uint32_t end)
 {
     dbscan_tree_node *node = &tree->nodes[n];
     uint32_t middle = begin + (end - begin) / 2;
+    size_t widest;
     node->begin = begin, node->end = end, node->left = node->right = 0;
     node->lowest_core = UINT32_MAX, node->lowest_core_at = 0;
     node_box(tree, xs, n);
     if (end - begin <= DBSCAN_TREE_LEAF) return;
-    parac_select_nth(tree->positions, begin, end, middle, xs, tree->dim, widest_coordinate(tree, n));
+    widest = parac_box_widest(tree->low + (size_t)n * tree->dim, tree->high + (size_t)n * tree->dim, tree->dim);
+    parac_select_nth(tree->positions, begin, end, middle, xs, tree->dim, widest);
     node->left = tree->node_count++;
     node->right = tree->node_count++;
     build_node(tree, xs, node->left, begin, middle);

@@ -361,7 +361,8 @@ static int point_is_core(cpu_index *index, dbscan_tree_queue *queue, size_t p, s
     if (candidates < index->min_samples) return 0;
     misses_left = candidates - index->min_samples;
     if (index->tree_of)
-        return count_by_cells(index, queue, x, ranges, range_count, own_cell, own_within, &neighbours, &misses_left) > 0;
+        return count_by_cells(index, queue, x, ranges, range_count, own_cell, own_within, &neighbours,
+                              &misses_left) > 0;
     for (int r = 0; r < range_count; r++) {
         int found = count_range(index, x, &ranges[r], own_begin, own_end, own_within, &neighbours, &misses_left);
         if (found) return found > 0;

@@ -68,8 +68,8 @@ typedef struct search_level {
     size_t sorted_count; /* the first sorted_count entries (those filtered from the parent) by ascending
                             key, so a key's bucket is found by binary search; the rest (the tail) were
                             found later below this node */
-    uint32_t *conclusion; /* closure \ set as ascending ids (a pseudo-intent's conclusion; none for an intent) */
-    size_t conclusion_count, conclusion_capacity;
+    uint32_t implication; /* a pseudo-intent's own implication in the basis (its conclusion, closure \ set,
+                             as ascending ids); UINT32_MAX for an intent */
     int listed;          /* the list is filtered from the parent's: done at the node's first attempt,
                             so the many nodes that try no child (most, on a wide sparse context) never
                             copy their parent's list */
@@ -82,7 +82,6 @@ typedef struct basis_search {
     fca_itemset_pairs *basis;
     search_level *levels;
     size_t depth, level_capacity; /* depth: the deepest node entered (levels 0..depth are the path) */
-    parac_word *scratch;          /* words */
     uint32_t *queue;              /* the attributes a closure added to its parent's set */
     uint64_t *moved, *merged, *sorted; /* filter_relevant's (key << 32 | implication) entries */
     size_t moved_capacity;
@@ -429,15 +428,19 @@ static void context_closure(basis_search *search, const parac_word *extent, para
     }
 }
 
-/* set |= the parent's conclusion (a pseudo-intent's closure minus its set, as ids: most nodes have
- * none, and a scan of the closure's words at every attempt was a fifth of wide.dat's time), queueing
- * each attribute gained; -1 (set left half done) when it brings one before j (set holds the parent's
- * set, so it is new: not canonical). */
+/* set |= the parent's conclusion (a pseudo-intent's closure minus its set: the ids its implication
+ * holds in the basis; most nodes have none, and a scan of the closure's words at every attempt was a
+ * fifth of wide.dat's time), queueing each attribute gained; -1 (set left half done) when it brings
+ * one before j (set holds the parent's set, so it is new: not canonical). */
 static int conclusion_add(basis_search *search, parac_word *set, const search_level *parent, size_t j,
                           size_t *queued)
 {
-    for (size_t i = 0; i < parent->conclusion_count; i++) { /* ascending: one before j comes first */
-        uint32_t a = parent->conclusion[i];
+    size_t size = 0;
+    const uint32_t *conclusion = NULL;
+    if (parent->implication != UINT32_MAX)
+        conclusion = fca_itemset_pairs_conclusion(search->basis, parent->implication, &size);
+    for (size_t i = 0; i < size; i++) { /* ascending: one before j comes first */
+        uint32_t a = conclusion[i];
         if (parac_bitset_test(set, a)) continue; /* j itself */
         if (a < j) return -1;
         parac_bitset_set(set, a);
@@ -529,22 +532,6 @@ static parac_status level_at(basis_search *search, size_t depth, search_level **
     return PARAC_OK;
 }
 
-/* level->conclusion = the ids of search->scratch (its closure minus its set); 0 when out of memory. */
-static int conclusion_ids(basis_search *search, search_level *level)
-{
-    size_t count = parac_bitset_popcount(search->scratch, search->words);
-    if (count > level->conclusion_capacity) {
-        uint32_t *grown = realloc(level->conclusion, count * sizeof *grown);
-        if (!grown) return 0;
-        level->conclusion = grown;
-        level->conclusion_capacity = count;
-    }
-    for (size_t a = parac_bitset_next(search->scratch, search->attributes, 0); a < search->attributes;
-         a = parac_bitset_next(search->scratch, search->attributes, a + 1))
-        level->conclusion[level->conclusion_count++] = (uint32_t)a;
-    return 1;
-}
-
 /* The node at search->depth was reached (set, extent, generator, relevant list filled): its
  * closure, its implication when it is a pseudo-intent, the bounds of its children. */
 static parac_status enter(basis_search *search, search_level *level, parac_error *error)
@@ -554,14 +541,13 @@ static parac_status enter(basis_search *search, search_level *level, parac_error
     context_closure(search, level->extent, level->closure, level->candidates);
     level->next = search->attributes;
     level->limit = search->attributes;
-    level->conclusion_count = 0;
+    level->implication = UINT32_MAX;
     if (!parac_bitset_equal(level->closure, level->set, words)) {
         uint64_t support = parac_bitset_popcount(level->extent, search->object_words);
-        status = add_implication(search, level->set, level->closure, support, error);
-        parac_bitset_andnot(search->scratch, level->closure, level->set, words);
-        level->limit = parac_bitset_next(search->scratch, search->attributes, 0) + 1;
-        if (status == PARAC_OK && !conclusion_ids(search, level))
-            status = parac_fail_no_memory(error, "implication search levels", search->attributes * 4);
+        size_t size;
+        level->implication = (uint32_t)search->basis->count;
+        if ((status = add_implication(search, level->set, level->closure, support, error)) != PARAC_OK) return status;
+        level->limit = fca_itemset_pairs_conclusion(search->basis, level->implication, &size)[0] + 1u;
     }
     return status;
 }
@@ -576,8 +562,8 @@ static parac_status try_next_child(basis_search *search, int *entered, parac_err
     *entered = 0;
     if (!parent->listed) { /* the parent's list still holds what it held at entry, plus this node's own
                               implication in its tail, which filter_entry drops (premise = this set) */
-        if ((status = filter_relevant(search, &search->levels[depth - 1], parent, parent->generator, error)) != PARAC_OK)
-            return status;
+        status = filter_relevant(search, &search->levels[depth - 1], parent, parent->generator, error);
+        if (status != PARAC_OK) return status;
         parent->listed = 1;
         rename_list(search, parent);
     }
@@ -646,7 +632,8 @@ static parac_status search_init(basis_search *search, const parac_fca_context *c
     memset(search, 0, sizeof *search);
     /* wide and sparse (fca_covers_use_cells): extents and closures from the cells, no bit matrices */
     if (fca_covers_use_cells(context)) {
-        if (!(search->columns = fca_context_columns(context, error))) return error ? error->status : PARAC_ERR_NO_MEMORY;
+        if (!(search->columns = fca_context_columns(context, error)))
+            return error ? error->status : PARAC_ERR_NO_MEMORY;
     } else if (!fca_context_bits(context, error)) {
         return error ? error->status : PARAC_ERR_NO_MEMORY;
     }
@@ -656,7 +643,6 @@ static parac_status search_init(basis_search *search, const parac_fca_context *c
     search->object_words = context->object_words;
     search->min_support = options->min_support;
     search->basis = basis;
-    search->scratch = calloc(search->words + 1, sizeof *search->scratch);
     search->queue = malloc((attributes + 1) * sizeof *search->queue);
     search->counts = calloc(attributes + 1, sizeof *search->counts);
     search->bucket_serial = calloc(attributes + 1, sizeof *search->bucket_serial);
@@ -669,7 +655,7 @@ static parac_status search_init(basis_search *search, const parac_fca_context *c
         if (!search->cell_counts || !search->cell_touched || !search->members)
             return parac_fail_no_memory(error, "implication search", (attributes + context->objects + 2) * 12);
     }
-    if (!search->scratch || !search->queue || !search->counts || !search->bucket_serial || !search->bucket_begin ||
+    if (!search->queue || !search->counts || !search->bucket_serial || !search->bucket_begin ||
         !search->bucket_end)
         return parac_fail_no_memory(error, "implication search", (attributes + 1) * 36);
     parac_progress_gate_init(&search->gate, &options->exec, attributes ? attributes : 1);
@@ -685,10 +671,8 @@ static void search_release(basis_search *search)
         free(search->levels[d].candidates);
         free(search->levels[d].relevant);
         free(search->levels[d].keys);
-        free(search->levels[d].conclusion);
     }
     free(search->levels);
-    free(search->scratch);
     free(search->queue);
     free(search->moved);
     free(search->merged);
