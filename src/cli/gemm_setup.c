@@ -1,10 +1,12 @@
 /* cli/gemm_setup.c — the options, checks and inputs `parac gemm` and `parac-mpi gemm` share (gemm_setup.h). */
 #include "cli/gemm_setup.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
+#include "core/memory_limit.h"
 
 /* The named options; an unknown name is a usage error (exit 1), reported before any work. */
 static int parse_names(const gemm_args *args, parac_gemm_options *o)
@@ -62,6 +64,22 @@ void gemm_set_tuning(const gemm_args *args, parac_gemm_options *o)
     o->tune_cache_path = args->tune_cache;
 }
 
+parac_status gemm_require_memory(int64_t m, int64_t n, int64_t k, parac_error *error)
+{
+    /* A and B, then C and its starting copy (run_gemm). A 2^32 x 1 A times a 1 x 2^32 B passes the
+     * reader's limit on each matrix, so the sum saturates rather than wrapping. */
+    uint64_t a, b, c, bytes;
+    char what[128];
+    if (__builtin_mul_overflow((uint64_t)m, (uint64_t)k, &a) || __builtin_mul_overflow((uint64_t)k, (uint64_t)n, &b) ||
+        __builtin_mul_overflow((uint64_t)m, (uint64_t)n, &c) || __builtin_add_overflow(a, b, &bytes) ||
+        __builtin_add_overflow(bytes, 2 * (c > UINT64_MAX / 2 ? UINT64_MAX / 2 : c), &bytes) ||
+        __builtin_mul_overflow(bytes, (uint64_t)4, &bytes))
+        bytes = UINT64_MAX;
+    snprintf(what, sizeof what, "gemm: A, B and C (%lld x %lld x %lld, fp32)", (long long)m, (long long)n,
+             (long long)k);
+    return parac_require_host_bytes(error, NULL, 0, bytes, what);
+}
+
 parac_status gemm_generate_inputs(const gemm_args *args, uint64_t seed, gemm_inputs *in, parac_error *error)
 {
     parac_gemm_matrix_spec a_spec = {args->m, args->k, PARAC_GEMM_MATRIX_DENSE, 0, 0.0, 0, args->power_law, seed};
@@ -76,6 +94,7 @@ parac_status gemm_generate_inputs(const gemm_args *args, uint64_t seed, gemm_inp
         a_spec.block = args->block;
     }
     in->sparse_a = a_spec.kind != PARAC_GEMM_MATRIX_DENSE;
+    if ((status = gemm_require_memory(args->m, args->n, args->k, error)) != PARAC_OK) return status;
     in->a = (parac_gemm_matrix){args->m, args->k, PARAC_GEMM_ROW_MAJOR, malloc((size_t)(args->m * args->k) * 4)};
     in->b = (parac_gemm_matrix){args->k, args->n, PARAC_GEMM_ROW_MAJOR, malloc((size_t)(args->k * args->n) * 4)};
     if (!in->a.values || !in->b.values) return parac_fail_no_memory(error, "gemm inputs", (unsigned long long)(args->m + args->n) * args->k * 4);
@@ -110,6 +129,7 @@ parac_status gemm_read_inputs(const char *a_path, const char *b_path, gemm_input
     if (status == PARAC_OK) status = parac_gemm_matrix_read(b_path, &in->b, error);
     if (status == PARAC_OK)
         status = gemm_check_shapes(a_path, in->a.rows, in->a.cols, b_path, in->b.rows, in->b.cols, error);
+    if (status == PARAC_OK) status = gemm_require_memory(in->a.rows, in->b.cols, in->a.cols, error);
     if (status == PARAC_OK) {
         in->sparse_a = gemm_is_sparse(gemm_count_zeros(in->a.values, in->a.rows * in->a.cols), in->a.rows * in->a.cols);
         in->sparse_b = gemm_is_sparse(gemm_count_zeros(in->b.values, in->b.rows * in->b.cols), in->b.rows * in->b.cols);

@@ -59,6 +59,9 @@ int gemm_check_args(const gemm_args *args, int positional_count);
 /* The plan options the command line gives (dtype, schedule, variant, tiles, split, stages, pack, cache);
  * call after gemm_check_args accepted the names. */
 void gemm_set_tuning(const gemm_args *args, parac_gemm_options *options);
+/* PARAC_OK when A (m x k), B (k x n), C and C's starting copy, all fp32, fit in what this process may
+ * use (core/memory_limit.h); else PARAC_ERR_NO_MEMORY (exit 3) before anything is allocated. */
+parac_status gemm_require_memory(int64_t m, int64_t n, int64_t k, parac_error *error);
 /* A (banded or block-sparse when asked) and B generated from seed and seed + 1. */
 parac_status gemm_generate_inputs(const gemm_args *args, uint64_t seed, gemm_inputs *in, parac_error *error);
 /* A and B from files; a shape mismatch is PARAC_ERR_INVALID_ARGUMENT naming both; an operand with

@@ -7,8 +7,17 @@
 
 #include <stdint.h>
 
+#include "core/error.h"
+
 /* The smallest of physical memory, RLIMIT_AS, RLIMIT_DATA and the memory limit of this process's
  * cgroup (v2 memory.max, or v1 memory.limit_in_bytes); 1 GiB when none of them can be read. */
 uint64_t parac_host_memory_limit(void);
+
+/* PARAC_OK when `bytes` fit in parac_host_memory_limit(), else PARAC_ERR_NO_MEMORY (exit 3) saying that
+ * `what` would take more than this process may use, at file:line when file is given. For sizes an input
+ * declares before its data (a Matrix Market size line): refusing at once beats an allocation that
+ * overcommit grants and the OOM killer ends when the pages are touched. */
+parac_status parac_require_host_bytes(parac_error *error, const char *file, long line, uint64_t bytes,
+                                      const char *what);
 
 #endif

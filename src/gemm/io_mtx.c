@@ -16,6 +16,7 @@
 
 #include "core/error.h"
 #include "core/line_reader.h"
+#include "core/memory_limit.h"
 #include "core/npy.h"
 #include "gemm/io_mtx.h"
 #include <parac/gemm.h>
@@ -141,6 +142,7 @@ static parac_status check_sizes(parac_line_reader *reader, const mtx_header *h, 
                                 long long entries, uint64_t max_values, parac_error *error)
 {
     uint64_t values;
+    char what[96];
     if (h->symmetry != MTX_GENERAL && rows != cols)
         return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
                              "a %s matrix must be square, the size line says %lld x %lld",
@@ -152,7 +154,9 @@ static parac_status check_sizes(parac_line_reader *reader, const mtx_header *h, 
     if ((uint64_t)entries > values)
         return parac_fail_at(error, PARAC_ERR_PARSE, reader->path, reader->line_number,
                              "%lld entries do not fit in a %lld x %lld matrix", entries, rows, cols);
-    return PARAC_OK;
+    /* A coordinate file of a few lines may declare a matrix of gigabytes; it is held dense (fp32). */
+    snprintf(what, sizeof what, "a dense %lld x %lld matrix", rows, cols);
+    return parac_require_host_bytes(error, reader->path, reader->line_number, values * sizeof(float), what);
 }
 
 /* Next value line of an array file, or a "file ends" error. */

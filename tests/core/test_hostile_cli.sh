@@ -60,6 +60,24 @@ expect_bad "$dir/rect.mtx:2:" gemm "$dir/rect.mtx" "$dir/ok.mtx" -o "$dir/c.npy"
 expect_bad "$dir/wrap.mtx:2:" gemm "$dir/ok.mtx" "$dir/wrap.mtx" -o "$dir/c.npy"
 expect_bad "$dir/many.mtx:2:" gemm "$dir/many.mtx" "$dir/ok.mtx" -o "$dir/c.npy"
 expect_bad "$dir/extra.mtx:7:" gemm "$dir/extra.mtx" "$dir/ok.mtx" -o "$dir/c.npy"
+# A three-line coordinate file may declare a dense matrix past memory: exit 3 (out of memory) at once,
+# naming the size line, not an allocation that overcommit grants and the OOM killer ends when C is
+# written (60000^2 floats are 14.4 GB; 20000^2, 1.6 GB; all under a 1 GB limit).
+printf '%%%%MatrixMarket matrix coordinate real general\n60000 60000 1\n1 1 2\n' > "$dir/vast.mtx"
+printf '%%%%MatrixMarket matrix coordinate real general\n20000 20000 1\n1 1 2\n' > "$dir/large.mtx"
+expect_code() {
+  local want=$1 needle=$2 out code
+  shift 2
+  out=$( (ulimit -v 1000000; timeout 30 "$PARAC" "$@" --device cpu) 2>&1 >/dev/null); code=$?
+  [[ $code == "$want" ]] || fail "$*: exit $code under 1 GB, expected $want ($out)"
+  [[ "$out" == *"$needle"* ]] || fail "$*: message '$out' does not name '$needle'"
+  [[ $(printf '%s\n' "$out" | wc -l) == 1 ]] || fail "$*: message is not one line: $out"
+}
+expect_code 3 "$dir/vast.mtx:2: a dense 60000 x 60000 matrix would take 14400000000 bytes" \
+  gemm "$dir/vast.mtx" "$dir/ok.mtx" -o "$dir/c.npy"
+expect_code 3 "$dir/large.mtx:2: a dense 20000 x 20000 matrix would take" gemm "$dir/large.mtx" "$dir/large.mtx" -o "$dir/c.npy"
+expect_code 3 "gemm: A, B and C (20000 x 20000 x 20000, fp32) would take" gemm --m 20000 --n 20000 --k 20000
+[[ ! -e "$dir/c.npy" ]] || fail "a refused gemm left $dir/c.npy"
 
 # --- CSV points: a typo in the first row is an error at line 1 and its column, not a lost "header"
 printf '1,x2\n3,4\n5,6\n' > "$dir/typo.csv"
@@ -102,4 +120,4 @@ if ((failures)); then
   echo "$failures failure(s)"
   exit 1
 fi
-echo "hostile CLI inputs: all refused with exit 2"
+echo "hostile CLI inputs: all refused with exit 2 (3 past memory)"
