@@ -293,7 +293,18 @@ static int count_neighbours(const cpu_index *index, const double *x, uint32_t fr
                             size_t *misses_left)
 {
     size_t d = index->dim;
-    for (uint32_t q = from; q < to; q++) {
+    uint32_t q = from;
+    if (d <= DBSCAN_EXIT_STRIDE) /* four at a time, decided in order: the same stops as one by one */
+        for (; to - q >= DBSCAN_BATCH; q += DBSCAN_BATCH) {
+            unsigned within = dbscan_within_eps_batch(x, index->xs + (size_t)q * d, d, index->scale, index->eps2);
+            for (int i = 0; i < DBSCAN_BATCH; i++)
+                if (!(within >> i & 1u)) {
+                    if ((*misses_left)-- == 0) return -1;
+                } else if (++*neighbours >= index->min_samples) {
+                    return 1;
+                }
+        }
+    for (; q < to; q++) {
         if (!dbscan_within_eps(x, index->xs + (size_t)q * d, d, index->scale, index->eps2)) {
             if ((*misses_left)-- == 0) return -1;
             continue;
@@ -481,12 +492,23 @@ static void join_sparse_cell(cpu_index *index, size_t begin, size_t end, const p
 {
     size_t d = index->dim;
     for (size_t p = begin; p < end; p++) {
+        const double *x = index->xs + p * d;
         if (!index->core[p]) continue;
-        for (int r = 0; r < range_count; r++)
-            for (uint32_t q = ranges[r].begin > p + 1 ? ranges[r].begin : (uint32_t)(p + 1); q < ranges[r].end; q++)
-                if (index->core[q] &&
-                    dbscan_within_eps(index->xs + p * d, index->xs + (size_t)q * d, d, index->scale, index->eps2))
+        for (int r = 0; r < range_count; r++) {
+            uint32_t q = ranges[r].begin > p + 1 ? ranges[r].begin : (uint32_t)(p + 1), stop = ranges[r].end;
+            if (d <= DBSCAN_EXIT_STRIDE) /* four at a time: the same links, joined in the same order */
+                for (; stop > q && stop - q >= DBSCAN_BATCH; q += DBSCAN_BATCH) {
+                    unsigned cores = 0, within;
+                    for (int i = 0; i < DBSCAN_BATCH; i++) cores |= (unsigned)(index->core[q + i] != 0) << i;
+                    if (!cores) continue;
+                    within = cores & dbscan_within_eps_batch(x, index->xs + (size_t)q * d, d, index->scale, index->eps2);
+                    for (int i = 0; i < DBSCAN_BATCH; i++)
+                        if (within >> i & 1u) union_find_join(index->parent, (uint32_t)p, q + (uint32_t)i);
+                }
+            for (; q < stop; q++)
+                if (index->core[q] && dbscan_within_eps(x, index->xs + (size_t)q * d, d, index->scale, index->eps2))
                     union_find_join(index->parent, (uint32_t)p, q);
+        }
     }
 }
 
@@ -553,7 +575,21 @@ static void lowest_core_in(const cpu_index *index, const double *x, uint32_t beg
                            uint32_t *best_at)
 {
     size_t d = index->dim;
-    for (uint32_t q = begin; q < end; q++)
+    uint32_t q = begin;
+    if (d <= DBSCAN_EXIT_STRIDE) /* four at a time (the least index is the same in any order) */
+        for (; end - q >= DBSCAN_BATCH; q += DBSCAN_BATCH) {
+            unsigned candidates = 0, within;
+            for (int i = 0; i < DBSCAN_BATCH; i++)
+                candidates |= (unsigned)(index->core[q + i] && index->order[q + i] < *best) << i;
+            if (!candidates) continue;
+            within = candidates & dbscan_within_eps_batch(x, index->xs + (size_t)q * d, d, index->scale, index->eps2);
+            for (int i = 0; i < DBSCAN_BATCH; i++)
+                if ((within >> i & 1u) && index->order[q + i] < *best) {
+                    *best = index->order[q + i];
+                    *best_at = q + (uint32_t)i;
+                }
+        }
+    for (; q < end; q++)
         if (index->core[q] && index->order[q] < *best &&
             dbscan_within_eps(x, index->xs + (size_t)q * d, d, index->scale, index->eps2)) {
             *best = index->order[q];
