@@ -148,6 +148,34 @@ parac_status birch_commit_window(window_state *state, birch_tree *tree, const do
     return PARAC_OK;
 }
 
+/* Each window starts by copying the tree (begin_window: nodes x slots x dims means), and a split ends
+ * it. Where splits come every few points (a tiny threshold: every point its own subcluster) windows of
+ * a few points each copied the whole tree: 1 M uniform 2-D points at threshold 1e-100 ran past 60 s,
+ * most of it in that copy. So when a split window's committed descents (points x height) cost
+ * SERIAL_RUN_RATIO times less than its copy (nodes), the next nodes / height points, as much work as one
+ * copy, go in serially (birch_tree_insert: the serial tree, as speculation always gives), and then
+ * windows resume. The ratio leaves the windows alone where they win something: deep trees of a small
+ * branching factor with windows of hundreds of points (the tests' branching 3). */
+#define SERIAL_RUN_RATIO 8
+static size_t serial_run_after(const birch_tree *tree, size_t committed, size_t left)
+{
+    size_t height = birch_tree_height(tree), nodes = (size_t)tree->node_count, run;
+    if (committed * height * SERIAL_RUN_RATIO >= nodes) return 0;
+    run = nodes / height > MIN_WINDOW ? nodes / height : MIN_WINDOW;
+    return run < left ? run : left;
+}
+
+static parac_status insert_serially(birch_tree *tree, const double *points, size_t count,
+                                    birch_speculative_stats *stats, parac_error *error)
+{
+    for (size_t i = 0; i < count; i++) {
+        parac_status status = birch_tree_insert(tree, points + i * tree->dims, 1, error);
+        if (status != PARAC_OK) return status;
+    }
+    stats->serial += count;
+    return PARAC_OK;
+}
+
 parac_status birch_insert_speculative(birch_tree *tree, const double *points, size_t count, size_t max_window,
                                       birch_speculate_fn speculate, void *context, birch_commit_mode commit,
                                       birch_speculative_stats *stats, parac_error *error)
@@ -175,8 +203,16 @@ parac_status birch_insert_speculative(birch_tree *tree, const double *points, si
         stats->commit_seconds += parac_now_seconds() - speculated;
         stats->windows++, stats->speculated += n;
         start += committed;
-        if (committed < n) window = committed * 2 < MIN_WINDOW ? MIN_WINDOW : committed * 2;
-        else window *= 2;
+        if (committed < n) {
+            size_t run = serial_run_after(tree, committed, count - start);
+            if (status == PARAC_OK && run) {
+                status = insert_serially(tree, points + start * tree->dims, run, stats, error);
+                start += run;
+            }
+            window = committed * 2 < MIN_WINDOW ? MIN_WINDOW : committed * 2;
+        } else {
+            window *= 2;
+        }
         if (window > max_window) window = max_window;
     }
     state_free(&state);

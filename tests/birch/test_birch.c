@@ -257,6 +257,35 @@ static void test_speculative_is_serial(void)
     free(points), free(far), free(wide), free(wide3), free(square);
 }
 
+/* Every point its own subcluster: splits come every few points, and each speculation window copies
+ * the tree first, so short windows copied it again and again (1 M uniform 2-D points at threshold
+ * 1e-100: 79 s, most of it in that copy). Split windows that cannot pay for their copy hand the next
+ * points to the serial insertion: still the serial tree, now in far fewer windows. */
+static void test_singletons_go_serial(void)
+{
+    size_t n = 60000;
+    double *square = support_uniform(n, 2, 10.0, 31);
+    parac_birch_options serial = make_options(1e-9, 50, 0, 0, 1), fast = make_options(1e-9, 50, 0, 8192, 2);
+    parac_birch *a, *b;
+    fast.variant = PARAC_BIRCH_SPECULATIVE_PARALLEL;
+    a = support_fit(&serial, square, n, 2, 0, NULL);
+    b = support_fit(&fast, square, n, 2, 0, NULL);
+    if (a && b) {
+        size_t ma, mb;
+        double *ca = support_subclusters(a, &ma), *cb = support_subclusters(b, &mb);
+        parac_birch_insert_stats stats;
+        parac_birch_get_insert_stats(b, &stats);
+        CHECK(ma == n && mb == n && memcmp(ca, cb, n * 2 * sizeof(double)) == 0,
+              "singletons: %zu / %zu subclusters, or not the serial order", ma, mb);
+        /* before: a window per split, each copying the tree (2,355 windows here); now 563 */
+        CHECK(stats.windows < n / 60, "singletons: %zu windows for %zu points", stats.windows, n);
+        printf("singletons: %zu windows, %zu serial, %zu direct\n", stats.windows, stats.serial, stats.direct);
+        free(ca), free(cb);
+    }
+    parac_birch_destroy(a), parac_birch_destroy(b);
+    free(square);
+}
+
 static void test_nearest_is_exact(void)
 {
     size_t n = 4000, m, dims = 3;
@@ -394,6 +423,7 @@ int main(void)
     test_translation_invariance(1024);
     test_batched_quality();
     test_speculative_is_serial();
+    test_singletons_go_serial();
     test_nearest_is_exact();
     test_ward_against_naive();
     test_bad_arguments();
