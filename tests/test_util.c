@@ -55,7 +55,13 @@ int test_require_gpu(void)
 int test_quick(void)
 {
     const char *quick = getenv("PARAC_TEST_QUICK");
-    return quick && strcmp(quick, "1") == 0;
+    return quick && (strcmp(quick, "1") == 0 || strcmp(quick, "2") == 0);
+}
+
+int test_tiny(void)
+{
+    const char *quick = getenv("PARAC_TEST_QUICK");
+    return quick && strcmp(quick, "2") == 0;
 }
 
 #if defined(__SANITIZE_ADDRESS__)

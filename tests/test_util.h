@@ -38,6 +38,11 @@ int test_require_gpu(void);
  * test reaches in a full run it still reaches in quick mode. */
 int test_quick(void);
 
+/* 1 when PARAC_TEST_QUICK=2 (quick mode too): the tests that did not finish under racecheck or memcheck
+ * within a device call even in quick mode (ac.algorithms_gpu, fca.fcbo_gpu, fca.cli_gpu) keep only their
+ * smallest cases that still launch every kernel (docs/GPU.md "Tiny mode"); the others run as in quick mode. */
+int test_tiny(void);
+
 /* full normally, quick under PARAC_TEST_QUICK=1: a size, count or round number of a gpu test. */
 size_t test_full_or_quick(size_t full, size_t quick);
 

@@ -2,7 +2,8 @@
 # tests/fca/test_cli_gpu.sh — `parac fca --device cuda` prints byte-identical
 # output to the CPU (with extents, min support) on random contexts; exits 77
 # (skipped) when no GPU is usable. PARAC_TEST_QUICK=1 (compute-sanitizer, docs/GPU.md): three shapes, a
-# smaller capped context (~25k concepts, output ~3x a 64K cap) and only primary-tumor of the data sets.
+# smaller capped context (~25k concepts, output ~3x a 64K cap) and only primary-tumor of the data sets;
+# PARAC_TEST_QUICK=2 (tiny): two shapes, the same capped context, no data set.
 set -u
 PARAC=${PARAC:-./parac}
 dir=$(mktemp -d /tmp/parac-fca-gpu.XXXXXX)
@@ -15,6 +16,8 @@ shapes=("40 20 0.4" "130 65 0.2" "333 97 0.15" "64 128 0.1" "1000 33 0.3")
 capped="120 40 0.45" cap=256K data_sets="mushroom:238710 vote:227033 primary-tumor:87232"
 if [[ "${PARAC_TEST_QUICK:-0}" == 1 ]]; then
   shapes=("40 20 0.4" "130 65 0.2" "64 128 0.1") capped="100 24 0.55" cap=64K data_sets="primary-tumor:87232"
+elif [[ "${PARAC_TEST_QUICK:-0}" == 2 ]]; then # tiny mode (docs/GPU.md): every path, smallest inputs
+  shapes=("40 20 0.4" "64 128 0.1") capped="100 24 0.55" cap=64K data_sets=""
 fi
 for shape in "${shapes[@]}"; do
   set -- $shape
