@@ -65,9 +65,15 @@ expect_bad "$dir/extra.mtx:7:" gemm "$dir/extra.mtx" "$dir/ok.mtx" -o "$dir/c.np
 # written (60000^2 floats are 14.4 GB; 20000^2, 1.6 GB; all under a 1 GB limit).
 printf '%%%%MatrixMarket matrix coordinate real general\n60000 60000 1\n1 1 2\n' > "$dir/vast.mtx"
 printf '%%%%MatrixMarket matrix coordinate real general\n20000 20000 1\n1 1 2\n' > "$dir/large.mtx"
+# An AddressSanitizer build reserves terabytes of shadow address space at start and cannot run under
+# ulimit -v: these three run in the plain build (make test), the ASan pass says it left them out.
 expect_code() {
   local want=$1 needle=$2 out code
   shift 2
+  if ldd "$PARAC" 2> /dev/null | grep -q libasan; then
+    echo "not under AddressSanitizer (no ulimit -v): $*"
+    return
+  fi
   out=$( (ulimit -v 1000000; timeout 30 "$PARAC" "$@" --device cpu) 2>&1 >/dev/null); code=$?
   [[ $code == "$want" ]] || fail "$*: exit $code under 1 GB, expected $want ($out)"
   [[ "$out" == *"$needle"* ]] || fail "$*: message '$out' does not name '$needle'"
