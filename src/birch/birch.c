@@ -212,15 +212,6 @@ static parac_status insert_speculative(parac_birch *model, const double *points,
                                     &threads, commit, &model->stats, error);
 }
 
-static parac_status insert_serial(birch_tree *tree, const double *points, size_t count, parac_error *error)
-{
-    for (size_t i = 0; i < count; i++) {
-        parac_status status = birch_tree_insert(tree, points + i * tree->dims, 1, error);
-        if (status != PARAC_OK) return status;
-    }
-    return PARAC_OK;
-}
-
 static parac_status insert_segmented(parac_birch *model, const double *points, size_t count, parac_error *error)
 {
 #ifdef PARAC_HAVE_CUDA
@@ -233,7 +224,7 @@ static parac_status insert_segmented(parac_birch *model, const double *points, s
 
 static parac_status insert_points(parac_birch *model, const double *points, size_t count, parac_error *error)
 {
-    if (model->options.batch_size == 0) return insert_serial(&model->tree, points, count, error);
+    if (model->options.batch_size == 0) return birch_tree_insert_points(&model->tree, points, count, error);
     if (model->options.variant == PARAC_BIRCH_SPECULATIVE || model->options.variant == PARAC_BIRCH_SPECULATIVE_PARALLEL)
         return insert_speculative(model, points, count, error);
     return insert_segmented(model, points, count, error);

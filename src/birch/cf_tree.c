@@ -299,6 +299,15 @@ parac_status birch_tree_insert(birch_tree *tree, const double *x, size_t stride,
     return insert_item(tree, &point, error);
 }
 
+parac_status birch_tree_insert_points(birch_tree *tree, const double *points, size_t count, parac_error *error)
+{
+    for (size_t i = 0; i < count; i++) {
+        parac_status status = birch_tree_insert(tree, points + i * tree->dims, 1, error);
+        if (status != PARAC_OK) return status;
+    }
+    return PARAC_OK;
+}
+
 parac_status birch_tree_insert_cf(birch_tree *tree, int64_t count, const double *mean, double ssd, parac_error *error)
 {
     birch_item cf = {mean, 1, count, ssd};

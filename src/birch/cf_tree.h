@@ -46,6 +46,8 @@ void birch_tree_free(birch_tree *tree);
 
 /* scikit-learn's insertion of one point (coordinate j at x[j * stride]). */
 parac_status birch_tree_insert(birch_tree *tree, const double *x, size_t stride, parac_error *error);
+/* birch_tree_insert of count row-major points, in order: the serial algorithm. */
+parac_status birch_tree_insert_points(birch_tree *tree, const double *points, size_t count, parac_error *error);
 
 /* scikit-learn's insertion of a whole subcluster (count points, their mean and sum of squared
  * deviations; from another tree of the same dims and threshold): it descends by its mean as a point

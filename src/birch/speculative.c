@@ -165,17 +165,6 @@ static size_t serial_run_after(const birch_tree *tree, size_t committed, size_t 
     return run < left ? run : left;
 }
 
-static parac_status insert_serially(birch_tree *tree, const double *points, size_t count,
-                                    birch_speculative_stats *stats, parac_error *error)
-{
-    for (size_t i = 0; i < count; i++) {
-        parac_status status = birch_tree_insert(tree, points + i * tree->dims, 1, error);
-        if (status != PARAC_OK) return status;
-    }
-    stats->serial += count;
-    return PARAC_OK;
-}
-
 parac_status birch_insert_speculative(birch_tree *tree, const double *points, size_t count, size_t max_window,
                                       birch_speculate_fn speculate, void *context, birch_commit_mode commit,
                                       birch_speculative_stats *stats, parac_error *error)
@@ -206,7 +195,8 @@ parac_status birch_insert_speculative(birch_tree *tree, const double *points, si
         if (committed < n) {
             size_t run = serial_run_after(tree, committed, count - start);
             if (status == PARAC_OK && run) {
-                status = insert_serially(tree, points + start * tree->dims, run, stats, error);
+                status = birch_tree_insert_points(tree, points + start * tree->dims, run, error);
+                stats->serial += run;
                 start += run;
             }
             window = committed * 2 < MIN_WINDOW ? MIN_WINDOW : committed * 2;

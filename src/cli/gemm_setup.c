@@ -72,7 +72,7 @@ parac_status gemm_require_memory(int64_t m, int64_t n, int64_t k, parac_error *e
     char what[128];
     if (__builtin_mul_overflow((uint64_t)m, (uint64_t)k, &a) || __builtin_mul_overflow((uint64_t)k, (uint64_t)n, &b) ||
         __builtin_mul_overflow((uint64_t)m, (uint64_t)n, &c) || __builtin_add_overflow(a, b, &bytes) ||
-        __builtin_add_overflow(bytes, 2 * (c > UINT64_MAX / 2 ? UINT64_MAX / 2 : c), &bytes) ||
+        __builtin_add_overflow(bytes, c, &bytes) || __builtin_add_overflow(bytes, c, &bytes) ||
         __builtin_mul_overflow(bytes, (uint64_t)4, &bytes))
         bytes = UINT64_MAX;
     snprintf(what, sizeof what, "gemm: A, B and C (%lld x %lld x %lld, fp32)", (long long)m, (long long)n,

@@ -73,15 +73,13 @@ uint64_t parac_host_memory_limit(void)
     return smaller(limit, cgroup_limit());
 }
 
+#define TOO_LARGE "%s would take %" PRIu64 " bytes, more than the %" PRIu64 " bytes this process may use"
+
 parac_status parac_require_host_bytes(parac_error *error, const char *file, long line, uint64_t bytes,
                                       const char *what)
 {
     uint64_t limit = parac_host_memory_limit();
     if (bytes <= limit) return PARAC_OK;
-    if (file)
-        return parac_fail_at(error, PARAC_ERR_NO_MEMORY, file, line,
-                             "%s would take %" PRIu64 " bytes, more than the %" PRIu64 " bytes this process may use", what,
-                             bytes, limit);
-    return parac_fail(error, PARAC_ERR_NO_MEMORY, "%s would take %" PRIu64 " bytes, more than the %" PRIu64
-                      " bytes this process may use", what, bytes, limit);
+    if (file) return parac_fail_at(error, PARAC_ERR_NO_MEMORY, file, line, TOO_LARGE, what, bytes, limit);
+    return parac_fail(error, PARAC_ERR_NO_MEMORY, TOO_LARGE, what, bytes, limit);
 }
