@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "birch/cf_math.h"
+#include "birch/ward_requery.h"
 #include "birch/ward_tree.h"
 #include "core/error.h"
 #include "core/progress.h"
@@ -51,6 +52,22 @@ typedef struct ward_space {
                              the tree's build), ascending */
     double tree_work;     /* coordinates a tree query read lately (a running mean) */
     size_t queries;
+    ward_requery *requery; /* the chain's repeated queries, answered from what the last one found */
+    size_t *changed_at;    /* merges done when each cluster last changed (0: never) */
+    const birch_merge *merges;
+/* Chain positions whose repeated queries keep what they found: the chain's bottom is asked after
+ * nearly every merge, an element far up it seldom twice. */
+#define WARD_REQUERY_DEPTH 64
+
+/* A cluster asked again keeps its k nearest only when its last query read this many times the
+ * running mean: a k-nearest search costs several single ones (8-D: 5x), repaid when the cluster is
+ * asked many more times, as the large clusters at the chain's bottom are (2-D: 5 answers per keep,
+ * queries 80x the mean); in 8-D most kept clusters were asked once more, a 10% loss. */
+#define WARD_REQUERY_WORTH 4
+
+    size_t step;             /* merges done */
+    double one_work;         /* clusters and nodes a query for the one nearest read lately (a running mean) */
+    double position_work[WARD_REQUERY_DEPTH]; /* ... and the last one at each chain position */
 } ward_space;
 
 /* The first live cluster: where the chain starts. */
@@ -117,18 +134,45 @@ static size_t nearest_centroid_by_scan(const ward_space *w, const int64_t *size,
     return best_id;
 }
 
-/* The same by the tree or by the scan, whichever reads fewer coordinates (per thread) by the tree's
- * running mean: the tree's work grows with the dimensions (8-D: ~1,500 clusters of 50,000 per query;
- * 50-D: all of them and its nodes), the scan's shrinks with the threads. Every 64th query asks the
- * tree, to keep its mean current. */
-static size_t nearest_centroid(ward_space *w, const int64_t *size, const size_t *live, size_t x, double *found)
+/* The tree's k nearest of x, kept for its next queries at this chain position; the nearest in *found. */
+static size_t nearest_centroid_kept(ward_space *w, const ward_history *history, const int64_t *size, size_t x,
+                                    size_t position, double *found, size_t *work)
 {
+    ward_candidate nearest[WARD_REQUERY_K];
+    size_t count = ward_tree_nearest_k(w->tree, w->centers, size, x, WARD_REQUERY_K, nearest, work);
+    ward_requery_keep(w->requery, history, position, x, nearest, count, WARD_REQUERY_K);
+    *found = count > 0 ? nearest[0].distance : INFINITY;
+    return count > 0 ? nearest[0].id : SIZE_MAX;
+}
+
+/* The same from what x's last query at this chain position kept, else by the tree or by the scan,
+ * whichever reads fewer coordinates (per thread) by the tree's running mean: the tree's work grows
+ * with the dimensions (8-D: ~1,500 clusters of 50,000 per query; 50-D: all of them and its nodes),
+ * the scan's shrinks with the threads. Every 64th query asks the tree, to keep its mean current. */
+static size_t nearest_centroid(ward_space *w, const int64_t *size, const size_t *live, size_t x, size_t position,
+                               double *found)
+{
+    ward_history history = {w->centers, size, w->dims, w->changed_at, w->merges, w->step};
+    ward_candidate kept;
+    ward_requery_result asked = ward_requery_answer(w->requery, &history, position, x, &kept);
     double scan_work = (double)(w->listed - w->first) * (double)w->dims / w->threads +
                        (w->threads > 1 ? WARD_PARALLEL_SCAN_MIN : 0);
     size_t work, nearest;
+    if (asked == WARD_REQUERY_ANSWERED) {
+        *found = kept.distance;
+        return kept.id;
+    }
     if (scan_work < w->tree_work && w->queries++ % 64 != 0)
         return nearest_centroid_by_scan(w, size, live, x, found);
-    nearest = ward_tree_nearest(w->tree, w->centers, size, x, found, &work);
+    if (asked == WARD_REQUERY_ASK_K && w->position_work[position] < WARD_REQUERY_WORTH * w->one_work)
+        asked = WARD_REQUERY_ASK_ONE;
+    if (asked == WARD_REQUERY_ASK_K) {
+        nearest = nearest_centroid_kept(w, &history, size, x, position, found, &work);
+    } else {
+        nearest = ward_tree_nearest(w->tree, w->centers, size, x, found, &work);
+        w->one_work = 0.9 * w->one_work + 0.1 * (double)work;
+        if (position < WARD_REQUERY_DEPTH) w->position_work[position] = (double)work;
+    }
     w->tree_work = 0.9 * w->tree_work + 0.1 * (double)work * (double)w->dims;
     return nearest;
 }
@@ -151,12 +195,12 @@ static void fill_distances(const double *centers, struct parac_progress_gate *pr
  * to leave y at a dead or the same cluster and grow the chain past its array). *found is the
  * Ward distance (not squared). */
 static size_t nearest_live(ward_space *w, const int64_t *size, const size_t *live, size_t live_count, size_t x,
-                           long previous, double *found)
+                           size_t position, long previous, double *found)
 {
     size_t y = previous >= 0 ? (size_t)previous : SIZE_MAX;
     double best;
     if (w->centers) { /* the least (distance, id): the first in live order, as scipy's scan */
-        size_t nearest = nearest_centroid(w, size, live, x, &best);
+        size_t nearest = nearest_centroid(w, size, live, x, position, &best);
         double to_previous = previous >= 0 ? ward_squared(w, size, x, (size_t)previous) : INFINITY;
         if (previous < 0 || best < to_previous) y = nearest;
         else best = to_previous;
@@ -219,8 +263,9 @@ static int update_after_merge(ward_space *w, const int64_t *size, size_t *live, 
 
 static void free_space(ward_space *w)
 {
-    free(w->d), free(w->centers), free(w->sums);
+    free(w->d), free(w->centers), free(w->sums), free(w->changed_at);
     ward_tree_free(w->tree);
+    ward_requery_free(w->requery);
 }
 
 /* The matrix (filled) or the centroid copies and their tree (every cluster live, of size 1); 0 when
@@ -236,7 +281,9 @@ static int prepare_space(ward_space *w, int matrix, const double *centers, const
     }
     w->centers = malloc(w->m * w->dims * sizeof(double));
     w->sums = malloc(w->m * w->dims * sizeof(double));
-    if (!w->centers || !w->sums) return 0;
+    w->changed_at = calloc(w->m, sizeof *w->changed_at);
+    w->requery = ward_requery_new(WARD_REQUERY_DEPTH);
+    if (!w->centers || !w->sums || !w->changed_at || !w->requery) return 0;
     memcpy(w->centers, centers, w->m * w->dims * sizeof(double));
     memcpy(w->sums, centers, w->m * w->dims * sizeof(double));
     return (w->tree = ward_tree_build(w->centers, size, live, w->m, w->dims)) != NULL;
@@ -251,7 +298,7 @@ parac_status birch_ward_cpu(const double *centers, size_t m, size_t dims, int th
 parac_status birch_ward_cpu_in(int matrix, const double *centers, size_t m, size_t dims, int threads,
                                struct parac_progress_gate *progress, birch_merge *merges, parac_error *error)
 {
-    ward_space w = {m, dims, parac_threads_resolve(threads), NULL, 0, NULL, NULL, NULL, 0, m, 0.0, 0};
+    ward_space w = {.m = m, .dims = dims, .threads = parac_threads_resolve(threads), .listed = m, .merges = merges};
     int64_t *size;
     size_t *chain, *live, chain_length = 0, live_count = m;
     int prepared;
@@ -285,7 +332,7 @@ parac_status birch_ward_cpu_in(int matrix, const double *centers, size_t m, size
         for (;;) {
             long previous = chain_length > 1 ? (long)chain[chain_length - 2] : -1;
             x = chain[chain_length - 1];
-            y = nearest_live(&w, size, live, live_count, x, previous, &d_xy);
+            y = nearest_live(&w, size, live, live_count, x, chain_length - 1, previous, &d_xy);
             if (chain_length > 1 && (long)y == previous) break;
             if (chain_length == m) { /* a chain never repeats a cluster: unreachable, but never past the array */
                 free_space(&w), free(size), free(chain), free(live);
@@ -299,6 +346,8 @@ parac_status birch_ward_cpu_in(int matrix, const double *centers, size_t m, size
         merges[k].a = (int32_t)x, merges[k].b = (int32_t)y, merges[k].height = d_xy;
         size[x] = 0;
         size[y] = nx + ny;
+        if (w.changed_at) w.changed_at[y] = k + 1;
+        w.step = k + 1;
         if (!update_after_merge(&w, size, live, &live_count, x, y, d_xy, nx, ny)) {
             free_space(&w), free(size), free(chain), free(live);
             return parac_fail_no_memory(error, "the global step's centroid tree", (unsigned long long)m * dims * 8);

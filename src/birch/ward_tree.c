@@ -146,28 +146,40 @@ static double node_bound(const ward_tree *tree, uint32_t n, const double *c, int
     return bound == bound ? bound : 0.0;
 }
 
-size_t ward_tree_nearest(const ward_tree *tree, const double *centers, const int64_t *size, size_t x,
-                         double *found, size_t *work)
+/* Candidate c into the ascending nearest[0..*count) of at most k. */
+static inline void keep_nearest(ward_candidate *nearest, size_t *count, size_t k, ward_candidate c)
+{
+    size_t at;
+    if (*count == k && !ward_candidate_less(c, nearest[k - 1])) return;
+    at = *count < k ? (*count)++ : k - 1;
+    while (at > 0 && ward_candidate_less(c, nearest[at - 1])) nearest[at] = nearest[at - 1], at--;
+    nearest[at] = c;
+}
+
+/* The search of ward_tree_nearest_k, inlined into both entries: with k the constant 1 the kept list
+ * folds into one compare (a call with k = 1 through the general search made 8-D fits 14% slower). */
+static inline size_t nearest_k(const ward_tree *tree, const double *centers, const int64_t *size, size_t x, size_t k,
+                               ward_candidate *nearest, size_t *work)
 {
     const double *c = centers + x * tree->dims;
     uint32_t stack[WARD_STACK];
     double bounds[WARD_STACK];
-    size_t depth = 0, best_id = SIZE_MAX, visited = 0;
-    double best = INFINITY;
+    size_t depth = 0, count = 0, visited = 0;
     stack[depth] = 0, bounds[depth++] = 0.0;
-    while (depth > 0) {
+    while (depth > 0 && k > 0) {
         uint32_t n = stack[--depth];
         const tree_node *node = &tree->nodes[n];
         double bound = bounds[depth];
-        if (node->live == 0 || (best_id != SIZE_MAX && bound > best * (1.0 + WARD_BOUND_SLACK))) continue;
+        if (node->live == 0 || (count == k && bound > nearest[k - 1].distance * (1.0 + WARD_BOUND_SLACK))) continue;
         if (node->left == 0) {
             visited += node->end - node->begin;
             for (uint32_t i = node->begin; i < node->end; i++) {
                 size_t id = tree->ids[i];
-                double g;
+                ward_candidate candidate;
                 if (id == x || size[id] == 0) continue;
-                g = birch_ward_squared(c, size[x], centers + id * tree->dims, size[id], tree->dims);
-                if (best_id == SIZE_MAX || g < best || (g == best && id < best_id)) best = g, best_id = id;
+                candidate.distance = birch_ward_squared(c, size[x], centers + id * tree->dims, size[id], tree->dims);
+                candidate.id = id;
+                keep_nearest(nearest, &count, k, candidate);
             }
         } else {
             double left = node_bound(tree, node->left, c, size[x]), right = node_bound(tree, node->right, c, size[x]);
@@ -179,9 +191,26 @@ size_t ward_tree_nearest(const ward_tree *tree, const double *centers, const int
             bounds[depth++] = left_first ? left : right;
         }
     }
-    *found = best;
     *work = visited;
-    return best_id;
+    return count;
+}
+
+size_t ward_tree_nearest_k(const ward_tree *tree, const double *centers, const int64_t *size, size_t x, size_t k,
+                           ward_candidate *nearest, size_t *work)
+{
+    return nearest_k(tree, centers, size, x, k, nearest, work);
+}
+
+size_t ward_tree_nearest(const ward_tree *tree, const double *centers, const int64_t *size, size_t x,
+                         double *found, size_t *work)
+{
+    ward_candidate nearest;
+    if (nearest_k(tree, centers, size, x, 1, &nearest, work) == 0) {
+        *found = INFINITY;
+        return SIZE_MAX;
+    }
+    *found = nearest.distance;
+    return nearest.id;
 }
 
 /* The nodes from cluster id's leaf up to the root again, from their live clusters. */

@@ -37,11 +37,29 @@ ward_tree *ward_tree_build(const double *centers, const int64_t *size, const siz
                            size_t dims);
 void ward_tree_free(ward_tree *tree);
 
+/* A live cluster and its squared Ward distance to the query's cluster. */
+typedef struct ward_candidate {
+    double distance;
+    size_t id;
+} ward_candidate;
+
+/* (a.distance, a.id) < (b.distance, b.id): the order in which every nearest-cluster answer is the least. */
+static inline int ward_candidate_less(ward_candidate a, ward_candidate b)
+{
+    return a.distance < b.distance || (a.distance == b.distance && a.id < b.id);
+}
+
 /* The live cluster other than x with the least (birch_ward_squared to x, id), its value in *found;
  * SIZE_MAX when x is the only one. *work: the clusters and node bounds it read (each costs about
  * dims coordinates), which ward.c weighs against a scan over its threads. */
 size_t ward_tree_nearest(const ward_tree *tree, const double *centers, const int64_t *size, size_t x,
                          double *found, size_t *work);
+
+/* The k live clusters other than x with the least (distance, id), ascending, in nearest[0..k); fewer
+ * (the count returned) when fewer are live. Every live cluster not returned is greater than
+ * nearest[k - 1] in that order. */
+size_t ward_tree_nearest_k(const ward_tree *tree, const double *centers, const int64_t *size, size_t x, size_t k,
+                           ward_candidate *nearest, size_t *work);
 
 /* After a merge: cluster `gone` is no longer live (size 0), cluster `moved` has its new centroid and
  * size. */

@@ -135,3 +135,22 @@ double *support_subclusters(const parac_birch *model, size_t *m)
     CHECK_OK(parac_birch_subclusters(model, centers, NULL, NULL, &error), &error);
     return centers;
 }
+
+static int compare_candidates(const void *a, const void *b)
+{
+    const ward_candidate *x = a, *y = b;
+    return ward_candidate_less(*x, *y) ? -1 : ward_candidate_less(*y, *x);
+}
+
+size_t support_ward_by_scan(const double *centers, const int64_t *size, size_t m, size_t dims, size_t x,
+                            ward_candidate *nearest)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (i == x || size[i] == 0) continue;
+        nearest[count].distance = birch_ward_squared(centers + x * dims, size[x], centers + i * dims, size[i], dims);
+        nearest[count++].id = i;
+    }
+    qsort(nearest, count, sizeof *nearest, compare_candidates);
+    return count;
+}

@@ -7,6 +7,8 @@
 
 #include <parac/birch.h>
 
+#include "birch/ward_tree.h"
+
 /* n points in d dims around `centers` centres uniform in [-10,10]^d, deviation std (malloc'ed). */
 double *support_blobs(size_t n, size_t dims, size_t centers, double std, uint64_t seed);
 /* n points uniform in [0, side)^dims: no clusters, so every window's points keep landing near
@@ -27,5 +29,11 @@ parac_birch *support_fit(const parac_birch_options *options, const double *point
                          size_t chunk, int32_t *labels);
 /* The subcluster centroids of a fitted model (malloc'ed, m×dims). */
 double *support_subclusters(const parac_birch *model, size_t *m);
+
+/* Every live cluster (size > 0) other than x by (squared Ward distance to x, id), ascending, into
+ * nearest (room for m): the scan that the Ward chain's tree and kept answers must agree with. The
+ * count. */
+size_t support_ward_by_scan(const double *centers, const int64_t *size, size_t m, size_t dims, size_t x,
+                            ward_candidate *nearest);
 
 #endif

@@ -2,12 +2,14 @@
  * against a scan of every live cluster: the same (squared Ward distance, id) minimum, bit for bit,
  * through merges that kill clusters, move centroids and grow sizes, on centroids in general position
  * and on a coarse integer grid (many equal distances: the tie must go to the smaller id), from 1 to
- * 12 dimensions and with sizes that differ by orders of magnitude. */
+ * 12 dimensions and with sizes that differ by orders of magnitude; and the k nearest, the scan's k
+ * least in the same order (the Ward chain keeps them for its repeated queries). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "birch/ward_tree.h"
+#include "support_birch.h"
 #include "test_util.h"
 
 static uint64_t next_random(uint64_t *state)
@@ -32,6 +34,20 @@ static size_t nearest_by_scan(const double *centers, const int64_t *size, size_t
     }
     *found = best;
     return best_id;
+}
+
+/* Whether the tree's k nearest of x are the scan's k least (distance, id), ascending, bit for bit. */
+static int same_k_nearest(const ward_tree *tree, const double *centers, const int64_t *size, size_t m, size_t dims,
+                          size_t x, size_t k)
+{
+    ward_candidate *by_tree = malloc(k * sizeof *by_tree), *by_scan = malloc(m * sizeof *by_scan);
+    size_t live = support_ward_by_scan(centers, size, m, dims, x, by_scan), work;
+    size_t from_tree = ward_tree_nearest_k(tree, centers, size, x, k, by_tree, &work);
+    int same = from_tree == (live < k ? live : k);
+    for (size_t t = 0; same && t < from_tree; t++)
+        same = by_tree[t].id == by_scan[t].id && memcmp(&by_tree[t].distance, &by_scan[t].distance, sizeof(double)) == 0;
+    free(by_tree), free(by_scan);
+    return same;
 }
 
 static void check_merges(size_t m, size_t dims, int grid, uint64_t seed)
@@ -60,6 +76,7 @@ static void check_merges(size_t m, size_t dims, int grid, uint64_t seed)
             y = ward_tree_nearest(tree, centers, size, x, &found, &work);
             expected = nearest_by_scan(centers, size, m, dims, x, &scanned);
             wrong += y != expected || memcmp(&found, &scanned, sizeof found) != 0;
+            wrong += !same_k_nearest(tree, centers, size, m, dims, x, 1 + (size_t)(next_random(&state) % 40));
             queries++;
         }
         y = nearest_by_scan(centers, size, m, dims, x, &scanned);
