@@ -9,11 +9,20 @@
 #include "cuda/union_find.cuh"
 #include "dbscan/dbscan_cuda_grid.cuh"
 
+/* *any = 1 when some point is core (the caller zeroes it). */
+__global__ static void find_any_core(const uint8_t *core, size_t n, unsigned int *any)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (__syncthreads_or(i < n && core[i]) && threadIdx.x == 0) atomicOr(any, 1u);
+}
+
 /* root_of[original index] = the set root of the point, of its lowest-index
- * core neighbour for a border point, NO_INDEX for noise. */
+ * core neighbour for a border point, NO_INDEX for noise. Without any core point
+ * (min_samples beyond every stencil) no point walks its stencil: each walk would
+ * read every candidate's core flag, nearly every pair at an eps spanning the data. */
 template <typename T>
 __global__ static void assign_roots(grid_view<T> view, const uint8_t *core, const uint32_t *order,
-                                    uint32_t *parent, uint32_t *root_of, uint8_t *core_by_index)
+                                    uint32_t *parent, uint32_t *root_of, uint8_t *core_by_index, int any_core)
 {
     uint32_t p = blockIdx.x * blockDim.x + threadIdx.x, begin, end, best = NO_INDEX, best_position = 0;
     uint64_t coordinates[DBSCAN_GRID_MAX_DIMS];
@@ -21,6 +30,10 @@ __global__ static void assign_roots(grid_view<T> view, const uint8_t *core, cons
     core_by_index[order[p]] = core[p];
     if (core[p]) {
         root_of[order[p]] = gpu_union_find_root(parent, p);
+        return;
+    }
+    if (!any_core) {
+        root_of[order[p]] = NO_INDEX;
         return;
     }
     cell_coordinates(view, p, coordinates);

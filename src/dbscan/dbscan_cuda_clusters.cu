@@ -100,15 +100,22 @@ static parac_status assign_all_roots(gpu_run *run, uint32_t *root_of, uint8_t *c
 {
     parac_status status = PARAC_OK;
     cudaStream_t stream = (cudaStream_t)run->context.stream;
+    unsigned int *any = NULL, any_core = 0;
     if (run->sparse && run->lists.near) release_walk_buffers(run); /* lower peak: the lists are all it reads */
-    if (run->lists.near)
+    if (run->lists.near) {
         assign_roots_listed<<<blocks_for(run->n), THREADS, 0, stream>>>(run->n, run->core, run->order, run->parent,
                                                                         run->lists, root_of, core_by_index,
                                                                         min_index);
-    else
+    } else {
+        PARAC_TRY(take(run, (void **)&any, sizeof *any, error));
+        PARAC_TRY(parac_cuda_memset(&run->context, any, 0, sizeof *any, error));
+        PARAC_TRY(parac_cuda_launch_items(find_any_core, run->n, THREADS, stream, error, run->core, run->n, any));
+        PARAC_TRY(parac_cuda_download(&run->context, &any_core, any, sizeof any_core, error));
         PARAC_TRY(parac_cuda_launch_items(assign_roots<T>, run->n, THREADS, stream, error, view_of<T>(run), run->core,
-                                          run->order, run->parent, root_of, core_by_index));
+                                          run->order, run->parent, root_of, core_by_index, (int)(any_core != 0)));
+    }
 fail:
+    parac_cuda_free(&run->context, any);
     return status;
 }
 

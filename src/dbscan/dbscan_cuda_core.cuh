@@ -5,6 +5,8 @@
 #ifndef PARAC_DBSCAN_CUDA_CORE_CUH
 #define PARAC_DBSCAN_CUDA_CORE_CUH
 
+#include <limits.h>
+
 #include "dbscan/dbscan_cuda_grid.cuh"
 
 /* ---------------------------------------------------------------- kernels: core, union, border */
@@ -43,9 +45,28 @@ __global__ static void dense_cells(grid_view<T> view, size_t min_samples, uint8_
     dense[cell] = cell_diagonal_squared(view, begin, end) <= view.eps2;
 }
 
-/* Core flag with early exit at min_samples; with lists, a non-core point also
- * leaves its neighbours behind. A store skipped for want of a slot means the
- * point is core (its own distance 0 is still to come), so no list overflows. */
+/* Above this min_samples a point without lists first counts its stencil's candidates, so that it
+ * can stop once too few are left (dbscan_cpu.c: point_is_core): `--min-samples 10^12`, or a large
+ * fraction of n at an eps spanning the data, compared nearly every pair. Below it the walk is as
+ * before (a point reaches min_samples or is a non-core point that walks everything anyway). */
+#define DBSCAN_GPU_REACH_MIN 32
+
+/* Candidates in p's stencil minus min_samples: how many may still miss before p cannot be core;
+ * negative when it cannot be core at all. */
+template <typename T>
+__device__ static long long misses_allowed(const grid_view<T> &view, const uint64_t *coordinates, size_t min_samples)
+{
+    uint32_t begin, end;
+    long long candidates = 0;
+    for (int row = 0; row < view.plan.row_count; row++)
+        if (row_range(view, coordinates, row, &begin, &end)) candidates += end - begin;
+    return candidates - (long long)(min_samples < (size_t)LLONG_MAX ? min_samples : LLONG_MAX);
+}
+
+/* Core flag with early exit at min_samples, or (large min_samples, no lists) once the candidates
+ * left cannot reach it; with lists, a non-core point also leaves its neighbours behind. A store
+ * skipped for want of a slot means the point is core (its own distance 0 is still to come), so no
+ * list overflows. */
 template <typename T>
 __global__ static void count_neighbours(grid_view<T> view, size_t min_samples, const uint8_t *dense, uint8_t *core,
                                         neighbour_lists lists)
@@ -53,16 +74,21 @@ __global__ static void count_neighbours(grid_view<T> view, size_t min_samples, c
     uint32_t p = blockIdx.x * blockDim.x + threadIdx.x, begin, end, stored = 0;
     uint64_t coordinates[DBSCAN_GRID_MAX_DIMS];
     size_t neighbours = 0;
+    long long misses_left = LLONG_MAX;
     if (p >= view.n) return;
     if (dense[view.cell_of[p]]) {
         core[p] = 1;
         return;
     }
     cell_coordinates(view, p, coordinates);
-    for (int row = 0; row < view.plan.row_count; row++) {
+    if (!lists.near && min_samples > DBSCAN_GPU_REACH_MIN) misses_left = misses_allowed(view, coordinates, min_samples);
+    for (int row = 0; row < view.plan.row_count && misses_left >= 0; row++) {
         if (!row_range(view, coordinates, row, &begin, &end)) continue;
         for (uint32_t q = begin; q < end; q++) {
-            if (distance_squared(view, p, q) > view.eps2) continue;
+            if (distance_squared(view, p, q) > view.eps2) {
+                if (--misses_left < 0) break;
+                continue;
+            }
             if (++neighbours >= min_samples) {
                 core[p] = 1;
                 return;
@@ -87,7 +113,12 @@ __global__ static void count_neighbours_tiled(grid_view<T> view, size_t min_samp
     uint32_t p = blockIdx.x * blockDim.x + threadIdx.x, stored = 0;
     size_t neighbours = 0;
     int active = p < view.n && !dense[0];
+    /* every point is a candidate: see count_neighbours */
+    long long misses_left = !lists.near && min_samples > DBSCAN_GPU_REACH_MIN
+                                ? (long long)view.n - (long long)(min_samples < view.n ? min_samples : view.n + 1)
+                                : LLONG_MAX;
     if (p < view.n && dense[0]) core[p] = 1;
+    if (active && misses_left < 0) core[p] = 0, active = 0;
     for (uint32_t base = 0; base < view.n && __syncthreads_or(active); base += tile) {
         uint32_t count = view.n - base < tile ? (uint32_t)(view.n - base) : tile;
         for (uint32_t i = threadIdx.x; i < count * view.dim; i += blockDim.x)
@@ -100,7 +131,10 @@ __global__ static void count_neighbours_tiled(grid_view<T> view, size_t min_samp
                     __dmul_rn(__dsub_rn((double)view.xs[k * view.n + p], (double)staged[k * tile + j]), view.scale);
                 sum = __dadd_rn(sum, __dmul_rn(difference, difference));
             }
-            if (sum > view.eps2) continue;
+            if (sum > view.eps2) {
+                if (--misses_left < 0) core[p] = 0, active = 0;
+                continue;
+            }
             if (++neighbours >= min_samples) {
                 core[p] = 1;
                 active = 0;
