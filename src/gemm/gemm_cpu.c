@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/memory_limit.h"
 #include "core/progress.h"
 #include "core/threads.h"
 #include "gemm/gemm_internal.h"
@@ -220,7 +221,11 @@ static parac_status ensure_workspace(parac_gemm_plan *plan, parac_error *error)
     size_t floats = (size_t)(plan->padded_k * (plan->padded_m + plan->padded_n) +
                              plan->partial_slots * plan->tile_m * plan->tile_n);
     size_t bytes = (floats * sizeof(float) + 63) / 64 * 64;
+    parac_status status;
     if (plan->host_workspace) return PARAC_OK;
+    /* Operands are packed padded to whole tiles: k = 1 packs 64 columns of A. 2 x 10^7 x 1 x 1 asked for
+     * 5 GB, which overcommit grants and the OOM killer ends once touched; refused at once instead. */
+    if ((status = parac_require_host_bytes(error, NULL, 0, bytes, "gemm packed operands")) != PARAC_OK) return status;
     plan->host_workspace = aligned_alloc(64, bytes);
     return plan->host_workspace ? PARAC_OK : parac_fail_no_memory(error, "gemm packed operands", bytes);
 }

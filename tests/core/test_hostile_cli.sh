@@ -83,6 +83,9 @@ expect_code 3 "$dir/vast.mtx:2: a dense 60000 x 60000 matrix would take 14400000
   gemm "$dir/vast.mtx" "$dir/ok.mtx" -o "$dir/c.npy"
 expect_code 3 "$dir/large.mtx:2: a dense 20000 x 20000 matrix would take" gemm "$dir/large.mtx" "$dir/large.mtx" -o "$dir/c.npy"
 expect_code 3 "gemm: A, B and C (20000 x 20000 x 20000, fp32) would take" gemm --m 20000 --n 20000 --k 20000
+# 32 MB of A, B and C, but packed in whole tiles (k = 1 fills 64 columns of A): 1 GB, refused before the
+# allocation (which overcommit would grant without a limit) rather than failing in it
+expect_code 3 "gemm packed operands would take" gemm --m 4000000 --n 1 --k 1
 [[ ! -e "$dir/c.npy" ]] || fail "a refused gemm left $dir/c.npy"
 
 # --- CSV points: a typo in the first row is an error at line 1 and its column, not a lost "header"
