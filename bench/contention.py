@@ -40,10 +40,14 @@ def spinners(k, sessions="one"):
     n / 3 of the cores)."""
     if k == 0:
         return []
+    # no inherited stdout/stderr: a spinner left behind must not hold the caller's pipe open (a device run
+    # piped this script into tee under `timeout`: SIGTERM ended the script, the spinners kept tee waiting)
+    quiet = {"start_new_session": True, "stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL,
+             "stderr": subprocess.DEVNULL}
     if sessions == "one":
         loops = " ".join(["(while :; do :; done) &"] * k)
-        return [subprocess.Popen(["sh", "-c", loops + " wait"], start_new_session=True)]
-    return [subprocess.Popen(["sh", "-c", "while :; do :; done"], start_new_session=True) for _ in range(k)]
+        return [subprocess.Popen(["sh", "-c", loops + " wait"], **quiet)]
+    return [subprocess.Popen(["sh", "-c", "while :; do :; done"], **quiet) for _ in range(k)]
 
 
 def autogroup():
@@ -98,7 +102,13 @@ def make_inputs(parac, points, cores, directory):
     }
 
 
+def stop_on_sigterm(signum, frame):
+    """SIGTERM (`timeout`) as an exit, so that the `finally` around each timed run stops its spinners."""
+    raise SystemExit(128 + signum)
+
+
 def main():
+    signal.signal(signal.SIGTERM, stop_on_sigterm)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--parac", default=os.environ.get("PARAC", os.path.join(ROOT, "build", "parac")))
     parser.add_argument("--rounds", type=int, default=5)
