@@ -10,7 +10,8 @@
  *     heights equal within rounding). O(m dims) memory instead of 4 m^2 bytes: 30,000 subclusters
  *     took 25 s and 3.5 GB with the condensed matrix (a threshold far below the data's spread),
  *     and the matrix of 100,000 would need 40 GB. The nearest live cluster comes from a kd-tree
- *     over the centroids (ward_tree.c), the answer a scan of all of them would give.
+ *     over the centroids (ward_tree.c), the answer a scan of all of them would give, or from what an
+ *     expensive earlier query of the same cluster kept (ward_requery.c), the same answer again.
  */
 #include "birch/ward.h"
 
@@ -38,6 +39,16 @@ int birch_ward_uses_matrix(size_t m) { return m <= BIRCH_WARD_MATRIX_MAX; }
  * condensed triangle, half the memory. Both hold the same values. */
 #define WARD_FULL_MATRIX_MAX 4096
 
+/* Chain positions whose repeated queries keep what they found: the chain's bottom is asked after
+ * nearly every merge, an element far up it seldom twice. */
+#define WARD_REQUERY_DEPTH 64
+
+/* A cluster asked again keeps its k nearest only when its last query read this many times the
+ * running mean: a k-nearest search costs several single ones (8-D: 5x), repaid when the cluster is
+ * asked many more times, as the large clusters at the chain's bottom are (2-D: 5 answers per keep,
+ * queries 80x the mean); in 8-D most kept clusters were asked once more, a 10% loss. */
+#define WARD_REQUERY_WORTH 4
+
 typedef struct ward_space {
     size_t m, dims;
     int threads;
@@ -55,18 +66,8 @@ typedef struct ward_space {
     ward_requery *requery; /* the chain's repeated queries, answered from what the last one found */
     size_t *changed_at;    /* merges done when each cluster last changed (0: never) */
     const birch_merge *merges;
-/* Chain positions whose repeated queries keep what they found: the chain's bottom is asked after
- * nearly every merge, an element far up it seldom twice. */
-#define WARD_REQUERY_DEPTH 64
-
-/* A cluster asked again keeps its k nearest only when its last query read this many times the
- * running mean: a k-nearest search costs several single ones (8-D: 5x), repaid when the cluster is
- * asked many more times, as the large clusters at the chain's bottom are (2-D: 5 answers per keep,
- * queries 80x the mean); in 8-D most kept clusters were asked once more, a 10% loss. */
-#define WARD_REQUERY_WORTH 4
-
-    size_t step;             /* merges done */
-    double one_work;         /* clusters and nodes a query for the one nearest read lately (a running mean) */
+    size_t step;           /* merges done */
+    double one_work;       /* clusters and nodes a query for the one nearest read lately (a running mean) */
     double position_work[WARD_REQUERY_DEPTH]; /* ... and the last one at each chain position */
 } ward_space;
 

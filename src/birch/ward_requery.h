@@ -7,7 +7,8 @@
  * spans thousands of small clusters: in 300,000 uniform 2-D points, 17% of the queries came from
  * clusters of 256 to 4,096 points and read 90% of the tree's clusters.
  *
- * So a cluster asked twice at the same chain position keeps its k nearest (by the tree) and from
+ * So a cluster asked twice at the same chain position (whose first query was expensive: ward.c
+ * decides) keeps its k nearest (by the tree) and from
  * then on the clusters that merges have changed since: the answer is the least of those still as
  * they were when measured, provided it is not above the k-th nearest of the build (every cluster
  * not kept and unchanged since is above that one). Each distance is birch_ward_squared of the
