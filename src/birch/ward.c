@@ -124,6 +124,10 @@ static size_t nearest_centroid_by_scan(const ward_space *w, const int64_t *size,
         for (size_t t = w->first; t < w->listed; t++) {
             double g;
             if (live[t] == x || size[live[t]] == 0) continue;
+            if (mine_id != SIZE_MAX && birch_ward_surely_above(w->centers + x * w->dims, size[x],
+                                                               w->centers + live[t] * w->dims, size[live[t]],
+                                                               w->dims, mine))
+                continue;
             g = ward_squared(w, size, x, live[t]);
             if (mine_id == SIZE_MAX || g < mine) mine = g, mine_id = live[t];
         }

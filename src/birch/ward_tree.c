@@ -18,7 +18,6 @@
 #include "core/select_nth.h"
 
 #define WARD_LEAF_SIZE 32
-#define WARD_BOUND_SLACK 1e-9
 #define WARD_STACK 256 /* > 2 x the depth of a tree of 2^64 clusters */
 
 typedef struct tree_node {
@@ -133,9 +132,9 @@ void ward_tree_free(ward_tree *tree)
 
 size_t ward_tree_built_for(const ward_tree *tree) { return tree->built_for; }
 
-/* The bounds below are computed branch-free and in two interleaved sums, rounded otherwise than the
- * distances they bound (WARD_BOUND_SLACK absorbs that): 8-D fits spent 39 % of their time in the
- * branchy box gap and most of the rest in exact distances of clusters a cheaper test rules out. */
+/* The box bound below is computed branch-free and in two interleaved sums, rounded otherwise than the
+ * distances it bounds (WARD_BOUND_SLACK absorbs that): 8-D fits spent 39 % of their time in the
+ * branchy version, and most of the rest in exact distances of clusters birch_ward_surely_above rules out. */
 
 /* Squared gap from c to the box [low, high] (0 inside; one of the two gaps of a coordinate is <= 0). */
 static inline double box_gap_squared(const double *c, const double *low, const double *high, size_t dims)
@@ -164,22 +163,6 @@ static double node_bound(const ward_tree *tree, uint32_t n, const double *c, int
     double a = (double)nx, b = (double)tree->nodes[n].smallest;
     double bound = 2.0 * a * b / (a + b) * box_gap_squared(c, low, high, tree->dims);
     return bound == bound ? bound : 0.0;
-}
-
-/* Whether birch_ward_squared(cx, nx, ci, ni) is surely above `limit`: the squared distance summed in two
- * interleaved halves (half the dependent additions) and the Ward factor 2 nx ni / (nx + ni) multiplied
- * across (no division). */
-static inline int ward_surely_above(const double *cx, int64_t nx, const double *ci, int64_t ni, size_t dims,
-                                    double limit)
-{
-    double even = 0.0, odd = 0.0, a = (double)nx, b = (double)ni;
-    size_t k = 0;
-    for (; k + 1 < dims; k += 2) {
-        double d0 = cx[k] - ci[k], d1 = cx[k + 1] - ci[k + 1];
-        even += d0 * d0, odd += d1 * d1;
-    }
-    if (k < dims) even += (cx[k] - ci[k]) * (cx[k] - ci[k]);
-    return 2.0 * a * b * (even + odd) > limit * (1.0 + WARD_BOUND_SLACK) * (a + b);
 }
 
 /* Candidate c into the ascending nearest[0..*count) of at most k. */
@@ -213,7 +196,7 @@ static inline size_t nearest_k(const ward_tree *tree, const double *centers, con
                 size_t id = tree->ids[i];
                 ward_candidate candidate;
                 if (id == x || size[id] == 0) continue;
-                if (count == k && ward_surely_above(c, size[x], centers + id * tree->dims, size[id], tree->dims,
+                if (count == k && birch_ward_surely_above(c, size[x], centers + id * tree->dims, size[id], tree->dims,
                                                     nearest[k - 1].distance))
                     continue; /* above the k-th: not kept, as its exact value would not be */
                 candidate.distance = birch_ward_squared(c, size[x], centers + id * tree->dims, size[id], tree->dims);

@@ -29,6 +29,26 @@ static inline double birch_ward_squared(const double *cx, int64_t nx, const doub
     return g == g ? g : INFINITY;
 }
 
+/* Relative slack of every lower bound below: they are rounded otherwise than the distances they bound,
+ * and a cluster skipped on a tie could hold a smaller id. */
+#define WARD_BOUND_SLACK 1e-9
+
+/* Whether birch_ward_squared(cx, nx, ci, ni) is surely above `limit`, cheaper than computing it: the
+ * squared distance summed in two interleaved halves (half the dependent additions) and the Ward factor
+ * multiplied across (no division). A cluster it rules out is never the least (distance, id) below limit. */
+static inline int birch_ward_surely_above(const double *cx, int64_t nx, const double *ci, int64_t ni, size_t dims,
+                                          double limit)
+{
+    double even = 0.0, odd = 0.0, a = (double)nx, b = (double)ni;
+    size_t k = 0;
+    for (; k + 1 < dims; k += 2) {
+        double d0 = cx[k] - ci[k], d1 = cx[k + 1] - ci[k + 1];
+        even += d0 * d0, odd += d1 * d1;
+    }
+    if (k < dims) even += (cx[k] - ci[k]) * (cx[k] - ci[k]);
+    return 2.0 * a * b * (even + odd) > limit * (1.0 + WARD_BOUND_SLACK) * (a + b);
+}
+
 typedef struct ward_tree ward_tree;
 
 /* A tree over the live clusters live[0..live_count) (centroids m x dims, sizes); NULL when out of
