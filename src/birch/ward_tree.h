@@ -71,7 +71,9 @@ static inline int ward_candidate_less(ward_candidate a, ward_candidate b)
 
 /* The live cluster other than x with the least (birch_ward_squared to x, id), its value in *found;
  * SIZE_MAX when x is the only one. *work: the clusters and node bounds it read (each costs about
- * dims coordinates), which ward.c weighs against a scan over its threads. */
+ * dims coordinates), which ward.c weighs against a scan over its threads. The tree reads the other
+ * clusters from its own copies, as of the build and the merges it was told of (ward_tree_merged); x's
+ * centroid and size come from centers and size. */
 size_t ward_tree_nearest(const ward_tree *tree, const double *centers, const int64_t *size, size_t x,
                          double *found, size_t *work);
 
