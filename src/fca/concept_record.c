@@ -68,12 +68,13 @@ size_t fca_record_ids(const fca_record_format *format, const parac_word *record,
     const uint32_t *slots = (const uint32_t *)record;
     size_t size = 0;
     if (!ids) capacity = 0;
-    if (format->ids == 0) {
-        for (size_t a = parac_bitset_next(record, format->attributes, 0); a < format->attributes;
-             a = parac_bitset_next(record, format->attributes, a + 1)) {
-            if (size < capacity) ids[size] = (uint32_t)a;
-            size++;
-        }
+    if (format->ids == 0) { /* word by word: this decodes every concept written (parac_bitset_next per
+                               id was a tenth of `parac fca -o` on T10I4D100K) */
+        for (size_t w = 0; w < format->words; w++)
+            for (parac_word bits = record[w]; bits; bits &= bits - 1) {
+                if (size < capacity) ids[size] = (uint32_t)(w * PARAC_WORD_BITS + (size_t)__builtin_ctzll(bits));
+                size++;
+            }
         return size;
     }
     if (slots[0] == FCA_RECORD_ALL) {

@@ -97,31 +97,73 @@ static parac_status spill_before_take(parac_fca_concepts *target, parac_fca_conc
 {
     fca_concept_spill *spill = target->spill;
     parac_status status = PARAC_OK;
-    if (target->count + source->count <= spill->store_limit) return PARAC_OK;
-    if (target->count) status = fca_concept_spill_store(spill, target, 1, error);
-    if (status == PARAC_OK && source->count > spill->store_limit)
+    if (fca_concepts_total(target) + fca_concepts_total(source) <= spill->store_limit) return PARAC_OK;
+    if (fca_concepts_total(target)) status = fca_concept_spill_store(spill, target, 1, error);
+    if (status == PARAC_OK && fca_concepts_total(source) > spill->store_limit)
         status = fca_concept_spill_store(spill, source, 1, error);
     return status;
 }
 
+/* A store smaller than this is copied into the target rather than kept as a part: a part is a
+ * buffer of its own, and the sparse search's nested workers hand over many tiny stores. */
+#define SMALLEST_PART_BYTES (64 * 1024)
+
+static parac_status add_part(parac_fca_concepts *target, parac_word *intents, size_t count, parac_error *error)
+{
+    if (target->part_count == target->part_capacity) {
+        size_t capacity = target->part_capacity ? 2 * target->part_capacity : 16;
+        fca_store_part *grown = realloc(target->parts, capacity * sizeof *grown);
+        if (!grown) return parac_fail_no_memory(error, "concept store parts", capacity * sizeof *grown);
+        target->parts = grown;
+        target->part_capacity = capacity;
+    }
+    target->parts[target->part_count].intents = intents;
+    target->parts[target->part_count++].count = count;
+    target->part_records += count;
+    return PARAC_OK;
+}
+
+static parac_status copy_in(parac_fca_concepts *target, const parac_word *intents, size_t count, parac_error *error)
+{
+    parac_status status = reserve(target, target->count + count, error);
+    if (status != PARAC_OK || count == 0) return status;
+    memcpy(target->intents + target->count * target->format.words, intents,
+           count * target->format.words * sizeof(parac_word));
+    target->count += count;
+    return PARAC_OK;
+}
+
 parac_status fca_concepts_take(parac_fca_concepts *target, parac_fca_concepts *source, parac_error *error)
 {
+    size_t words = source->format.words;
     parac_status status = target->spill ? spill_before_take(target, source, error) : PARAC_OK;
-    if (status == PARAC_OK) status = reserve(target, target->count + source->count, error);
-    if (status != PARAC_OK) return status;
-    if (source->count)
-        memcpy(target->intents + target->count * target->format.words, source->intents,
-               source->count * source->format.words * sizeof(parac_word));
-    target->count += source->count;
+    if (status == PARAC_OK && source->count * words * sizeof(parac_word) < SMALLEST_PART_BYTES)
+        status = copy_in(target, source->intents, source->count, error);
+    else if (status == PARAC_OK && (status = add_part(target, source->intents, source->count, error)) == PARAC_OK)
+        source->intents = NULL; /* the target's now */
+    for (size_t p = 0; p < source->part_count && status == PARAC_OK; p++) {
+        status = add_part(target, source->parts[p].intents, source->parts[p].count, error);
+        if (status == PARAC_OK) source->parts[p].intents = NULL;
+    }
     fca_concepts_release(source);
-    return PARAC_OK;
+    return status;
+}
+
+void fca_concepts_clear(parac_fca_concepts *concepts)
+{
+    for (size_t p = 0; p < concepts->part_count; p++) free(concepts->parts[p].intents);
+    free(concepts->parts);
+    concepts->parts = NULL;
+    concepts->part_count = concepts->part_capacity = concepts->part_records = 0;
+    concepts->count = 0;
 }
 
 void fca_concepts_release(parac_fca_concepts *concepts)
 {
+    fca_concepts_clear(concepts);
     free(concepts->intents);
     concepts->intents = NULL;
-    concepts->count = concepts->capacity = 0;
+    concepts->capacity = 0;
 }
 
 /* Lexicographic order of ascending id lists: at the first id p where the sets
@@ -148,7 +190,7 @@ int fca_intent_compare(const parac_word *a, const parac_word *b, size_t words)
 void parac_fca_concepts_destroy(parac_fca_concepts *concepts)
 {
     if (!concepts) return;
-    free(concepts->intents);
+    fca_concepts_release(concepts);
     free(concepts);
 }
 

@@ -2,18 +2,21 @@
  * order, within a host memory budget whatever the concept count.
  *
  * The searches store intents as always (fca_concepts_append per worker,
- * fca_concepts_take at the end), but every store of the run is attached to a
- * spill: a store that reaches its share of the budget sorts its intents
- * (each store on its own thread) and writes them as one run of an external
- * sort (core/external_sort.h). At the end, when nothing was spilled, the one
- * merged store is sorted in memory and delivered as parac_fca_compute would
- * order it; otherwise it becomes the last run and the runs are merged k-way.
- * Intents of distinct concepts differ, so the merge's order is the canonical
- * order exactly, on every device and thread count.
+ * fca_concepts_take at the end: the workers' stores become parts of one),
+ * but every store of the run is attached to a spill: a store that reaches its
+ * share of the budget sorts its intents (each store on its own thread) and
+ * writes them as one run of an external sort (core/external_sort.h). At the
+ * end, when nothing was spilled, the one merged store is put in order as
+ * parac_fca_compute would sort it, and its records are read where they lie
+ * (through sort entries: concept_sort.c); otherwise it becomes the last run
+ * and the runs are merged k-way. Intents of distinct concepts differ, so the
+ * merge's order is the canonical order exactly, on every device and thread
+ * count.
  *
  * Budget: half for the stores (threads + 1 of them, the merged one included,
- * each up to its share and as much again while its sort runs), half for the
- * merge's read buffers. The context and the search's own memory are extra. */
+ * each up to its share and, while its sort runs, as much again plus two sort
+ * entries a record), half for the merge's read buffers. The context and the
+ * search's own memory are extra. */
 #define _POSIX_C_SOURCE 200809L
 #include <omp.h>
 #include <stdlib.h>
@@ -64,7 +67,9 @@ parac_status fca_concept_spill_create(size_t attributes, size_t longest_row, uin
         free(made), free(format), free(lock);
         return status;
     }
-    limit = budget / 2 / (2 * (uint64_t)(threads > 0 ? threads + 1 : 2)) / config.record_bytes;
+    /* while a store is sorted it needs as much again, and two sort entries a record */
+    limit = budget / 2 / (uint64_t)(threads > 0 ? threads + 1 : 2) /
+            (2 * config.record_bytes + 2 * sizeof(fca_sort_entry));
     made->store_limit = limit < 1 ? 1 : limit > SIZE_MAX / config.record_bytes ? SIZE_MAX / config.record_bytes
                                                                                 : (size_t)limit;
     made->format = format;
@@ -106,6 +111,8 @@ parac_status fca_concept_spill_clear(fca_concept_spill *spill, parac_error *erro
 
 /* ---- delivery ------------------------------------------------------------------ */
 
+#define DELIVERY_PREFETCH 16 /* records fetched ahead of the one delivered */
+
 typedef struct concept_delivery {
     parac_fca_concept_fn fn;
     void *user;
@@ -125,13 +132,18 @@ static parac_status deliver_all(fca_concept_spill *spill, parac_fca_concepts *st
                                 concept_delivery *delivery, parac_error *error)
 {
     parac_status status;
-    if (parac_external_sort_runs(spill->sorter) == 0) {
-        size_t words = store->format.words;
-        if ((status = fca_concepts_sort(store, threads, error)) != PARAC_OK) return status;
-        for (size_t c = 0; c < store->count; c++)
-            if (deliver_intent(delivery, store->intents + c * words))
-                return parac_fail(error, PARAC_ERR_CANCELLED, "fca: stopped by the concept callback");
-        return PARAC_OK;
+    if (parac_external_sort_runs(spill->sorter) == 0) { /* read in order where they lie: no copy */
+        size_t count = fca_concepts_total(store);
+        fca_sort_entry *order;
+        if ((status = fca_concepts_order(store, threads, &order, error)) != PARAC_OK) return status;
+        for (size_t c = 0; c < count && status == PARAC_OK; c++) {
+            /* the records lie scattered over the stores: fetch ahead, or each one waits on memory */
+            if (c + DELIVERY_PREFETCH < count) __builtin_prefetch(order[c + DELIVERY_PREFETCH].record);
+            if (deliver_intent(delivery, order[c].record))
+                status = parac_fail(error, PARAC_ERR_CANCELLED, "fca: stopped by the concept callback");
+        }
+        free(order);
+        return status;
     }
     if ((status = fca_concept_spill_store(spill, store, threads, error)) != PARAC_OK) return status;
     fca_concepts_release(store); /* its memory goes to the merge */
@@ -170,9 +182,9 @@ parac_status parac_fca_enumerate(const parac_fca_context *context, const parac_f
         if (!delivery.ids) status = parac_fail_no_memory(error, "intent ids", (context->attributes + 1) * 4);
     }
     if (status == PARAC_OK) status = fca_run_search(context, options, &store, &count, error);
-    if (status == PARAC_OK && count != spill->spilled + store.count)
+    if (status == PARAC_OK && count != spill->spilled + fca_concepts_total(&store))
         status = parac_fail(error, PARAC_ERR_INTERNAL, "fca: counted %llu concepts but stored %llu",
-                            (unsigned long long)count, (unsigned long long)(spill->spilled + store.count));
+                            (unsigned long long)count, (unsigned long long)(spill->spilled + fca_concepts_total(&store)));
     if (status == PARAC_OK) status = deliver_all(spill, &store, threads, &delivery, error);
     free(delivery.ids);
     fca_concepts_release(&store);

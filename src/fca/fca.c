@@ -138,7 +138,7 @@ static parac_status hand_over(const parac_fca_context *context, const parac_fca_
     parac_status status = PARAC_OK;
     *count = 0;
     if (concepts) {
-        concepts->count = 0;
+        fca_concepts_clear(concepts);
         if (concepts->spill) status = fca_concept_spill_clear(concepts->spill, error);
     }
     if (status == PARAC_OK && !search->rows) status = fca_search_fill_dense(context, search, error); /* after sparse */
@@ -228,9 +228,9 @@ parac_status parac_fca_compute(const parac_fca_context *context, const parac_fca
     /* short id lists on a wide sparse context: 50,000 rows over 200,000 items took 25 KB a concept */
     made->format = fca_record_format_for(context->attributes, fca_context_longest_row(context));
     if (status == PARAC_OK) status = fca_run_search(context, options, made, &count, error);
-    if (status == PARAC_OK && count != made->count)
+    if (status == PARAC_OK && count != fca_concepts_total(made))
         status = parac_fail(error, PARAC_ERR_INTERNAL, "fca: counted %llu concepts but stored %zu",
-                            (unsigned long long)count, made->count);
+                            (unsigned long long)count, fca_concepts_total(made));
     if (status == PARAC_OK)
         status = fca_concepts_sort(made, parac_threads_resolve(options ? options->exec.threads : 0), error);
     if (status != PARAC_OK) {

@@ -135,14 +135,29 @@ int fca_record_compare(const parac_word *a, const parac_word *b, const fca_recor
 
 /* Intents as records of format (bitsets unless the context is wide and sparse: fca_record_format_for;
  * attribute_words stays the bitset's size, format.words is a record's). */
+typedef struct fca_store_part {
+    parac_word *intents;
+    size_t count;
+} fca_store_part;
 struct parac_fca_concepts {
     size_t attributes, attribute_words;
     fca_record_format format;
     size_t count, capacity;
     parac_word *intents;      /* count records of format.words words */
+    /* Stores moved in by fca_concepts_take, left where they lie (copying the workers' stores into
+     * one was 300 MB of page zeroing and copying on one thread for T10I4D100K's 2.3 M concepts):
+     * part_records more records, in no particular order. fca_concepts_sort gathers them into
+     * intents; fca_concepts_order reads them in place. A sorted store has none. */
+    fca_store_part *parts;
+    size_t part_count, part_capacity, part_records;
     fca_concept_spill *spill; /* set: the store holds at most the spill's store_limit intents; beyond it,
                                  they are sorted and written out as a run (append and take do it) */
 };
+/* Records held: count plus those of the parts. */
+static inline size_t fca_concepts_total(const parac_fca_concepts *concepts)
+{
+    return concepts->count + concepts->part_records;
+}
 
 parac_status fca_concepts_init(parac_fca_concepts *concepts, size_t attributes, parac_error *error);
 /* Attaches an empty store to a streamed run's spill: its records take the spill's format. */
@@ -157,12 +172,25 @@ parac_status fca_concepts_append(parac_fca_concepts *concepts, const parac_word 
 /* Appends an intent given by its ids (ascending, distinct): no bitset to build and scan. */
 parac_status fca_concepts_append_ids(parac_fca_concepts *concepts, const uint32_t *ids, size_t count,
                                      parac_error *error);
-/* Moves every intent of source to the end of target and empties source. */
+/* Moves every intent of source into target (as a part, or copied when small) and empties source. */
 parac_status fca_concepts_take(parac_fca_concepts *target, parac_fca_concepts *source, parac_error *error);
 /* Sorts into the canonical order (lexicographic by ascending id lists) with up to `threads` threads;
  * the result does not depend on the thread count (concept_sort.c). */
 parac_status fca_concepts_sort(parac_fca_concepts *concepts, int threads, parac_error *error);
+/* One record of a store in a sort: its first ids packed into a key (most comparisons end there) and
+ * where it lies. */
+typedef struct fca_sort_entry {
+    uint64_t key[2];
+    const parac_word *record;
+} fca_sort_entry;
+/* The store's records in canonical order, without moving them: *order (fca_concepts_total
+ * entries, the caller frees it) points into the store's intents and parts, valid while the store is
+ * not changed. */
+parac_status fca_concepts_order(const parac_fca_concepts *concepts, int threads, fca_sort_entry **order,
+                                parac_error *error);
 void fca_concepts_release(parac_fca_concepts *concepts);
+/* Forgets every record (the parts' memory is freed, intents' kept for reuse). */
+void fca_concepts_clear(parac_fca_concepts *concepts);
 /* <0, 0, >0 as bitset intent a comes before, equals, follows b in canonical order. */
 int fca_intent_compare(const parac_word *a, const parac_word *b, size_t words);
 
