@@ -215,6 +215,26 @@ typedef int (*parac_fca_concept_fn)(void *user, const uint32_t *intent, size_t s
 parac_status parac_fca_enumerate(const parac_fca_context *context, const parac_fca_options *options,
                                  parac_fca_concept_fn fn, void *user, parac_error *error);
 
+/* How parac_fca_write_text writes a concept: its intent (ascending attribute ids, separated by one
+ * space), with extents " | " and its extent (ascending object ids), then a newline. With names,
+ * an attribute or object that has a name in the context is written by it, the others by id. */
+typedef struct parac_fca_text_options {
+    int extents;
+    int names;
+} parac_fca_text_options;
+
+/* Receives the next piece of the text (the pieces in order make the whole output; the buffer is
+ * the library's, valid during the call). Non-zero stops the run. */
+typedef int (*parac_fca_text_fn)(void *user, const char *text, size_t size);
+
+/* Every concept as text (text NULL: intents only), in the order and within the memory of
+ * parac_fca_enumerate, formatted on options->exec.threads threads in blocks and handed to write
+ * in order: the same bytes on every device and thread count. *count (may be NULL): the concepts
+ * written. PARAC_ERR_CANCELLED when write (or the progress callback) stops it. */
+parac_status parac_fca_write_text(const parac_fca_context *context, const parac_fca_options *options,
+                                  const parac_fca_text_options *text, parac_fca_text_fn write, void *user,
+                                  uint64_t *count, parac_error *error);
+
 /* Writes the ascending ids of the objects having every attribute of intent (size ids; an id
  * outside the context has no object) into ids (at most capacity) and returns the extent's size. */
 size_t parac_fca_context_extent(const parac_fca_context *context, const uint32_t *intent, size_t size, uint32_t *ids,

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/text_buffer.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
@@ -198,23 +199,10 @@ void cli_output_abort(cli_output *out, parac_error *error)
     out->signal_ticket = 0;
 }
 
-/* value in decimal at to (room for 10 characters); returns how many were written. */
-static size_t format_uint(char *to, uint32_t value)
-{
-    char digits[10];
-    size_t at = sizeof digits;
-    do {
-        digits[--at] = (char)('0' + value % 10);
-        value /= 10;
-    } while (value);
-    memcpy(to, digits + at, sizeof digits - at);
-    return sizeof digits - at;
-}
-
 void cli_write_uint(FILE *out, uint32_t value)
 {
-    char text[10];
-    fwrite(text, 1, format_uint(text, value), out);
+    char text[PARAC_UINT_DIGITS];
+    fwrite(text, 1, parac_format_uint(text, value), out);
 }
 
 void cli_write_ids(FILE *out, const uint32_t *ids, size_t count)
@@ -224,7 +212,7 @@ void cli_write_ids(FILE *out, const uint32_t *ids, size_t count)
     for (size_t i = 0; i < count; i++) {
         if (used + 11 > sizeof buffer) fwrite(buffer, 1, used, out), used = 0;
         if (i) buffer[used++] = ' ';
-        used += format_uint(buffer + used, ids[i]);
+        used += parac_format_uint(buffer + used, ids[i]);
     }
     if (used) fwrite(buffer, 1, used, out);
 }

@@ -63,52 +63,27 @@ static int print_concepts(FILE *out, const parac_fca_context *context, const par
     return 0;
 }
 
-/* The stream's printer: one concept per line as it arrives (extents from the context). */
-typedef struct concept_printer {
-    FILE *out;
-    const parac_fca_context *context;
-    const fca_cli_options *options;
-    uint32_t *ids; /* objects + 1 of them, for extents */
-    uint64_t count;
-} concept_printer;
-
-static int print_streamed(void *user, const uint32_t *intent, size_t size)
+/* The text's pieces, in order, to -o. */
+static int write_text(void *user, const char *text, size_t size)
 {
-    concept_printer *printer = user;
-    printer->count++;
-    cli_write_fca_ids(printer->out, intent, size, printer->context, printer->options->names, 0);
-    if (printer->options->extents) {
-        size_t objects = parac_fca_context_objects(printer->context);
-        size_t extent = parac_fca_context_extent(printer->context, intent, size, printer->ids, objects);
-        fputs(" | ", printer->out);
-        cli_write_fca_ids(printer->out, printer->ids, extent, printer->context, printer->options->names, 1);
-    }
-    fputc('\n', printer->out);
-    return ferror(printer->out) || cli_interrupted(); /* a full disk or Ctrl-C: stop, the commit says why */
+    FILE *out = user;
+    fwrite(text, 1, size, out);
+    return ferror(out) || cli_interrupted(); /* a full disk or Ctrl-C: stop, the commit says why */
 }
 
-/* Streams the concepts into -o as the library finds them in canonical order; memory stays within
- * fca_options->max_host_bytes whatever their number. Non-zero after filling *error. */
+/* Streams the concepts into -o as the library finds them in canonical order, formatted on the run's
+ * threads (parac_fca_write_text); memory stays within fca_options->max_host_bytes whatever their
+ * number. Non-zero after filling *error. */
 static int stream_concepts(const fca_cli_options *options, const parac_fca_context *context,
                            const parac_fca_options *fca_options, uint64_t *count, parac_error *error)
 {
+    parac_fca_text_options text = {options->extents, options->names};
     cli_output output;
-    concept_printer printer = {NULL, context, options, NULL, 0};
+    FILE *out = cli_output_open(&output, options->output, error);
     parac_status status;
-    printer.ids = malloc((parac_fca_context_objects(context) + 1) * sizeof *printer.ids);
-    if (!printer.ids) {
-        parac_fail_no_memory(error, "extent ids", (parac_fca_context_objects(context) + 1) * sizeof *printer.ids);
-        return 1;
-    }
-    printer.out = cli_output_open(&output, options->output, error);
-    if (!printer.out) {
-        free(printer.ids);
-        return 1;
-    }
-    status = parac_fca_enumerate(context, fca_options, print_streamed, &printer, error);
-    free(printer.ids);
-    *count = printer.count;
-    if (status != PARAC_OK && !(status == PARAC_ERR_CANCELLED && (ferror(printer.out) || cli_interrupted()))) {
+    if (!out) return 1;
+    status = parac_fca_write_text(context, fca_options, &text, write_text, out, count, error);
+    if (status != PARAC_OK && !(status == PARAC_ERR_CANCELLED && (ferror(out) || cli_interrupted()))) {
         cli_output_abort(&output, NULL);
         return 1;
     }

@@ -113,23 +113,9 @@ parac_status fca_concept_spill_clear(fca_concept_spill *spill, parac_error *erro
 
 #define DELIVERY_PREFETCH 16 /* records fetched ahead of the one delivered */
 
-typedef struct concept_delivery {
-    parac_fca_concept_fn fn;
-    void *user;
-    const fca_record_format *format;
-    uint32_t *ids;
-} concept_delivery;
-
-static int deliver_intent(void *user, const void *record)
-{
-    concept_delivery *delivery = user;
-    size_t size = fca_record_decode(delivery->format, record, delivery->ids);
-    return delivery->fn(delivery->user, delivery->ids, size);
-}
-
 /* Sorts and hands out the merged store when nothing was spilled; else merges the runs and it. */
 static parac_status deliver_all(fca_concept_spill *spill, parac_fca_concepts *store, int threads,
-                                concept_delivery *delivery, parac_error *error)
+                                const fca_record_sink *sink, parac_error *error)
 {
     parac_status status;
     if (parac_external_sort_runs(spill->sorter) == 0) { /* read in order where they lie: no copy */
@@ -139,7 +125,7 @@ static parac_status deliver_all(fca_concept_spill *spill, parac_fca_concepts *st
         for (size_t c = 0; c < count && status == PARAC_OK; c++) {
             /* the records lie scattered over the stores: fetch ahead, or each one waits on memory */
             if (c + DELIVERY_PREFETCH < count) __builtin_prefetch(order[c + DELIVERY_PREFETCH].record);
-            if (deliver_intent(delivery, order[c].record))
+            if (sink->take(sink->self, order[c].record, 1))
                 status = parac_fail(error, PARAC_ERR_CANCELLED, "fca: stopped by the concept callback");
         }
         free(order);
@@ -147,48 +133,84 @@ static parac_status deliver_all(fca_concept_spill *spill, parac_fca_concepts *st
     }
     if ((status = fca_concept_spill_store(spill, store, threads, error)) != PARAC_OK) return status;
     fca_concepts_release(store); /* its memory goes to the merge */
-    status = parac_external_sort_finish(spill->sorter, deliver_intent, delivery, error);
+    status = parac_external_sort_finish(spill->sorter, sink->take_transient, sink->self, error);
     if (status == PARAC_ERR_CANCELLED) return parac_fail(error, status, "fca: stopped by the concept callback");
     return status;
+}
+
+parac_status fca_stream_records(const parac_fca_context *context, const parac_fca_options *options,
+                                const fca_record_sink *sink, parac_error *error)
+{
+    fca_concept_spill *spill = NULL;
+    parac_fca_concepts store;
+    uint64_t count = 0, budget;
+    parac_status status;
+    int threads = parac_threads_resolve(options->exec.threads);
+    budget = options->max_host_bytes ? options->max_host_bytes : fca_default_host_budget();
+    status = fca_concepts_init(&store, context->attributes, error);
+    if (status == PARAC_OK)
+        status = fca_concept_spill_create(context->attributes, fca_context_longest_row(context), budget, threads,
+                                          options->temp_directory, &spill, error);
+    if (status == PARAC_OK) {
+        fca_concepts_attach_spill(&store, spill);
+        status = sink->start(sink->self, spill->format, error);
+    }
+    if (status == PARAC_OK) status = fca_run_search(context, options, &store, &count, error);
+    if (status == PARAC_OK && count != spill->spilled + fca_concepts_total(&store))
+        status = parac_fail(error, PARAC_ERR_INTERNAL, "fca: counted %llu concepts but stored %llu",
+                            (unsigned long long)count, (unsigned long long)(spill->spilled + fca_concepts_total(&store)));
+    if (status == PARAC_OK) status = deliver_all(spill, &store, threads, sink, error);
+    if (status == PARAC_OK && sink->finish) status = sink->finish(sink->self, error); /* the records still lie here */
+    fca_concepts_release(&store);
+    fca_concept_spill_destroy(spill);
+    return status;
+}
+
+/* parac_fca_enumerate's sink: each record decoded and handed to the caller's callback. */
+typedef struct concept_delivery {
+    parac_fca_concept_fn fn;
+    void *user;
+    const fca_record_format *format;
+    uint32_t *ids;
+    size_t attributes;
+} concept_delivery;
+
+static parac_status delivery_start(void *self, const fca_record_format *format, parac_error *error)
+{
+    concept_delivery *delivery = self;
+    delivery->format = format;
+    delivery->ids = malloc((delivery->attributes + 1) * sizeof *delivery->ids);
+    return delivery->ids ? PARAC_OK : parac_fail_no_memory(error, "intent ids", (delivery->attributes + 1) * 4);
+}
+
+static int deliver_intent(void *self, const void *record)
+{
+    concept_delivery *delivery = self;
+    size_t size = fca_record_decode(delivery->format, record, delivery->ids);
+    return delivery->fn(delivery->user, delivery->ids, size);
+}
+
+static int deliver_lasting(void *self, const parac_word *record, int lasts)
+{
+    (void)lasts;
+    return deliver_intent(self, record);
 }
 
 parac_status parac_fca_enumerate(const parac_fca_context *context, const parac_fca_options *options,
                                  parac_fca_concept_fn fn, void *user, parac_error *error)
 {
     parac_fca_options defaults;
-    fca_concept_spill *spill = NULL;
-    parac_fca_concepts store;
-    concept_delivery delivery = {fn, user, NULL, NULL};
-    uint64_t count = 0, budget;
-    size_t longest_row = 0;
+    concept_delivery delivery = {fn, user, NULL, NULL, 0};
+    fca_record_sink sink = {delivery_start, deliver_lasting, deliver_intent, NULL, &delivery};
     parac_status status;
-    int threads;
     if (!context || !fn) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca: context and callback are required");
     if (!options) {
         parac_fca_options_init(&defaults);
         options = &defaults;
     }
-    threads = parac_threads_resolve(options->exec.threads);
-    budget = options->max_host_bytes ? options->max_host_bytes : fca_default_host_budget();
-    longest_row = fca_context_longest_row(context);
-    status = fca_concepts_init(&store, context->attributes, error);
-    if (status == PARAC_OK)
-        status = fca_concept_spill_create(context->attributes, longest_row, budget, threads, options->temp_directory,
-                                          &spill, error);
-    if (status == PARAC_OK) {
-        fca_concepts_attach_spill(&store, spill);
-        delivery.format = spill->format;
-        delivery.ids = malloc((context->attributes + 1) * sizeof *delivery.ids);
-        if (!delivery.ids) status = parac_fail_no_memory(error, "intent ids", (context->attributes + 1) * 4);
-    }
-    if (status == PARAC_OK) status = fca_run_search(context, options, &store, &count, error);
-    if (status == PARAC_OK && count != spill->spilled + fca_concepts_total(&store))
-        status = parac_fail(error, PARAC_ERR_INTERNAL, "fca: counted %llu concepts but stored %llu",
-                            (unsigned long long)count, (unsigned long long)(spill->spilled + fca_concepts_total(&store)));
-    if (status == PARAC_OK) status = deliver_all(spill, &store, threads, &delivery, error);
+    delivery.attributes = context->attributes;
+    status = fca_stream_records(context, options, &sink, error);
     free(delivery.ids);
-    fca_concepts_release(&store);
-    fca_concept_spill_destroy(spill);
     return status;
 }
 

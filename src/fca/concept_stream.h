@@ -18,6 +18,23 @@ parac_status fca_concept_spill_create(size_t attributes, size_t longest_row, uin
                                       const char *directory, fca_concept_spill **spill, parac_error *error);
 void fca_concept_spill_destroy(fca_concept_spill *spill); /* NULL is accepted */
 
+/* Where a streamed run's records go, in canonical order (fca_stream_records): start is told their
+ * format before the search; take gets a record that stays where it is until finish has returned
+ * (lasts 1) or only during the call (0), take_transient one valid during the call; non-zero from
+ * either stops the run (PARAC_ERR_CANCELLED). finish (may be NULL) follows the last record. */
+typedef struct fca_record_sink {
+    parac_status (*start)(void *self, const fca_record_format *format, parac_error *error);
+    int (*take)(void *self, const parac_word *record, int lasts);
+    int (*take_transient)(void *self, const void *record);
+    parac_status (*finish)(void *self, parac_error *error);
+    void *self;
+} fca_record_sink;
+
+/* The search, its records spilled beyond options->max_host_bytes (default fca_default_host_budget)
+ * and handed to sink in canonical order: parac_fca_enumerate and parac_fca_write_text. */
+parac_status fca_stream_records(const parac_fca_context *context, const parac_fca_options *options,
+                                const fca_record_sink *sink, parac_error *error);
+
 /* Lindig's neighbour test (lattice.c), shared by parac_fca_lattice_create and the streamed lattice:
  * scratch for one thread, and the lower covers of one intent (attribute_words words, at least one),
  * each closure handed to found (its buffer is the scratch's); the first non-zero from found stops
