@@ -94,11 +94,15 @@ int parac_threads_for_run(int requested)
 
 int parac_threads_for_load(int cores, int busy)
 {
-    int idle = cores - (busy > 0 ? busy : 0);
-    /* Not every core under heavy load, although one thread then gets a fraction of a busy core
-     * (H200, 16 spinners on 16 cores, 25-50 ms runs: dbscan 16x, birch 4.4x slower, run AR): with
-     * a thread on every core each barrier waits for a thread the kernel has descheduled, and on 2
-     * cores with 2 spinners that made birch 7.6x and dbscan 3.5x slower than unloaded, against
-     * 1.6x and 3.3x with one thread (docs/PERFORMANCE.md, 2026-12-04). */
-    return idle < 1 ? 1 : idle;
+    int others = busy > 0 ? busy : 0;
+    /* Our fair share of the cores when the kernel shares them among our threads and the other
+     * tasks: cores x cores / (cores + busy), at least 1. The idle cores alone were too few on a
+     * large machine: with 16 spinners on 16 cores one thread made a 0.5 s dbscan 15x slower, where
+     * 16 threads took 1.9x (H100, bench/contention.py, run AY). A team as large as every core is
+     * not taken either: each barrier then waits for a thread the kernel has descheduled (tiny runs
+     * on 16 cores: dbscan 16x, birch 4.4x, run AR), and on 2 cores with 2 spinners 2 threads made
+     * birch 7.6x and dbscan 3.5x slower than unloaded, against 1.6x and 3.3x with one, which this
+     * rule keeps (docs/PERFORMANCE.md, 2026-12-04). */
+    long share = cores > 0 ? (long)cores * cores / (cores + others) : 1;
+    return share < 1 ? 1 : (int)share;
 }

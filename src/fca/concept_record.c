@@ -14,7 +14,7 @@ fca_record_format fca_record_format_for(size_t attributes, size_t longest_row)
     size_t slots = longest_row + (longest_row & 1); /* even: whole words */
     format.attributes = attributes;
     if (slots == 0) slots = 2;
-    if (slots / 2 <= bitset_words / 2) {
+    if (slots / 2 < bitset_words) {
         format.ids = slots;
         format.words = slots / 2;
     } else {
@@ -109,8 +109,10 @@ int fca_record_compare(const parac_word *a, const parac_word *b, const fca_recor
     if (y[0] == FCA_RECORD_ALL) return -compare_all(x, format->ids);
     /* ids + 1, 0 after the last: lexicographic on the slots is lexicographic on the id lists with a
      * prefix first, which is the canonical order */
-    for (size_t i = 0; i < format->ids; i++)
+    for (size_t i = 0; i < format->ids; i++) {
         if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
+        if (x[i] == 0) return 0; /* both ended: packed records are not read past their 0 */
+    }
     return 0;
 }
 
@@ -128,4 +130,30 @@ void fca_record_bitset(const fca_record_format *format, const parac_word *record
         return;
     }
     for (size_t i = 0; i < format->ids && slots[i] != 0; i++) parac_bitset_set(bits, slots[i] - 1);
+}
+
+size_t fca_record_pack_ids(const fca_record_format *format, const uint32_t *ids, size_t count, parac_word *to)
+{
+    uint32_t *slots = (uint32_t *)to;
+    size_t words;
+    if (count > format->ids) {
+        if (count != format->attributes) return 0; /* longer than any row: only every attribute may be */
+        to[0] = 0;
+        slots[0] = FCA_RECORD_ALL;
+        return 1;
+    }
+    words = (count + 2) / 2;
+    for (size_t i = 0; i < count; i++) slots[i] = ids[i] + 1; /* ids may be slots itself: in place */
+    slots[count] = 0;
+    if (count % 2 == 0) slots[count + 1] = 0; /* the padding to a whole word */
+    return words;
+}
+
+size_t fca_record_packed_words(const fca_record_format *format, const parac_word *record)
+{
+    const uint32_t *slots = (const uint32_t *)record;
+    size_t count = 0;
+    if (slots[0] == FCA_RECORD_ALL) return 1;
+    while (count < format->ids && slots[count] != 0) count++;
+    return (count + 2) / 2;
 }

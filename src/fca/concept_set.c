@@ -22,33 +22,39 @@ parac_status fca_concepts_init(parac_fca_concepts *concepts, size_t attributes, 
     return PARAC_OK;
 }
 
+void fca_concepts_set_format(parac_fca_concepts *concepts, const fca_record_format *format)
+{
+    concepts->format = *format;
+    concepts->packed = format->ids != 0;
+}
+
 void fca_concepts_attach_spill(parac_fca_concepts *concepts, fca_concept_spill *spill)
 {
     concepts->spill = spill;
-    if (spill) concepts->format = *spill->format;
+    if (spill) fca_concepts_set_format(concepts, spill->format);
 }
 
 parac_status fca_concepts_init_worker(parac_fca_concepts *concepts, const fca_search *search, parac_error *error)
 {
     parac_status status = fca_concepts_init(concepts, search->original_attributes, error);
     if (status != PARAC_OK) return status;
-    if (search->store_format) concepts->format = *search->store_format;
+    if (search->store_format) fca_concepts_set_format(concepts, search->store_format);
     fca_concepts_attach_spill(concepts, search->concept_spill); /* a streamed run: spill beyond its share */
     return PARAC_OK;
 }
 
+/* Room for `wanted` words in intents. */
 static parac_status reserve(parac_fca_concepts *concepts, size_t wanted, parac_error *error)
 {
-    size_t capacity = concepts->capacity ? concepts->capacity : 1024;
+    size_t capacity = concepts->capacity ? concepts->capacity : 1024 * concepts->format.words;
+    /* a packed record takes at most one word more than a whole one (its 0 after the longest row) */
+    size_t limit = concepts->spill ? concepts->spill->store_limit * (concepts->format.words + 1) : SIZE_MAX;
     parac_word *grown;
     if (wanted <= concepts->capacity) return PARAC_OK;
     while (capacity < wanted) capacity *= 2;
-    if (concepts->spill && capacity > concepts->spill->store_limit && wanted <= concepts->spill->store_limit)
-        capacity = concepts->spill->store_limit; /* the budget's share, not the next power of two */
-    grown = realloc(concepts->intents, capacity * concepts->format.words * sizeof(parac_word));
-    if (!grown)
-        return parac_fail_no_memory(error, "concept intents",
-                                    (unsigned long long)capacity * concepts->format.words * sizeof(parac_word));
+    if (capacity > limit && wanted <= limit) capacity = limit; /* the budget's share, not the next power of two */
+    grown = realloc(concepts->intents, capacity * sizeof(parac_word));
+    if (!grown) return parac_fail_no_memory(error, "concept intents", (unsigned long long)capacity * sizeof(parac_word));
     concepts->intents = grown;
     concepts->capacity = capacity;
     return PARAC_OK;
@@ -61,7 +67,7 @@ static parac_status make_room(parac_fca_concepts *concepts, parac_error *error)
     if (concepts->spill && concepts->count >= concepts->spill->store_limit &&
         (status = fca_concept_spill_store(concepts->spill, concepts, 1, error)) != PARAC_OK)
         return status;
-    return reserve(concepts, concepts->count + 1, error);
+    return reserve(concepts, concepts->used + concepts->format.words + 1, error); /* a packed record may take one more */
 }
 
 static parac_status longer_than_rows(parac_error *error)
@@ -69,26 +75,42 @@ static parac_status longer_than_rows(parac_error *error)
     return parac_fail(error, PARAC_ERR_INTERNAL, "fca: an intent longer than every object's row");
 }
 
+/* Counts the record just written at intents + used (words of it; 0: it did not fit the format). */
+static parac_status appended(parac_fca_concepts *concepts, size_t words, parac_error *error)
+{
+    if (words == 0) return longer_than_rows(error);
+    concepts->used += words;
+    concepts->count++;
+    return PARAC_OK;
+}
+
 parac_status fca_concepts_append(parac_fca_concepts *concepts, const parac_word *intent, parac_error *error)
 {
     parac_status status = make_room(concepts, error);
+    parac_word *to = concepts->intents + concepts->used;
+    size_t count = 0;
     if (status != PARAC_OK) return status;
-    if (!fca_record_encode(&concepts->format, intent, concepts->intents + concepts->count * concepts->format.words))
-        return longer_than_rows(error);
-    concepts->count++;
-    return PARAC_OK;
+    if (!concepts->packed) return appended(concepts, fca_record_encode(&concepts->format, intent, to) ? concepts->format.words : 0, error);
+    /* packed: the ids straight into the slots (a record has room for format.ids of them, and the 0) */
+    for (size_t a = parac_bitset_next(intent, concepts->attributes, 0); a < concepts->attributes;
+         a = parac_bitset_next(intent, concepts->attributes, a + 1), count++)
+        if (count < concepts->format.ids) ((uint32_t *)to)[count] = (uint32_t)a;
+    if (count > concepts->format.ids) {
+        if (count != concepts->attributes) return longer_than_rows(error);
+        return appended(concepts, fca_record_pack_ids(&concepts->format, NULL, count, to), error);
+    }
+    return appended(concepts, fca_record_pack_ids(&concepts->format, (const uint32_t *)to, count, to), error);
 }
 
 parac_status fca_concepts_append_ids(parac_fca_concepts *concepts, const uint32_t *ids, size_t count,
                                      parac_error *error)
 {
     parac_status status = make_room(concepts, error);
+    parac_word *to = concepts->intents + concepts->used;
     if (status != PARAC_OK) return status;
-    if (!fca_record_encode_ids(&concepts->format, ids, count,
-                               concepts->intents + concepts->count * concepts->format.words))
-        return longer_than_rows(error);
-    concepts->count++;
-    return PARAC_OK;
+    if (concepts->packed) return appended(concepts, fca_record_pack_ids(&concepts->format, ids, count, to), error);
+    return appended(concepts, fca_record_encode_ids(&concepts->format, ids, count, to) ? concepts->format.words : 0,
+                    error);
 }
 
 /* Spills what would not fit in target's share: target's intents, or source's own when they alone
@@ -123,22 +145,21 @@ static parac_status add_part(parac_fca_concepts *target, parac_word *intents, si
     return PARAC_OK;
 }
 
-static parac_status copy_in(parac_fca_concepts *target, const parac_word *intents, size_t count, parac_error *error)
+static parac_status copy_in(parac_fca_concepts *target, const parac_fca_concepts *source, parac_error *error)
 {
-    parac_status status = reserve(target, target->count + count, error);
-    if (status != PARAC_OK || count == 0) return status;
-    memcpy(target->intents + target->count * target->format.words, intents,
-           count * target->format.words * sizeof(parac_word));
-    target->count += count;
+    parac_status status = reserve(target, target->used + source->used, error);
+    if (status != PARAC_OK || source->count == 0) return status;
+    memcpy(target->intents + target->used, source->intents, source->used * sizeof(parac_word));
+    target->used += source->used;
+    target->count += source->count;
     return PARAC_OK;
 }
 
 parac_status fca_concepts_take(parac_fca_concepts *target, parac_fca_concepts *source, parac_error *error)
 {
-    size_t words = source->format.words;
     parac_status status = target->spill ? spill_before_take(target, source, error) : PARAC_OK;
-    if (status == PARAC_OK && source->count * words * sizeof(parac_word) < SMALLEST_PART_BYTES)
-        status = copy_in(target, source->intents, source->count, error);
+    if (status == PARAC_OK && source->used * sizeof(parac_word) < SMALLEST_PART_BYTES)
+        status = copy_in(target, source, error);
     else if (status == PARAC_OK && (status = add_part(target, source->intents, source->count, error)) == PARAC_OK)
         source->intents = NULL; /* the target's now */
     for (size_t p = 0; p < source->part_count && status == PARAC_OK; p++) {
@@ -155,7 +176,8 @@ void fca_concepts_clear(parac_fca_concepts *concepts)
     free(concepts->parts);
     concepts->parts = NULL;
     concepts->part_count = concepts->part_capacity = concepts->part_records = 0;
-    concepts->count = 0;
+    concepts->count = concepts->used = 0;
+    concepts->packed = concepts->format.ids != 0;
 }
 
 void fca_concepts_release(parac_fca_concepts *concepts)

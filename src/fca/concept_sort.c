@@ -168,21 +168,26 @@ static void sort_entries(fca_sort_entry *data, fca_sort_entry *scratch, size_t c
     if (from != data) memcpy(data, from, count * sizeof *data);
 }
 
-/* Entries (keys and places) for the count records of intents. */
-static void add_entries(fca_sort_entry *entries, const parac_word *intents, size_t count, size_t words,
-                        const key_layout *layout, int threads)
+/* Where each of the count records of intents lies (packed records one after another). */
+static void place_entries(fca_sort_entry *entries, const parac_word *intents, size_t count, int packed,
+                          const fca_record_format *format)
+{
+    for (size_t c = 0; c < count; c++) {
+        entries[c].record = intents;
+        intents += packed ? fca_record_packed_words(format, intents) : format->words;
+    }
+}
+
+static void key_entries(fca_sort_entry *entries, size_t count, const key_layout *layout, int threads)
 {
 #pragma omp parallel for schedule(static) num_threads(threads) if (count >= MIN_CHUNK_ENTRIES)
-    for (size_t c = 0; c < count; c++) {
-        entries[c].record = intents + c * words;
-        record_key(layout, entries[c].record, entries[c].key);
-    }
+    for (size_t c = 0; c < count; c++) record_key(layout, entries[c].record, entries[c].key);
 }
 
 parac_status fca_concepts_order(const parac_fca_concepts *concepts, int threads, fca_sort_entry **order,
                                 parac_error *error)
 {
-    size_t count = fca_concepts_total(concepts), words = concepts->format.words, done = concepts->count;
+    size_t count = fca_concepts_total(concepts), done = concepts->count;
     key_layout layout = layout_for(&concepts->format);
     fca_sort_entry *entries, *scratch;
     if (threads < 1) threads = 1;
@@ -192,11 +197,13 @@ parac_status fca_concepts_order(const parac_fca_concepts *concepts, int threads,
         free(entries), free(scratch);
         return parac_fail_no_memory(error, "sorting concepts", (unsigned long long)count * 2 * sizeof *entries);
     }
-    add_entries(entries, concepts->intents, concepts->count, words, &layout, threads);
+    place_entries(entries, concepts->intents, concepts->count, concepts->packed, &concepts->format);
     for (size_t p = 0; p < concepts->part_count; p++) {
-        add_entries(entries + done, concepts->parts[p].intents, concepts->parts[p].count, words, &layout, threads);
+        place_entries(entries + done, concepts->parts[p].intents, concepts->parts[p].count, concepts->packed,
+                      &concepts->format);
         done += concepts->parts[p].count;
     }
+    key_entries(entries, count, &layout, threads);
     sort_entries(entries, scratch, count, &layout, threads);
     free(scratch);
     *order = entries;
@@ -206,21 +213,31 @@ parac_status fca_concepts_order(const parac_fca_concepts *concepts, int threads,
 parac_status fca_concepts_sort(parac_fca_concepts *concepts, int threads, parac_error *error)
 {
     size_t count = fca_concepts_total(concepts), words = concepts->format.words;
+    const fca_record_format *format = &concepts->format;
+    int packed = concepts->packed;
     fca_sort_entry *order;
     parac_word *sorted;
     parac_status status;
-    if (count < 2 && concepts->part_count == 0) return PARAC_OK;
+    if (count < 2 && concepts->part_count == 0 && !packed) return PARAC_OK;
     if ((status = fca_concepts_order(concepts, threads, &order, error)) != PARAC_OK) return status;
     sorted = malloc((count ? count : 1) * words * sizeof *sorted);
     if (!sorted) {
         free(order);
         return parac_fail_no_memory(error, "sorting concepts", (unsigned long long)count * words * 8);
     }
+    /* whole records: a packed one is copied up to its 0 (at most the format's words) and zero-filled */
 #pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : 1) if (count >= MIN_CHUNK_ENTRIES)
-    for (size_t c = 0; c < count; c++) memcpy(sorted + c * words, order[c].record, words * sizeof *sorted);
+    for (size_t c = 0; c < count; c++) {
+        size_t have = packed ? fca_record_packed_words(format, order[c].record) : words;
+        have = have < words ? have : words;
+        memcpy(sorted + c * words, order[c].record, have * sizeof *sorted);
+        memset(sorted + c * words + have, 0, (words - have) * sizeof *sorted);
+    }
     free(order);
     fca_concepts_release(concepts);
     concepts->intents = sorted;
-    concepts->count = concepts->capacity = count;
+    concepts->count = count;
+    concepts->used = concepts->capacity = count * words;
+    concepts->packed = 0;
     return PARAC_OK;
 }

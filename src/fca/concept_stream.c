@@ -98,7 +98,7 @@ parac_status fca_concept_spill_store(fca_concept_spill *spill, parac_fca_concept
     status = parac_external_sort_add_sorted_run(spill->sorter, store->intents, store->count, error);
     if (status == PARAC_OK) spill->spilled += store->count;
     omp_unset_lock(spill->lock);
-    if (status == PARAC_OK) store->count = 0;
+    if (status == PARAC_OK) fca_concepts_clear(store); /* sorted: no parts; its buffer is kept */
     return status;
 }
 

@@ -219,6 +219,7 @@ parac_status parac_fca_compute(const parac_fca_context *context, const parac_fca
                                parac_fca_concepts **concepts, parac_error *error)
 {
     parac_fca_concepts *made;
+    fca_record_format format;
     uint64_t count = 0;
     parac_status status;
     if (!context || !concepts) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca: context and concepts are required");
@@ -226,7 +227,8 @@ parac_status parac_fca_compute(const parac_fca_context *context, const parac_fca
     if (!made) return parac_fail_no_memory(error, "concepts", sizeof *made);
     status = fca_concepts_init(made, context->attributes, error);
     /* short id lists on a wide sparse context: 50,000 rows over 200,000 items took 25 KB a concept */
-    made->format = fca_record_format_for(context->attributes, fca_context_longest_row(context));
+    format = fca_record_format_for(context->attributes, fca_context_longest_row(context));
+    fca_concepts_set_format(made, &format);
     if (status == PARAC_OK) status = fca_run_search(context, options, made, &count, error);
     if (status == PARAC_OK && count != fca_concepts_total(made))
         status = parac_fail(error, PARAC_ERR_INTERNAL, "fca: counted %llu concepts but stored %zu",

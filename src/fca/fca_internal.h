@@ -106,7 +106,8 @@ typedef struct fca_concept_spill fca_concept_spill;
  * (ids 0, words = attribute_words), or, over a wide sparse context (a streamed run's store, and
  * parac_fca_compute's: fca_record_format_for), `ids` slots of (id + 1) ascending with 0 after the last, words =
  * ids / 2: an intent with a non-empty extent lies in one object's row, so the longest row bounds
- * it (T10I4D100K: 15 words instead of 16; 16,470 items of at most 76 a row: 38 instead of 258).
+ * it (T10I4D100K: 15 words instead of 16; 16,470 items of at most 76 a row: 38 instead of 258),
+ * and a store packs each record to its own length until it is sorted (`packed` below).
  * The one longer intent, every attribute (the concept with an empty extent), is FCA_RECORD_ALL in
  * the first slot. Both orders are the canonical one (fca_record_compare). */
 typedef struct fca_record_format {
@@ -116,8 +117,9 @@ typedef struct fca_record_format {
 } fca_record_format;
 #define FCA_RECORD_ALL UINT32_MAX
 
-/* The id-list format for intents of at most longest_row attributes, when it takes at most half
- * the bitset's words; else the bitset format. */
+/* The id-list format for intents of at most longest_row attributes, when it takes fewer words than
+ * the bitset (a store packs its records, so most take far fewer: T10I4D100K's 2.3 M intents, 15
+ * words against 16 at the longest, average 3); else the bitset format. */
 fca_record_format fca_record_format_for(size_t attributes, size_t longest_row);
 /* The record of a bitset intent (`format.attributes` bits); 0 when it does not fit the format (an
  * intent longer than the slots that is not every attribute: never from a search). */
@@ -130,8 +132,14 @@ void fca_record_bitset(const fca_record_format *format, const parac_word *record
 size_t fca_record_decode(const fca_record_format *format, const parac_word *record, uint32_t *ids);
 /* The same with at most capacity ids written (ids may be NULL); returns the intent's size. */
 size_t fca_record_ids(const fca_record_format *format, const parac_word *record, uint32_t *ids, size_t capacity);
-/* <0, 0, >0 as record a comes before, equals, follows b in canonical order. */
+/* <0, 0, >0 as record a comes before, equals, follows b in canonical order (whole or packed
+ * records: a packed one is read up to its 0). */
 int fca_record_compare(const parac_word *a, const parac_word *b, const fca_record_format *format);
+/* The packed record of an id-list format for ids (ascending, distinct, below format.attributes) at
+ * to (room for format.words + 1 words); returns its words, 0 when it does not fit the format. */
+size_t fca_record_pack_ids(const fca_record_format *format, const uint32_t *ids, size_t count, parac_word *to);
+/* The words of the packed record at record. */
+size_t fca_record_packed_words(const fca_record_format *format, const parac_word *record);
 
 /* Intents as records of format (bitsets unless the context is wide and sparse: fca_record_format_for;
  * attribute_words stays the bitset's size, format.words is a record's). */
@@ -142,8 +150,14 @@ typedef struct fca_store_part {
 struct parac_fca_concepts {
     size_t attributes, attribute_words;
     fca_record_format format;
-    size_t count, capacity;
-    parac_word *intents;      /* count records of format.words words */
+    size_t count;             /* records in intents */
+    size_t used, capacity;    /* words used and allocated in intents */
+    parac_word *intents;      /* count records of format.words words, or packed: */
+    /* Packed (an id-list format, until the store is sorted): each record takes only its own ids + 1
+     * and a 0, padded to whole words (fca_record_packed_words), not the longest row's slots. A
+     * retail-like context's 2.3 M intents of mostly 3-6 ids took 38 words each in that format. The
+     * sort gathers them into whole records; readers by index see only sorted stores. */
+    int packed;
     /* Stores moved in by fca_concepts_take, left where they lie (copying the workers' stores into
      * one was 300 MB of page zeroing and copying on one thread for T10I4D100K's 2.3 M concepts):
      * part_records more records, in no particular order. fca_concepts_sort gathers them into
@@ -160,6 +174,8 @@ static inline size_t fca_concepts_total(const parac_fca_concepts *concepts)
 }
 
 parac_status fca_concepts_init(parac_fca_concepts *concepts, size_t attributes, parac_error *error);
+/* An empty store's record format (packed when it is an id list). */
+void fca_concepts_set_format(parac_fca_concepts *concepts, const fca_record_format *format);
 /* Attaches an empty store to a streamed run's spill: its records take the spill's format. */
 void fca_concepts_attach_spill(parac_fca_concepts *concepts, fca_concept_spill *spill);
 struct fca_search;

@@ -2,7 +2,8 @@
  * comparison, on 1-8 threads, for both record formats: enough records that the chunk sorts and
  * every merge level run in parallel and the top merges are cut into pieces (merge path co-ranks),
  * with records that share long prefixes, repeat (ties keep their order: equal bytes anyway) and
- * include every attribute. The bytes must not depend on the thread count. */
+ * include every attribute. The bytes must not depend on the thread count. Id-list records also
+ * packed (each its own length) and spread over parts of a store. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,42 @@ static void fill(parac_fca_concepts *concepts, uint64_t seed)
     free(copied);
 }
 
+/* The same records appended to packed stores (each its own length), some handed over as parts:
+ * sorted, the whole records must be qsort's. */
+static void check_packed(const parac_fca_concepts *unsorted, const parac_fca_concepts *reference, const char *label)
+{
+    const fca_record_format *format = &unsorted->format;
+    size_t bytes = reference->count * format->words * sizeof(parac_word);
+    uint32_t *ids = malloc((format->attributes + 1) * sizeof *ids);
+    parac_error error;
+    for (int threads = 1; threads <= 4; threads += 3) {
+        parac_fca_concepts packed, part;
+        fca_concepts_init(&packed, format->attributes, &error);
+        fca_concepts_set_format(&packed, format);
+        fca_concepts_init(&part, format->attributes, &error);
+        fca_concepts_set_format(&part, format);
+        for (size_t r = 0; r < unsorted->count; r++) {
+            size_t size = fca_record_decode(format, unsorted->intents + r * format->words, ids);
+            CHECK_OK(fca_concepts_append_ids(r % 3 ? &packed : &part, ids, size, &error), &error);
+            if (r % 20000 == 19999) CHECK_OK(fca_concepts_take(&packed, &part, &error), &error);
+        }
+        CHECK_OK(fca_concepts_take(&packed, &part, &error), &error);
+        CHECK(packed.packed && packed.part_count > 0 && fca_concepts_total(&packed) == reference->count,
+              "%s: a packed store with parts (%zu parts, %zu records)", label, packed.part_count,
+              fca_concepts_total(&packed));
+        /* a record as long as the longest row takes one word more packed (its 0); most are far shorter */
+        CHECK(packed.used < packed.count * (format->words + 1),
+              "%s: %zu packed records take %zu words, whole ones %zu", label, packed.count, packed.used,
+              packed.count * format->words);
+        CHECK_OK(fca_concepts_sort(&packed, threads, &error), &error);
+        CHECK(!packed.packed && packed.count == reference->count && memcmp(packed.intents, reference->intents, bytes) == 0,
+              "%s: packed, %d threads: sorted otherwise than qsort", label, threads);
+        fca_concepts_release(&packed);
+        fca_concepts_release(&part);
+    }
+    free(ids);
+}
+
 static void check_format(fca_record_format format, const char *label)
 {
     parac_fca_concepts reference, sorted;
@@ -63,7 +100,8 @@ static void check_format(fca_record_format format, const char *label)
     sorted.format = format;
     sorted.intents = malloc(bytes);
     memcpy(sorted.intents, reference.intents, bytes);
-    sorted.count = sorted.capacity = reference.count;
+    sorted.count = reference.count;
+    sorted.used = sorted.capacity = reference.count * format.words;
     qsort(reference.intents, reference.count, format.words * sizeof(parac_word), by_record);
     for (int threads = 1; threads <= 8; threads++) {
         parac_fca_concepts copy = sorted;
@@ -74,6 +112,7 @@ static void check_format(fca_record_format format, const char *label)
               threads);
         free(copy.intents);
     }
+    if (format.ids) check_packed(&sorted, &reference, label);
     fca_concepts_release(&reference);
     fca_concepts_release(&sorted);
 }
