@@ -54,7 +54,8 @@ static parac_status reserve(parac_fca_concepts *concepts, size_t wanted, parac_e
     while (capacity < wanted) capacity *= 2;
     if (capacity > limit && wanted <= limit) capacity = limit; /* the budget's share, not the next power of two */
     grown = realloc(concepts->intents, capacity * sizeof(parac_word));
-    if (!grown) return parac_fail_no_memory(error, "concept intents", (unsigned long long)capacity * sizeof(parac_word));
+    if (!grown)
+        return parac_fail_no_memory(error, "concept intents", (unsigned long long)capacity * sizeof(parac_word));
     concepts->intents = grown;
     concepts->capacity = capacity;
     return PARAC_OK;
@@ -67,7 +68,8 @@ static parac_status make_room(parac_fca_concepts *concepts, parac_error *error)
     if (concepts->spill && concepts->count >= concepts->spill->store_limit &&
         (status = fca_concept_spill_store(concepts->spill, concepts, 1, error)) != PARAC_OK)
         return status;
-    return reserve(concepts, concepts->used + concepts->format.words + 1, error); /* a packed record may take one more */
+    /* a packed record may take one word more than a whole one */
+    return reserve(concepts, concepts->used + concepts->format.words + 1, error);
 }
 
 static parac_status longer_than_rows(parac_error *error)
@@ -90,7 +92,8 @@ parac_status fca_concepts_append(parac_fca_concepts *concepts, const parac_word 
     parac_word *to = concepts->intents + concepts->used;
     size_t count = 0;
     if (status != PARAC_OK) return status;
-    if (!concepts->packed) return appended(concepts, fca_record_encode(&concepts->format, intent, to) ? concepts->format.words : 0, error);
+    if (!concepts->packed)
+        return appended(concepts, fca_record_encode(&concepts->format, intent, to) ? concepts->format.words : 0, error);
     /* packed: the ids straight into the slots (a record has room for format.ids of them, and the 0) */
     for (size_t a = parac_bitset_next(intent, concepts->attributes, 0); a < concepts->attributes;
          a = parac_bitset_next(intent, concepts->attributes, a + 1), count++)

@@ -143,7 +143,7 @@ parac_status fca_stream_records(const parac_fca_context *context, const parac_fc
 {
     fca_concept_spill *spill = NULL;
     parac_fca_concepts store;
-    uint64_t count = 0, budget;
+    uint64_t count = 0, stored, budget;
     parac_status status;
     int threads = parac_threads_resolve(options->exec.threads);
     budget = options->max_host_bytes ? options->max_host_bytes : fca_default_host_budget();
@@ -156,9 +156,10 @@ parac_status fca_stream_records(const parac_fca_context *context, const parac_fc
         status = sink->start(sink->self, spill->format, error);
     }
     if (status == PARAC_OK) status = fca_run_search(context, options, &store, &count, error);
-    if (status == PARAC_OK && count != spill->spilled + fca_concepts_total(&store))
+    stored = spill ? spill->spilled + fca_concepts_total(&store) : 0;
+    if (status == PARAC_OK && count != stored)
         status = parac_fail(error, PARAC_ERR_INTERNAL, "fca: counted %llu concepts but stored %llu",
-                            (unsigned long long)count, (unsigned long long)(spill->spilled + fca_concepts_total(&store)));
+                            (unsigned long long)count, (unsigned long long)stored);
     if (status == PARAC_OK) status = deliver_all(spill, &store, threads, sink, error);
     if (status == PARAC_OK && sink->finish) status = sink->finish(sink->self, error); /* the records still lie here */
     fca_concepts_release(&store);

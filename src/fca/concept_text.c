@@ -99,9 +99,11 @@ static parac_status writer_start(void *self, const fca_record_format *format, pa
 {
     text_writer *writer = self;
     size_t record_bytes = format->words * sizeof(parac_word);
-    size_t attributes = parac_fca_context_attributes(writer->context), objects = parac_fca_context_objects(writer->context);
+    size_t attributes = parac_fca_context_attributes(writer->context);
+    size_t objects = parac_fca_context_objects(writer->context);
     writer->format = format;
-    writer->capacity = BLOCK_COPY_BYTES / record_bytes < BLOCK_RECORDS ? BLOCK_COPY_BYTES / record_bytes : BLOCK_RECORDS;
+    writer->capacity = BLOCK_COPY_BYTES / record_bytes;
+    if (writer->capacity > BLOCK_RECORDS) writer->capacity = BLOCK_RECORDS;
     if (writer->capacity < 64) writer->capacity = 64;
     writer->block = malloc(writer->capacity * sizeof *writer->block);
     writer->copies = malloc(writer->capacity * record_bytes);
@@ -116,7 +118,8 @@ static parac_status writer_start(void *self, const fca_record_format *format, pa
             return parac_fail_no_memory(error, "concept text ids", (attributes + objects + 2) * sizeof(uint32_t));
     }
     /* extents read the context's column lists or bit matrices: built here, once, not by every thread */
-    if (writer->options.extents && !fca_cover_index(writer->context, error)) return error ? error->status : PARAC_ERR_NO_MEMORY;
+    if (writer->options.extents && !fca_cover_index(writer->context, error))
+        return error ? error->status : PARAC_ERR_NO_MEMORY;
     return PARAC_OK;
 }
 
@@ -163,7 +166,8 @@ parac_status parac_fca_write_text(const parac_fca_context *context, const parac_
     fca_record_sink sink = {writer_start, writer_take, writer_take_transient, writer_finish, &writer};
     parac_status status;
     if (count) *count = 0;
-    if (!context || !write) return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca: context and writer are required");
+    if (!context || !write)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca: context and writer are required");
     if (!options) {
         parac_fca_options_init(&defaults);
         options = &defaults;

@@ -77,7 +77,8 @@ static void check_packed(const parac_fca_concepts *unsorted, const parac_fca_con
               "%s: %zu packed records take %zu words, whole ones %zu", label, packed.count, packed.used,
               packed.count * format->words);
         CHECK_OK(fca_concepts_sort(&packed, threads, &error), &error);
-        CHECK(!packed.packed && packed.count == reference->count && memcmp(packed.intents, reference->intents, bytes) == 0,
+        CHECK(!packed.packed && packed.count == reference->count &&
+                  memcmp(packed.intents, reference->intents, bytes) == 0,
               "%s: packed, %d threads: sorted otherwise than qsort", label, threads);
         fca_concepts_release(&packed);
         fca_concepts_release(&part);

@@ -108,8 +108,10 @@ static parac_fca_context *wide_sparse_context(void)
     parac_rng rng;
     parac_rng_seed(&rng, 11);
     for (size_t o = 0; o < objects; o++)
-        for (size_t k = 1 + parac_rng_below(&rng, 12); k > 0; k--) /* popular attributes first: shared prefixes */
-            cells[o * attributes + (parac_rng_below(&rng, 3) ? parac_rng_below(&rng, 40) : parac_rng_below(&rng, attributes))] = 1;
+        for (size_t k = 1 + parac_rng_below(&rng, 12); k > 0; k--) { /* popular attributes: shared prefixes */
+            size_t attribute = parac_rng_below(&rng, 3) ? parac_rng_below(&rng, 40) : parac_rng_below(&rng, attributes);
+            cells[o * attributes + attribute] = 1;
+        }
     CHECK_OK(parac_fca_context_create(objects, attributes, cells, &context, &error), &error);
     free(cells);
     return context;
@@ -130,7 +132,8 @@ static void check_stop_and_arguments(const parac_fca_context *context)
           "a writer that stops after its first piece: status %d, %zu pieces, %llu counted", (int)status, out.pieces,
           (unsigned long long)count);
     parac_text_buffer_free(&out.text);
-    CHECK(parac_fca_write_text(context, NULL, NULL, NULL, NULL, NULL, &error) == PARAC_ERR_INVALID_ARGUMENT, "no writer");
+    CHECK(parac_fca_write_text(context, NULL, NULL, NULL, NULL, NULL, &error) == PARAC_ERR_INVALID_ARGUMENT,
+          "no writer");
     CHECK(parac_fca_write_text(NULL, NULL, NULL, collect, &out, NULL, &error) == PARAC_ERR_INVALID_ARGUMENT,
           "no context");
 }
@@ -148,7 +151,8 @@ int main(void)
         if (context && seed == 1) check_stop_and_arguments(context);
         parac_fca_context_destroy(context);
     }
-    CHECK_OK(parac_fca_context_read_memory(named, sizeof named - 1, "animals.cxt", PARAC_FCA_FORMAT_CXT, &context, &error),
+    CHECK_OK(parac_fca_context_read_memory(named, sizeof named - 1, "animals.cxt", PARAC_FCA_FORMAT_CXT, &context,
+                                           &error),
              &error);
     if (context) check_context(context, "named .cxt", 1, 1);
     parac_fca_context_destroy(context);
