@@ -197,12 +197,17 @@ parac_status fca_concepts_order(const parac_fca_concepts *concepts, int threads,
         free(entries), free(scratch);
         return parac_fail_no_memory(error, "sorting concepts", (unsigned long long)count * 2 * sizeof *entries);
     }
+    /* the intents, then each part (a worker's store): walked on its own thread, packed records
+     * being found one after another */
     place_entries(entries, concepts->intents, concepts->count, concepts->packed, &concepts->format);
-    for (size_t p = 0; p < concepts->part_count; p++) {
-        place_entries(entries + done, concepts->parts[p].intents, concepts->parts[p].count, concepts->packed,
-                      &concepts->format);
+    for (size_t p = 0; p < concepts->part_count; p++) { /* each part's first entry, in scratch's keys */
+        scratch[p].key[0] = done;
         done += concepts->parts[p].count;
     }
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (concepts->part_count > 1)
+    for (size_t p = 0; p < concepts->part_count; p++)
+        place_entries(entries + scratch[p].key[0], concepts->parts[p].intents, concepts->parts[p].count,
+                      concepts->packed, &concepts->format);
     key_entries(entries, count, &layout, threads);
     sort_entries(entries, scratch, count, &layout, threads);
     free(scratch);
