@@ -2,7 +2,8 @@
  * concepts (intents, extents from parac_fca_concept_extent, names from the context): the same bytes
  * on 1-4 threads, in memory and spilled (the merge's records are copied into the blocks), with and
  * without extents and names; bitset records (mushroom: 238,710 concepts, several blocks) and id-list
- * records (a wide sparse context); a writer that stops; missing arguments. */
+ * records (a wide sparse context, from the sparse search's ids and the dense search's bitsets); a
+ * writer that stops; missing arguments. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,8 +69,10 @@ static uint64_t newlines(const parac_text_buffer *text)
     return count;
 }
 
-/* thread_step 1: 1-4 threads; 3: 1 and 4 (mushroom's extents take seconds a run under the sanitizers). */
-static void check_context(const parac_fca_context *context, const char *label, int with_names, int thread_step)
+/* thread_step 1: 1-4 threads; 3: 1 and 4 (mushroom's extents take seconds a run under the sanitizers).
+ * The dense search hands bitsets to the stores (packed there on a wide context), the sparse one ids. */
+static void check_context(const parac_fca_context *context, const char *label, int with_names, int thread_step,
+                          parac_fca_cpu_strategy strategy)
 {
     static const uint64_t budgets[] = {0, 20000};
     for (int variant = 0; variant < (with_names ? 4 : 2); variant++) {
@@ -85,6 +88,7 @@ static void check_context(const parac_fca_context *context, const char *label, i
                 options.exec.device = PARAC_DEVICE_CPU;
                 options.exec.threads = threads;
                 options.max_host_bytes = budgets[b];
+                options.cpu_strategy = strategy;
                 CHECK_OK(parac_fca_write_text(context, &options, &text, collect, &out, &count, &error), &error);
                 CHECK(out.text.size == expected.size &&
                           (expected.size == 0 || memcmp(out.text.bytes, expected.bytes, expected.size) == 0),
@@ -147,20 +151,21 @@ int main(void)
         char label[64];
         context = fca_test_random_context(30 + seed * 10, 8 + seed * 9, 0.3, seed);
         snprintf(label, sizeof label, "random seed %llu", (unsigned long long)seed);
-        if (context) check_context(context, label, 0, 1);
+        if (context) check_context(context, label, 0, 1, PARAC_FCA_CPU_AUTO);
         if (context && seed == 1) check_stop_and_arguments(context);
         parac_fca_context_destroy(context);
     }
     CHECK_OK(parac_fca_context_read_memory(named, sizeof named - 1, "animals.cxt", PARAC_FCA_FORMAT_CXT, &context,
                                            &error),
              &error);
-    if (context) check_context(context, "named .cxt", 1, 1);
+    if (context) check_context(context, "named .cxt", 1, 1, PARAC_FCA_CPU_AUTO);
     parac_fca_context_destroy(context);
     context = wide_sparse_context();
-    if (context) check_context(context, "wide sparse", 0, 1);
+    if (context) check_context(context, "wide sparse", 0, 1, PARAC_FCA_CPU_SPARSE);
+    if (context) check_context(context, "wide sparse, dense search", 0, 3, PARAC_FCA_CPU_ON_DEMAND);
     parac_fca_context_destroy(context);
     context = fca_test_read_shared("mushroom.dat");
-    if (context) check_context(context, "mushroom", 0, 3);
+    if (context) check_context(context, "mushroom", 0, 3, PARAC_FCA_CPU_AUTO);
     parac_fca_context_destroy(context);
     return test_finish("fca.text");
 }
