@@ -235,6 +235,12 @@ parac_status parac_fca_write_text(const parac_fca_context *context, const parac_
                                   const parac_fca_text_options *text, parac_fca_text_fn write, void *user,
                                   uint64_t *count, parac_error *error);
 
+/* The same text for concepts already computed (parac_fca_compute), on `threads` threads (0: every
+ * core). PARAC_ERR_CANCELLED when write stops it. */
+parac_status parac_fca_concepts_write_text(const parac_fca_context *context, const parac_fca_concepts *concepts,
+                                           const parac_fca_text_options *text, int threads, parac_fca_text_fn write,
+                                           void *user, parac_error *error);
+
 /* Writes the ascending ids of the objects having every attribute of intent (size ids; an id
  * outside the context has no object) into ids (at most capacity) and returns the extent's size. */
 size_t parac_fca_context_extent(const parac_fca_context *context, const uint32_t *intent, size_t size, uint32_t *ids,

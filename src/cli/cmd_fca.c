@@ -42,27 +42,6 @@ static int parse_cpu_strategy(const char *text, parac_fca_cpu_strategy *strategy
     return -1;
 }
 
-static int print_concepts(FILE *out, const parac_fca_context *context, const parac_fca_concepts *concepts,
-                          const fca_cli_options *options)
-{
-    size_t objects = parac_fca_context_objects(context), attributes = parac_fca_context_attributes(context);
-    uint32_t *ids = malloc((objects > attributes ? objects : attributes) * sizeof *ids + 4);
-    if (!ids) return -1;
-    /* stop at a full disk or Ctrl-C: the commit then reports it and removes the file */
-    for (size_t c = 0; c < parac_fca_concepts_size(concepts) && !ferror(out) && !cli_interrupted(); c++) {
-        size_t size = parac_fca_concept_intent(concepts, c, ids, attributes);
-        cli_write_fca_ids(out, ids, size, context, options->names, 0);
-        if (options->extents) {
-            fputs(" | ", out);
-            size = parac_fca_concept_extent(context, concepts, c, ids, objects);
-            cli_write_fca_ids(out, ids, size, context, options->names, 1);
-        }
-        fputc('\n', out);
-    }
-    free(ids);
-    return 0;
-}
-
 /* The text's pieces, in order, to -o. */
 static int write_text(void *user, const char *text, size_t size)
 {
@@ -124,20 +103,25 @@ static int report_and_free(parac_error *error, parac_fca_context *context, parac
 
 /* The concepts (or their count) to -o, then the --json summary; non-zero after filling *error. */
 static int write_results(const fca_cli_options *options, const cli_common *common, const parac_fca_context *context,
-                         const parac_fca_concepts *concepts, uint64_t count, uint64_t min_support, double seconds,
-                         parac_error *error)
+                         const parac_fca_concepts *concepts, uint64_t count, const parac_fca_options *fca_options,
+                         double seconds, parac_error *error)
 {
     cli_output output;
     FILE *out = cli_output_open(&output, options->output, error);
+    parac_fca_text_options text = {options->extents, options->names};
+    parac_status status = PARAC_OK;
     if (!out) return 1;
     if (options->count_only) fprintf(out, "%llu\n", (unsigned long long)count);
-    else if (print_concepts(out, context, concepts, options)) {
+    else
+        status = parac_fca_concepts_write_text(context, concepts, &text, fca_options->exec.threads, write_text, out,
+                                               error);
+    /* a full disk or Ctrl-C stops the writer: the commit then reports it and removes the file */
+    if (status != PARAC_OK && !(status == PARAC_ERR_CANCELLED && (ferror(out) || cli_interrupted()))) {
         cli_output_abort(&output, NULL);
-        parac_fail_no_memory(error, "concept ids", (parac_fca_context_objects(context) + 1) * sizeof(uint32_t));
         return 1;
     }
     if (cli_output_commit(&output, error) != PARAC_OK) return 1;
-    write_summary(options, common, context, count, min_support, seconds);
+    write_summary(options, common, context, count, fca_options->min_support, seconds);
     return 0;
 }
 
@@ -210,8 +194,8 @@ int cli_fca(int argc, char **argv)
         if (options.verify && parac_fca_verify(context, concepts, fca_options.min_support, &error) != PARAC_OK)
             return report_and_free(&error, context, concepts);
     }
-    if (write_results(&options, &common, context, concepts, count, fca_options.min_support,
-                      parac_now_seconds() - started, &error))
+    if (write_results(&options, &common, context, concepts, count, &fca_options, parac_now_seconds() - started,
+                      &error))
         return report_and_free(&error, context, concepts);
     parac_fca_concepts_destroy(concepts);
     parac_fca_context_destroy(context);

@@ -90,18 +90,14 @@ parac_status fca_concepts_append(parac_fca_concepts *concepts, const parac_word 
 {
     parac_status status = make_room(concepts, error);
     parac_word *to = concepts->intents + concepts->used;
-    size_t count = 0;
+    fca_record_format bitset = {concepts->attributes, concepts->attribute_words, 0};
+    size_t count;
     if (status != PARAC_OK) return status;
     if (!concepts->packed)
         return appended(concepts, fca_record_encode(&concepts->format, intent, to) ? concepts->format.words : 0, error);
-    /* packed: the ids straight into the slots (a record has room for format.ids of them, and the 0) */
-    for (size_t a = parac_bitset_next(intent, concepts->attributes, 0); a < concepts->attributes;
-         a = parac_bitset_next(intent, concepts->attributes, a + 1), count++)
-        if (count < concepts->format.ids) ((uint32_t *)to)[count] = (uint32_t)a;
-    if (count > concepts->format.ids) {
-        if (count != concepts->attributes) return longer_than_rows(error);
-        return appended(concepts, fca_record_pack_ids(&concepts->format, NULL, count, to), error);
-    }
+    /* packed: the ids straight into the slots (a record has room for format.ids of them, and the 0),
+     * then made ids + 1 in place; a longer intent is only ever every attribute (no ids read then) */
+    count = fca_record_ids(&bitset, intent, (uint32_t *)to, concepts->format.ids);
     return appended(concepts, fca_record_pack_ids(&concepts->format, (const uint32_t *)to, count, to), error);
 }
 

@@ -49,19 +49,11 @@ static uint64_t pack(const key_layout *layout, const uint32_t *ids_plus_one, siz
 
 static void record_key(const key_layout *layout, const parac_word *record, uint64_t key[2])
 {
-    const fca_record_format *format = layout->format;
-    const uint32_t *slots = (const uint32_t *)record;
-    size_t fields = 2 * (size_t)layout->per_word, count = 0;
+    size_t fields = 2 * (size_t)layout->per_word, count;
     uint32_t first[128];
-    if (format->ids == 0) {
-        for (size_t w = 0; w < format->words && count < fields; w++)
-            for (parac_word bits = record[w]; bits && count < fields; bits &= bits - 1)
-                first[count++] = (uint32_t)(w * PARAC_WORD_BITS + (size_t)__builtin_ctzll(bits)) + 1;
-    } else if (slots[0] == FCA_RECORD_ALL) {
-        for (; count < fields && count < format->attributes; count++) first[count] = (uint32_t)count + 1;
-    } else {
-        for (; count < fields && count < format->ids && slots[count] != 0; count++) first[count] = slots[count];
-    }
+    count = fca_record_ids(layout->format, record, first, fields);
+    if (count > fields) count = fields;
+    for (size_t i = 0; i < count; i++) first[i]++; /* 0 marks the end */
     key[0] = pack(layout, first, count);
     key[1] = count > layout->per_word ? pack(layout, first + layout->per_word, count - layout->per_word) : 0;
 }

@@ -1,5 +1,6 @@
 /* fca/concept_text.c — parac_fca_write_text: the streamed concepts as text, formatted by all the
- * run's threads and written in order.
+ * run's threads and written in order; parac_fca_concepts_write_text: a computed set the same way
+ * (the CLI's --verify output), so the text format lives here alone.
  *
  * Why in the library: a caller formatting concepts from parac_fca_enumerate's callback does it on
  * one thread, after the search, concept by concept. With 16 threads that serial tail was most of
@@ -157,6 +158,26 @@ static void writer_free(text_writer *writer)
     free(writer->copies);
 }
 
+static void writer_init(text_writer *writer, const parac_fca_context *context, const parac_fca_text_options *text,
+                        parac_fca_text_fn write, void *user, int threads)
+{
+    memset(writer, 0, sizeof *writer);
+    writer->context = context;
+    if (text) writer->options = *text;
+    writer->write = write;
+    writer->user = user;
+    writer->threads = parac_threads_resolve(threads);
+}
+
+/* The run's status once the writer is done: a stop for want of memory is that, not a cancel. */
+static parac_status writer_end(text_writer *writer, parac_status status, uint64_t *count, parac_error *error)
+{
+    if (status == PARAC_ERR_CANCELLED && writer->out_of_memory) status = parac_fail_no_memory(error, "concept text", 0);
+    if (count) *count = writer->written;
+    writer_free(writer);
+    return status;
+}
+
 parac_status parac_fca_write_text(const parac_fca_context *context, const parac_fca_options *options,
                                   const parac_fca_text_options *text, parac_fca_text_fn write, void *user,
                                   uint64_t *count, parac_error *error)
@@ -164,7 +185,6 @@ parac_status parac_fca_write_text(const parac_fca_context *context, const parac_
     parac_fca_options defaults;
     text_writer writer;
     fca_record_sink sink = {writer_start, writer_take, writer_take_transient, writer_finish, &writer};
-    parac_status status;
     if (count) *count = 0;
     if (!context || !write)
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca: context and writer are required");
@@ -172,15 +192,24 @@ parac_status parac_fca_write_text(const parac_fca_context *context, const parac_
         parac_fca_options_init(&defaults);
         options = &defaults;
     }
-    memset(&writer, 0, sizeof writer);
-    writer.context = context;
-    if (text) writer.options = *text;
-    writer.write = write;
-    writer.user = user;
-    writer.threads = parac_threads_resolve(options->exec.threads);
-    status = fca_stream_records(context, options, &sink, error);
-    if (status == PARAC_ERR_CANCELLED && writer.out_of_memory) status = parac_fail_no_memory(error, "concept text", 0);
-    if (count) *count = writer.written;
-    writer_free(&writer);
-    return status;
+    writer_init(&writer, context, text, write, user, options->exec.threads);
+    return writer_end(&writer, fca_stream_records(context, options, &sink, error), count, error);
+}
+
+parac_status parac_fca_concepts_write_text(const parac_fca_context *context, const parac_fca_concepts *concepts,
+                                           const parac_fca_text_options *text, int threads, parac_fca_text_fn write,
+                                           void *user, parac_error *error)
+{
+    text_writer writer;
+    parac_status status;
+    if (!context || !concepts || !write || concepts->attributes != context->attributes)
+        return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, "fca: a context, its concepts and a writer are required");
+    writer_init(&writer, context, text, write, user, threads);
+    status = writer_start(&writer, &concepts->format, error);
+    /* a computed set is sorted: whole records, one after another */
+    for (size_t c = 0; c < concepts->count && status == PARAC_OK; c++)
+        if (writer_take(&writer, concepts->intents + c * concepts->format.words, 1))
+            status = parac_fail(error, PARAC_ERR_CANCELLED, "fca: stopped by the text writer");
+    if (status == PARAC_OK) status = writer_finish(&writer, error);
+    return writer_end(&writer, status, NULL, error);
 }

@@ -1,9 +1,9 @@
 /* tests/fca/test_text.c — parac_fca_write_text against text built here from parac_fca_compute's
  * concepts (intents, extents from parac_fca_concept_extent, names from the context): the same bytes
  * on 1-4 threads, in memory and spilled (the merge's records are copied into the blocks), with and
- * without extents and names; bitset records (mushroom: 238,710 concepts, several blocks) and id-list
- * records (a wide sparse context, from the sparse search's ids and the dense search's bitsets); a
- * writer that stops; missing arguments. */
+ * without extents and names, and parac_fca_concepts_write_text on the computed set; bitset records
+ * (mushroom: 238,710 concepts, several blocks) and id-list records (a wide sparse context, from the
+ * sparse search's ids and the dense search's bitsets); a writer that stops; missing arguments. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +69,24 @@ static uint64_t newlines(const parac_text_buffer *text)
     return count;
 }
 
+/* parac_fca_concepts_write_text on the computed set: the same bytes on 1 and 3 threads. */
+static void check_computed(const parac_fca_context *context, const parac_fca_text_options *text,
+                           const parac_text_buffer *expected, const char *label)
+{
+    parac_fca_concepts *concepts = fca_test_compute(context, PARAC_DEVICE_CPU, 1, 0);
+    for (int threads = 1; concepts && threads <= 3; threads += 2) {
+        collected out = {{0}, 0, 0};
+        parac_error error = {0};
+        CHECK_OK(parac_fca_concepts_write_text(context, concepts, text, threads, collect, &out, &error), &error);
+        CHECK(out.text.size == expected->size &&
+                  (expected->size == 0 || memcmp(out.text.bytes, expected->bytes, expected->size) == 0),
+              "%s (extents %d, names %d, computed, %d threads): %zu bytes, expected %zu, or others", label,
+              text->extents, text->names, threads, out.text.size, expected->size);
+        parac_text_buffer_free(&out.text);
+    }
+    parac_fca_concepts_destroy(concepts);
+}
+
 /* thread_step 1: 1-4 threads; 3: 1 and 4 (mushroom's extents take seconds a run under the sanitizers).
  * The dense search hands bitsets to the stores (packed there on a wide context), the sparse one ids. */
 static void check_context(const parac_fca_context *context, const char *label, int with_names, int thread_step,
@@ -98,6 +116,7 @@ static void check_context(const parac_fca_context *context, const char *label, i
                       (unsigned long long)count, (unsigned long long)newlines(&expected));
                 parac_text_buffer_free(&out.text);
             }
+        check_computed(context, &text, &expected, label);
         parac_text_buffer_free(&expected);
     }
 }
