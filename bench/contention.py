@@ -11,6 +11,7 @@ Prints one JSON line per (module, k) and a table last.
                                 [--baseline OTHER_PARAC]   (another build timed in the same rounds)
                                 [--sweep 1,4,8,16]         (also --threads t at k = n, to see the best t)
                                 [--spinner-sessions one|each]
+                                [--limit SECONDS]          (a run past it is stopped and counted as the limit)
 The inputs grow with the cores, so that the unloaded command is not a few milliseconds of process start
 and scheduler latency on a large machine (a CFS time slice is several milliseconds when two tasks share a
 core): 300,000 2-D points per core (4.8 M on 16 cores: birch about 0.7 s, dbscan 0.25 s there), fca on
@@ -64,9 +65,16 @@ def stop(processes):
         p.wait()
 
 
+LIMIT = None  # --limit: seconds after which a run is stopped and counted as taking the limit
+
+
 def timed(command):
     started = time.perf_counter()
-    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=LIMIT)
+    except subprocess.TimeoutExpired:  # subprocess.run has killed it; the median then shows the limit
+        print(f"contention: {' '.join(command)} stopped at the {LIMIT} s limit", file=sys.stderr, flush=True)
+        return float(LIMIT)
     seconds = time.perf_counter() - started
     if done.returncode != 0:
         sys.exit(f"contention: {' '.join(command)} failed ({done.returncode}): {done.stderr.strip()[:300]}")
@@ -120,7 +128,11 @@ def main():
     parser.add_argument("--sweep", default="", help="thread counts also timed with --threads at k = n, e.g. 1,4,8,16")
     parser.add_argument("--spinner-sessions", choices=("one", "each"), default="one",
                         help="one: the k spinners are one other process (issue 16's case); each: k processes")
+    parser.add_argument("--limit", type=float, help="stop a run after this many seconds and count it as the limit "
+                        "(a pathological team size must not eat a device call)")
     args = parser.parse_args()
+    global LIMIT
+    LIMIT = args.limit
     if args.quick:
         args.rounds, args.points = 3, 50000
     n = len(os.sched_getaffinity(0))

@@ -119,8 +119,9 @@ parac_status parac_birch_create(const parac_birch_options *options, size_t dims,
     created = calloc(1, sizeof *created);
     if (!created) return parac_fail_no_memory(error, "birch model", sizeof *created);
     created->options = *options;
-    /* One thread count for the model's life, chosen now from the idle cores (core/threads.h). */
-    created->options.exec.threads = parac_threads_for_run(options->exec.threads);
+    /* One thread count for the model's life, chosen now from the idle cores: the commit phases run
+     * in lockstep (core/threads.h). */
+    created->options.exec.threads = parac_threads_for_lockstep_run(options->exec.threads);
     {
         /* The points come later (fit, partial_fit): size unknown, the model keeps AUTO on the CPU. */
         parac_workload work = {PARAC_WORKLOAD_BIRCH, -1.0, 0.0};

@@ -71,13 +71,12 @@ static int other_running(void)
     return busy > 0 ? busy : 0;
 }
 
-int parac_threads_for_run(int requested)
+/* Tasks of other processes running on this process's cores right now, or -1 when unknown. */
+static int busy_cores(int cores)
 {
-    int cores = parac_threads_available(), busy;
     long online = sysconf(_SC_NPROCESSORS_ONLN);
-    if (requested > 0) return parac_threads_resolve(requested);
-    busy = other_running();
-    if (busy < 0) return cores;
+    int busy = other_running();
+    if (busy < 0) return -1;
     if (busy > 0) {
         /* A momentary task (a daemon waking up) must not cost a whole run a core: look again 1 ms
          * later and believe the smaller count. An idle machine answers at once. */
@@ -89,7 +88,23 @@ int parac_threads_for_run(int requested)
     }
     /* Other tasks spread over all online cores; only our share of them takes our cores. */
     if (online > cores) busy = (int)(((long)busy * cores + online - 1) / online);
-    return parac_threads_for_load(cores, busy);
+    return busy;
+}
+
+int parac_threads_for_run(int requested)
+{
+    int cores = parac_threads_available(), busy;
+    if (requested > 0) return parac_threads_resolve(requested);
+    busy = busy_cores(cores);
+    return busy < 0 ? cores : parac_threads_for_load(cores, busy);
+}
+
+int parac_threads_for_lockstep_run(int requested)
+{
+    int cores = parac_threads_available(), busy;
+    if (requested > 0) return parac_threads_resolve(requested);
+    busy = busy_cores(cores);
+    return busy < 0 ? cores : parac_threads_for_lockstep_load(cores, busy);
 }
 
 int parac_threads_for_load(int cores, int busy)
@@ -105,4 +120,17 @@ int parac_threads_for_load(int cores, int busy)
      * rule keeps (docs/PERFORMANCE.md, 2026-12-04). */
     long share = cores > 0 ? (long)cores * cores / (cores + others) : 1;
     return share < 1 ? 1 : (int)share;
+}
+
+int parac_threads_for_lockstep_load(int cores, int busy)
+{
+    /* Only the idle cores: a team in lockstep runs at the pace of its slowest member, and a member
+     * sharing a core with other work is descheduled for whole time slices while the rest of the team
+     * spins at the barrier. birch's commit phases, in the same runs as the fair-share figures above:
+     * with one thread at k = 16 on 16 cores 3.02x unloaded and 1.00x at k = 1 (run AY); with the
+     * fair share's 8 threads at k = 16 no round of the contention benchmark ended within 150 s
+     * (2026-12-05, H200 machine); on 2 cores with 2 spinners 2 threads took 4.1 s where 1 took 0.83 s
+     * (4.8 M points, 0.52 s unloaded). */
+    int idle = cores - (busy > 0 ? busy : 0);
+    return idle < 1 ? 1 : idle;
 }

@@ -52,7 +52,7 @@ parac_status mpi_birch_fit_local(const parac_birch_options *options, const mpi_p
     parac_status status;
     memset(run, 0, sizeof *run);
     memset(info, 0, sizeof *info);
-    run->threads = parac_threads_for_run(options->exec.threads);
+    run->threads = parac_threads_for_lockstep_run(options->exec.threads); /* birch.c: lockstep phases */
     status = block_as_doubles(block, run, error);
     if (status == PARAC_OK) status = check_range(run, path, block->first, error);
     if (status == PARAC_OK) status = parac_birch_create(options, block->dim, &run->model, error);

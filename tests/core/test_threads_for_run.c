@@ -1,8 +1,9 @@
 /* tests/core/test_threads_for_run.c — a run's default thread count on a shared machine
- * (parac_threads_for_run, core/threads.c): an explicit count is obeyed, the default is between 1
- * and the cores; it is the idle cores (a team larger than them waits at every barrier: issue 16),
- * so with every core taken by other processes spinning it drops to 1 thread, while this process's
- * own spinning threads (OpenMP workers after a region) are not other work. */
+ * (parac_threads_for_run and parac_threads_for_lockstep_run, core/threads.c): an explicit count is
+ * obeyed, the default is between 1 and the cores; with other processes spinning it drops to the
+ * fair share (cores x cores / (cores + busy)), and for a team in lockstep (birch) to the idle
+ * cores, 1 thread with every core taken; this process's own spinning threads (OpenMP workers after
+ * a region) are not other work. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -38,6 +39,7 @@ int main(void)
     }
     fclose(loadavg);
     CHECK_EQ_INT(parac_threads_for_run(3), 3);
+    CHECK_EQ_INT(parac_threads_for_lockstep_run(3), 3);
     CHECK_EQ_INT(parac_threads_for_run(1), 1);
     {
         int idle = parac_threads_for_run(0);
@@ -84,8 +86,15 @@ int main(void)
         for (size_t i = 0; i < sizeof rule / sizeof rule[0]; i++)
             CHECK(parac_threads_for_load(rule[i][0], rule[i][1]) == rule[i][2], "%d cores, %d busy: %d threads, not %d",
                   rule[i][0], rule[i][1], parac_threads_for_load(rule[i][0], rule[i][1]), rule[i][2]);
+        /* ... and the lockstep rule: the idle cores, at least 1 */
+        static const int lockstep[][3] = {{16, 0, 16}, {16, 1, 15}, {16, 8, 8}, {16, 16, 1}, {16, 40, 1},
+                                          {2, 0, 2},   {2, 1, 1},   {2, 2, 1},  {1, 0, 1},   {4, -1, 4}};
+        for (size_t i = 0; i < sizeof lockstep / sizeof lockstep[0]; i++)
+            CHECK(parac_threads_for_lockstep_load(lockstep[i][0], lockstep[i][1]) == lockstep[i][2],
+                  "lockstep, %d cores, %d busy: %d threads, not %d", lockstep[i][0], lockstep[i][1],
+                  parac_threads_for_lockstep_load(lockstep[i][0], lockstep[i][1]), lockstep[i][2]);
         for (int round = 0; round < 2; round++) {
-            int wanted = round == 0 ? 1 : spinners, lowest = cores;
+            int wanted = round == 0 ? 1 : spinners, lowest = cores, lowest_lockstep = cores;
             forked = 0;
             for (int i = 0; i < wanted; i++) {
                 pid_t child = fork();
@@ -96,9 +105,12 @@ int main(void)
             }
             CHECK_EQ_INT(forked, wanted);
             for (int attempt = 0; attempt < 50; attempt++) { /* the kernel's count is a snapshot */
-                int now = parac_threads_for_run(0);
+                int now = parac_threads_for_run(0), lockstep_now = parac_threads_for_lockstep_run(0);
                 CHECK(now >= 1 && now <= cores, "a team of %d on %d cores (%d spinning)", now, cores, wanted);
+                CHECK(lockstep_now >= 1 && lockstep_now <= cores, "a lockstep team of %d on %d cores (%d spinning)",
+                      lockstep_now, cores, wanted);
                 if (now < lowest) lowest = now;
+                if (lockstep_now < lowest_lockstep) lowest_lockstep = lockstep_now;
                 nanosleep(&pause, NULL);
             }
             for (int i = 0; i < forked; i++) {
@@ -109,6 +121,9 @@ int main(void)
                 CHECK(lowest <= parac_threads_for_load(cores, wanted),
                       "with %d spinning processes on %d cores the default stayed at %d, not %d or fewer", wanted, cores,
                       lowest, parac_threads_for_load(cores, wanted));
+            if (round == 1)
+                CHECK(lowest_lockstep == 1, "with %d spinning processes on %d cores the lockstep default stayed at %d",
+                      wanted, cores, lowest_lockstep);
         }
     }
     CHECK(parac_threads_resolve(0) == cores, "parac_threads_resolve(0) still means all cores");
