@@ -47,6 +47,9 @@ int test_finish(const char *suite)
 int test_require_gpu(void)
 {
     char why[256] = "";
+    /* Line by line even into a file: a gpu test that compute-sanitizer's time limit stops (scripts/gpu-check
+     * GPU_CHECK_SANITIZE) then shows in its log how far it got, where a full buffer showed nothing. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     if (parac_cuda_device_count(why, sizeof why) > 0) return 0;
     printf("skipped: no usable GPU (%s)\n", why);
     return 77;

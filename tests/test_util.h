@@ -29,7 +29,7 @@ void test_record(int ok, const char *file, int line, const char *expression, con
 /* Exit code for main(): 0 when nothing failed (and at least one check ran). */
 int test_finish(const char *suite);
 
-/* 77 when no CUDA device is usable (after saying why), 0 otherwise. */
+/* 77 when no CUDA device is usable (after saying why), 0 otherwise; stdout is line-buffered from here on. */
 int test_require_gpu(void);
 
 /* 1 when PARAC_TEST_QUICK=1: the GPU tests then run fewer and smaller cases with the same checks, so
