@@ -134,6 +134,10 @@ void cli_write_ids(FILE *out, const uint32_t *ids, size_t count);
 void cli_write_fca_ids(FILE *out, const uint32_t *ids, size_t count, const parac_fca_context *context, int names,
                        int objects);
 
+/* A writer of text pieces (parac_fca_text_fn) onto the FILE `file`: writes the piece; non-zero, which
+ * stops the run, once the stream has failed (a full disk) or Ctrl-C came (the commit then says why). */
+int cli_write_text(void *file, const char *text, size_t size);
+
 /* PARAC_ERR_INVALID_ARGUMENT when an output is the same file as an input (device and inode). */
 parac_status cli_check_outputs(const char *const *outputs, size_t output_count, const char *const *inputs,
                                size_t input_count, parac_error *error);

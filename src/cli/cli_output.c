@@ -124,6 +124,13 @@ parac_status cli_output_begin(cli_output *out, const char *path, parac_error *er
     return PARAC_OK;
 }
 
+int cli_write_text(void *file, const char *text, size_t size)
+{
+    FILE *out = file;
+    fwrite(text, 1, size, out);
+    return ferror(out) || cli_interrupted();
+}
+
 FILE *cli_output_open(cli_output *out, const char *path, parac_error *error)
 {
     if (cli_output_begin(out, path, error) != PARAC_OK) return NULL;

@@ -42,14 +42,6 @@ static int parse_cpu_strategy(const char *text, parac_fca_cpu_strategy *strategy
     return -1;
 }
 
-/* The text's pieces, in order, to -o. */
-static int write_text(void *user, const char *text, size_t size)
-{
-    FILE *out = user;
-    fwrite(text, 1, size, out);
-    return ferror(out) || cli_interrupted(); /* a full disk or Ctrl-C: stop, the commit says why */
-}
-
 /* Streams the concepts into -o as the library finds them in canonical order, formatted on the run's
  * threads (parac_fca_write_text); memory stays within fca_options->max_host_bytes whatever their
  * number. Non-zero after filling *error. */
@@ -61,7 +53,7 @@ static int stream_concepts(const fca_cli_options *options, const parac_fca_conte
     FILE *out = cli_output_open(&output, options->output, error);
     parac_status status;
     if (!out) return 1;
-    status = parac_fca_write_text(context, fca_options, &text, write_text, out, count, error);
+    status = parac_fca_write_text(context, fca_options, &text, cli_write_text, out, count, error);
     if (status != PARAC_OK && !(status == PARAC_ERR_CANCELLED && (ferror(out) || cli_interrupted()))) {
         cli_output_abort(&output, NULL);
         return 1;
@@ -113,7 +105,7 @@ static int write_results(const fca_cli_options *options, const cli_common *commo
     if (!out) return 1;
     if (options->count_only) fprintf(out, "%llu\n", (unsigned long long)count);
     else
-        status = parac_fca_concepts_write_text(context, concepts, &text, fca_options->exec.threads, write_text, out,
+        status = parac_fca_concepts_write_text(context, concepts, &text, fca_options->exec.threads, cli_write_text, out,
                                                error);
     /* a full disk or Ctrl-C stops the writer: the commit then reports it and removes the file */
     if (status != PARAC_OK && !(status == PARAC_ERR_CANCELLED && (ferror(out) || cli_interrupted()))) {

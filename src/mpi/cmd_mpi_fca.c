@@ -1,5 +1,5 @@
-/* mpi/cmd_mpi_fca.c — `mpirun -n R parac-mpi fca INPUT [--count] [-o FILE] [--min-support N]`:
- * the concepts (or their count) of `parac fca`, byte for byte, searched by R ranks. */
+/* mpi/cmd_mpi_fca.c — `mpirun -n R parac-mpi fca INPUT [--count] [-o FILE] [--min-support N] [--extents]
+ * [--names]`: the concepts (or their count) of `parac fca`, byte for byte, searched by R ranks. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +7,7 @@
 #include <parac/fca.h>
 
 #include "core/error.h"
+#include "core/threads.h"
 #include "mpi/distributed_fca.h"
 #include "mpi/mpi_cli.h"
 
@@ -14,29 +15,26 @@ typedef struct fca_args {
     const char *output;
     const char *format;
     int64_t min_support;
-    int count_only, timings;
+    int count_only, extents, names, timings;
 } fca_args;
 
-/* Rank 0: one concept a line, its intent's ascending attribute ids (as `parac fca`). */
+/* Rank 0: the count, or the concepts in parac fca's text (the library's writer: one format for both
+ * front ends), formatted on `threads` threads. */
 static parac_status write_concepts(const fca_args *args, const parac_fca_context *context,
-                                   const parac_fca_concepts *concepts, uint64_t count, parac_error *error)
+                                   const parac_fca_concepts *concepts, uint64_t count, int threads, parac_error *error)
 {
     cli_output output;
-    size_t attributes = parac_fca_context_attributes(context);
-    uint32_t *ids = malloc((attributes + 1) * sizeof *ids);
-    FILE *out;
-    if (!ids) return parac_fail_no_memory(error, "concept ids", attributes * 4);
-    if (!(out = cli_output_open(&output, args->output, error))) {
-        free(ids);
-        return error->status;
-    }
+    parac_fca_text_options text = {args->extents, args->names};
+    parac_status status = PARAC_OK;
+    FILE *out = cli_output_open(&output, args->output, error);
+    if (!out) return error->status;
     if (args->count_only) fprintf(out, "%llu\n", (unsigned long long)count);
-    for (size_t c = 0; !args->count_only && c < parac_fca_concepts_size(concepts) && !ferror(out); c++) {
-        size_t size = parac_fca_concept_intent(concepts, c, ids, attributes);
-        for (size_t i = 0; i < size; i++) fprintf(out, i ? " %u" : "%u", ids[i]);
-        fputc('\n', out);
+    else status = parac_fca_concepts_write_text(context, concepts, &text, threads, cli_write_text, out, error);
+    /* stopped by the writer (a full disk, Ctrl-C): the commit names the cause */
+    if (status != PARAC_OK && !(status == PARAC_ERR_CANCELLED && (ferror(out) || cli_interrupted()))) {
+        cli_output_abort(&output, NULL);
+        return status;
     }
-    free(ids);
     return cli_output_commit(&output, error);
 }
 
@@ -47,18 +45,20 @@ int mpi_cmd_fca(MPI_Comm comm, int argc, char **argv)
         {"--count", 0, CLI_FLAG, &args.count_only, NULL, "print only the number of concepts (stores none)"},
         {"--output", 'o', CLI_STRING, &args.output, "FILE", "write concepts to FILE (default stdout)"},
         {"--min-support", 0, CLI_INT64, &args.min_support, "N", "only concepts with at least N objects"},
+        {"--extents", 0, CLI_FLAG, &args.extents, NULL, "append ' | ' and the extent's object ids"},
+        {"--names", 0, CLI_FLAG, &args.names, NULL, "print names (from .cxt/CSV headers) instead of ids"},
         {"--format", 0, CLI_STRING, &args.format, "F", "input format: auto|fimi|cxt|csv"},
         {"--timings", 0, CLI_FLAG, &args.timings, NULL, "print the search's spread over the ranks and the steals on stderr"},
     };
     const cli_command command = {
-        "fca", "INPUT [--count] [-o FILE] [--min-support N]",
+        "fca", "INPUT [--count] [-o FILE] [--min-support N] [--extents] [--names]",
         "FCbO over the ranks of mpirun: every rank reads the context, the search tree is shared by work stealing "
         "(an idle rank takes another's shallowest pending node), rank 0 writes the concepts in canonical order, "
-        "byte-identical to `parac fca`.",
+        "byte-identical to `parac fca`. --threads: rank 0's sort and write of the concepts (the search runs one thread a rank).",
         table, sizeof table / sizeof table[0], 1, 1};
     cli_common common;
     const char *positionals[1];
-    int positional_count, rank, ranks, code;
+    int positional_count, rank, ranks, code, threads;
     parac_fca_format format = PARAC_FCA_FORMAT_AUTO;
     parac_fca_context *context = NULL;
     parac_fca_concepts *concepts = NULL;
@@ -80,10 +80,13 @@ int mpi_cmd_fca(MPI_Comm comm, int argc, char **argv)
     parac_fca_context_read(positionals[0], format, &context, &error);
     if ((code = mpi_cli_agree(comm, &error)) != 0) goto done;
     mpi_cli_test_hook(rank);
-    if (mpi_fca_run(comm, context, (uint64_t)args.min_support, args.count_only ? NULL : &concepts, &count, &info,
-                    &error) != PARAC_OK)
+    /* rank 0 sorts and writes after the search, while the other ranks wait (and poll) in MPI: their
+     * cores count as busy now as then */
+    threads = rank == 0 ? parac_threads_for_run(common.exec.threads) : 1;
+    if (mpi_fca_run(comm, context, (uint64_t)args.min_support, threads, args.count_only ? NULL : &concepts, &count,
+                    &info, &error) != PARAC_OK)
         mpi_cli_abort(comm, &error);
-    if (rank == 0) write_concepts(&args, context, concepts, count, &error);
+    if (rank == 0) write_concepts(&args, context, concepts, count, threads, &error);
     if ((code = mpi_cli_agree(comm, &error)) != 0) goto done;
     if (args.timings) {
         double slowest, idle_most, cpu_most, cpu_sum;

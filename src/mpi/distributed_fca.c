@@ -389,7 +389,7 @@ static parac_status gather_concepts(MPI_Comm comm, parac_fca_concepts *mine, par
     return PARAC_OK;
 }
 
-parac_status mpi_fca_run(MPI_Comm comm, const parac_fca_context *context, uint64_t min_support,
+parac_status mpi_fca_run(MPI_Comm comm, const parac_fca_context *context, uint64_t min_support, int sort_threads,
                          parac_fca_concepts **concepts, uint64_t *count, mpi_fca_info *info, parac_error *error)
 {
     fca_search search;
@@ -418,7 +418,7 @@ parac_status mpi_fca_run(MPI_Comm comm, const parac_fca_context *context, uint64
     if (concepts) status = gather_concepts(comm, worker.concepts, error);
     if (status == PARAC_OK && rank == 0) status = fca_search_finish(&search, worker.concepts, &found, error);
     if (status == PARAC_OK && rank == 0 && concepts) {
-        status = fca_concepts_sort(worker.concepts, 1, error);
+        status = fca_concepts_sort(worker.concepts, sort_threads, error);
         if (status == PARAC_OK) {
             *concepts = worker.concepts; /* handed over: the worker must not release it */
             worker.concepts = NULL;

@@ -36,8 +36,9 @@ typedef struct mpi_fca_info {
 
 /* Collective. count (rank 0; every rank gets it) = the number of concepts with at least min_support
  * objects. When concepts is not NULL, rank 0 gets them all in canonical order in *concepts
- * (release with parac_fca_concepts_destroy; NULL on other ranks). */
-parac_status mpi_fca_run(MPI_Comm comm, const parac_fca_context *context, uint64_t min_support,
+ * (release with parac_fca_concepts_destroy; NULL on other ranks), sorted there on sort_threads
+ * threads (core/threads.h; the search itself runs one thread a rank). */
+parac_status mpi_fca_run(MPI_Comm comm, const parac_fca_context *context, uint64_t min_support, int sort_threads,
                          parac_fca_concepts **concepts, uint64_t *count, mpi_fca_info *info, parac_error *error);
 
 #endif

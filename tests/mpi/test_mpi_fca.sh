@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/mpi/test_mpi_fca.sh — `mpirun -n 1..4 parac-mpi fca` writes the bytes `parac fca` writes (concepts
-# in canonical order, --count, --min-support) on the committed contexts and generated ones (random,
+# in canonical order, --count, --min-support, --extents, --names) on the committed contexts and generated ones (random,
 # dense, with attributes no object has, objects without attributes, one dominant first-level subtree,
 # fewer first-level subtrees than ranks; an empty file is refused), ranks steal work where the first
 # level leaves them idle, and a failing or dying rank ends the job instead of hanging. Skipped (77)
@@ -60,6 +60,16 @@ compare dominant_support "$tmp/dominant.dat" --min-support 20
 compare dominant_count "$tmp/dominant.dat" --count
 compare copies "$tmp/copies.dat"
 compare none "$data/vote.dat" --min-support 1000 # no concept: every rank idle from the start must still end
+# Extents and names: the same writer as parac fca (a .cxt with object and attribute names, one without names)
+"$PARAC" gen context --objects 40 --attributes 12 --density 0.4 --seed 9 -o "$tmp/named.dat" -q
+awk 'BEGIN {print "B"; print ""; print 40; print 12; print ""; for (o = 0; o < 40; o++) print "obj" o;
+            for (a = 0; a < 12; a++) print "attr" a}
+     {row = "............"; for (i = 1; i <= NF; i++) row = substr(row, 1, $i) "X" substr(row, $i + 2); print row}' \
+  "$tmp/named.dat" >"$tmp/named.cxt"
+compare named_extents "$tmp/named.cxt" --extents --names
+compare named_ids "$tmp/named.cxt" --extents
+compare vote_extents "$data/vote.dat" --extents --min-support 30
+grep -q "^attr[0-9].* | obj[0-9]" "$tmp/named_extents.ref" || fail "named_extents: no named concept in $(head -3 "$tmp/named_extents.ref")"
 
 # Stealing happened where the first level leaves ranks idle (the old first-level hand-out fails this:
 # 0 steals, one rank alone with the dominant subtree), and never on one rank. With --min-support 20 the
