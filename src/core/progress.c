@@ -99,6 +99,38 @@ int parac_progress_gate_add(parac_progress_gate *gate, uint64_t units)
     return report_if_due(gate);
 }
 
+/* The credit's units to the gate; the next interval starts. */
+static int hand_over(parac_progress_gate *gate, parac_progress_credit *credit, uint64_t now)
+{
+    int cancelled = parac_progress_gate_add(gate, credit->units);
+    credit->units = 0;
+    credit->additions = 0;
+    credit->handed_ns = now;
+    return cancelled;
+}
+
+/* 1 when PARAC_PROGRESS_CREDIT_NS passed since the credit was last handed over (starts its clock). */
+static int credit_due(parac_progress_credit *credit, uint64_t now)
+{
+    if (!credit->handed_ns) credit->handed_ns = now;
+    return now - credit->handed_ns >= PARAC_PROGRESS_CREDIT_NS;
+}
+
+int parac_progress_credit_add(parac_progress_gate *gate, parac_progress_credit *credit, uint64_t units)
+{
+    uint64_t now;
+    credit->units += units;
+    if (++credit->additions % PARAC_PROGRESS_CREDIT_CLOCK != 0) return 0;
+    now = monotonic_ns();
+    return credit->additions >= PARAC_PROGRESS_CREDIT_STRIDE || credit_due(credit, now) ? hand_over(gate, credit, now) : 0;
+}
+
+int parac_progress_credit_poll(parac_progress_gate *gate, parac_progress_credit *credit)
+{
+    uint64_t now = monotonic_ns();
+    return credit_due(credit, now) ? hand_over(gate, credit, now) : atomic_load_explicit(&gate->cancelled, memory_order_relaxed);
+}
+
 int parac_progress_gate_poll(parac_progress_gate *gate)
 {
     return report_if_due(gate);

@@ -33,17 +33,26 @@ static double context_density(const parac_fca_context *context)
  * shared contexts, the crossover lies between 3 % and 19 % dense). */
 #define FCA_SPARSE_MAX_DENSITY 0.05
 
-static int wants_sparse(const parac_fca_context *context, const parac_fca_options *options, double density)
+/* ... and above this many search attributes (equal columns counted once, fca_search) whatever the
+ * density: the dense search's failed sets N_j are attributes x attributes bits for every pending node
+ * (30 objects x 50,000 attributes at 50 %: 3.7 GB within 30 s, where the sparse search held 22 MB;
+ * 2026-12-05). No dense context of the benchmarks comes near (mushroom 119, T10I4D100K 870). */
+#define FCA_DENSE_MAX_ATTRIBUTES 4096
+
+static int too_wide_for_dense(const fca_search *search) { return search->attributes > FCA_DENSE_MAX_ATTRIBUTES; }
+
+static int wants_sparse(const parac_fca_context *context, const fca_search *search, const parac_fca_options *options,
+                        double density)
 {
     if (!fca_sparse_suits(context)) return 0;
     if (options->cpu_strategy == PARAC_FCA_CPU_SPARSE) return 1;
-    return options->cpu_strategy == PARAC_FCA_CPU_AUTO && density < FCA_SPARSE_MAX_DENSITY;
+    return options->cpu_strategy == PARAC_FCA_CPU_AUTO && (density < FCA_SPARSE_MAX_DENSITY || too_wide_for_dense(search));
 }
 
 /* The device to start on; *watch is set when the run starts on the CPU and may be handed over to
  * the GPU (AUTO on a CUDA build, a dense context, no engine: the choice is then recorded at the end). */
-static parac_status choose_device(double density, const parac_fca_options *options, parac_device *device, int *watch,
-                                  parac_error *error)
+static parac_status choose_device(double density, const fca_search *search, const parac_fca_options *options,
+                                  parac_device *device, int *watch, parac_error *error)
 {
     char reason[96];
     *watch = 0;
@@ -61,6 +70,12 @@ static parac_status choose_device(double density, const parac_fca_options *optio
     if (density < FCA_GPU_MIN_DENSITY) {
         snprintf(reason, sizeof reason, "auto: sparse context (%.2g %% dense < %.0f %%) stays on the cpu", density * 100.0,
                  FCA_GPU_MIN_DENSITY * 100.0);
+        parac_device_record(&options->exec, *device, reason);
+        return PARAC_OK;
+    }
+    if (too_wide_for_dense(search)) {
+        snprintf(reason, sizeof reason, "auto: %zu distinct attribute columns (> %d) stay on the cpu's sparse search",
+                 search->attributes, FCA_DENSE_MAX_ATTRIBUTES);
         parac_device_record(&options->exec, *device, reason);
         return PARAC_OK;
     }
@@ -171,12 +186,12 @@ parac_status fca_run_search(const parac_fca_context *context, const parac_fca_op
         search.concept_spill = concepts ? concepts->spill : NULL;
         search.store_format = concepts ? &concepts->format : NULL;
     }
-    if (status == PARAC_OK) status = choose_device(density, options, &device, &watch, error);
+    if (status == PARAC_OK) status = choose_device(density, &search, options, &device, &watch, error);
     if (status != PARAC_OK) {
         fca_search_destroy(&search); /* a second destroy (after a failed half) is harmless */
         return status;
     }
-    sparse = device == PARAC_DEVICE_CPU && wants_sparse(context, options, density);
+    sparse = device == PARAC_DEVICE_CPU && wants_sparse(context, &search, options, density);
     if (!sparse && !search.rows && (status = fca_search_fill_dense(context, &search, error)) != PARAC_OK) return status;
     /* All cores even on a busy machine: the work-stealing search yields instead of spinning and
      * was faster with 2 threads than 1 with 1-2 cores taken (docs/PERFORMANCE.md, issue 16). */

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/progress.h"
+#include "core/sort_ids.h"
 #include "fca/fca_internal.h"
 
 typedef struct attribute_support {
@@ -30,31 +31,138 @@ static void fill_permuted(const parac_fca_context *context, const uint32_t *sear
         }
 }
 
-/* Orders the attributes some object has by ascending support; records the others as empty.
- * order holds the supports, counted from the cells, on entry (order[a].support, a = 0..). */
-static size_t order_attributes(const parac_fca_context *context, attribute_support *order, fca_search *search)
+/* The context's columns as lists (object ids ascending), for the grouping of equal columns. */
+typedef struct column_lists {
+    size_t *offset;   /* attributes + 1 */
+    uint32_t *object; /* cells */
+    uint64_t *hash;   /* of each column's list */
+} column_lists;
+
+static void column_lists_free(column_lists *columns)
 {
-    size_t kept = 0;
-    for (size_t a = 0; a < context->attributes; a++) {
-        uint32_t support = order[a].support;
-        if (support == 0) {
+    free(columns->offset), free(columns->object), free(columns->hash);
+}
+
+static int column_lists_build(const parac_fca_context *context, const uint32_t *support, column_lists *columns)
+{
+    size_t n = context->attributes, *fill;
+    columns->offset = malloc((n + 1) * sizeof *columns->offset);
+    columns->object = malloc((fca_context_cells(context) + 1) * sizeof *columns->object);
+    columns->hash = malloc((n + 1) * sizeof *columns->hash);
+    fill = malloc((n + 1) * sizeof *fill);
+    if (!columns->offset || !columns->object || !columns->hash || !fill) {
+        free(fill);
+        return 0;
+    }
+    columns->offset[0] = 0;
+    for (size_t a = 0; a < n; a++) columns->offset[a + 1] = columns->offset[a] + support[a];
+    memcpy(fill, columns->offset, n * sizeof *fill);
+    for (size_t a = 0; a < n; a++) columns->hash[a] = 0x9e3779b97f4a7c15ull;
+    for (size_t o = 0; o < context->objects; o++)
+        for (size_t i = context->cell_offsets[o]; i < context->cell_offsets[o + 1]; i++) {
+            uint32_t a = context->cell_attributes[i];
+            uint64_t h = (columns->hash[a] ^ (uint64_t)o) * 0xbf58476d1ce4e5b9ull;
+            columns->hash[a] = h ^ (h >> 31);
+            columns->object[fill[a]++] = (uint32_t)o;
+        }
+    free(fill);
+    return 1;
+}
+
+/* Kept attributes by support, then column hash, then id: equal columns end up next to each other,
+ * the smallest id first. */
+typedef struct column_key {
+    uint32_t attribute, support;
+    uint64_t hash;
+} column_key;
+
+static int by_column(const void *a, const void *b)
+{
+    const column_key *x = a, *y = b;
+    if (x->support != y->support) return x->support < y->support ? -1 : 1;
+    if (x->hash != y->hash) return x->hash < y->hash ? -1 : 1;
+    return x->attribute < y->attribute ? -1 : (x->attribute > y->attribute);
+}
+
+static int same_column(const column_lists *columns, uint32_t a, uint32_t b)
+{
+    size_t length = columns->offset[a + 1] - columns->offset[a];
+    return length == columns->offset[b + 1] - columns->offset[b] &&
+           memcmp(columns->object + columns->offset[a], columns->object + columns->offset[b],
+                  length * sizeof *columns->object) == 0;
+}
+
+/* group[a] = the smallest id whose column equals a's, for the `kept` attributes of keys (sorted by
+ * by_column); returns the number of groups. Within a run of one support and hash, each attribute is
+ * compared with the run's groups so far (a hash collision makes two groups, never a wrong one). */
+static size_t group_columns(const column_lists *columns, const column_key *keys, size_t kept, uint32_t *group)
+{
+    size_t groups = 0;
+    for (size_t run = 0, end; run < kept; run = end) {
+        for (end = run + 1; end < kept && keys[end].support == keys[run].support && keys[end].hash == keys[run].hash;)
+            end++;
+        for (size_t i = run; i < end; i++) {
+            uint32_t a = keys[i].attribute;
+            size_t j = run;
+            while (j < i && !(group[keys[j].attribute] == keys[j].attribute && same_column(columns, keys[j].attribute, a)))
+                j++;
+            group[a] = j < i ? keys[j].attribute : a;
+            groups += j == i;
+        }
+    }
+    return groups;
+}
+
+/* The search order (groups by ascending support, then smallest id) and, when some group has two
+ * attributes, each group's members. support: per original attribute; 0 marks it empty. */
+static int order_groups(const parac_fca_context *context, const uint32_t *support, fca_search *search)
+{
+    size_t n = context->attributes, kept = 0, groups, at = 0;
+    column_lists columns = {NULL, NULL, NULL};
+    column_key *keys = malloc((n + 1) * sizeof *keys);
+    uint32_t *group = malloc((n + 1) * sizeof *group), *search_of = malloc((n + 1) * sizeof *search_of);
+    attribute_support *order = malloc((n + 1) * sizeof *order);
+    int ok = keys && group && order && search_of && column_lists_build(context, support, &columns);
+    for (size_t a = 0; ok && a < n; a++) {
+        if (support[a] == 0) {
             parac_bitset_set(search->empty_attributes, a);
             search->empty_count++;
-            continue;
-        }
-        order[kept].attribute = (uint32_t)a;
-        order[kept].support = support;
-        kept++;
+        } else keys[kept++] = (column_key){(uint32_t)a, support[a], columns.hash[a]};
     }
-    qsort(order, kept, sizeof *order, by_support);
-    return kept;
+    if (ok) {
+        qsort(keys, kept, sizeof *keys, by_column);
+        groups = group_columns(&columns, keys, kept, group);
+        for (size_t i = 0; i < kept; i++)
+            if (group[keys[i].attribute] == keys[i].attribute) order[at++] = (attribute_support){keys[i].attribute, keys[i].support};
+        qsort(order, groups, sizeof *order, by_support);
+        search->attributes = groups;
+        search->original_attribute = malloc((groups + 1) * sizeof *search->original_attribute);
+        ok = search->original_attribute != NULL;
+    }
+    for (size_t s = 0; ok && s < search->attributes; s++) {
+        search->original_attribute[s] = order[s].attribute;
+        search_of[order[s].attribute] = (uint32_t)s;
+    }
+    if (ok && search->attributes < kept) { /* members, each group's ascending: original ids in order */
+        search->member_offset = calloc(search->attributes + 2, sizeof *search->member_offset);
+        search->members = malloc((kept + 1) * sizeof *search->members);
+        ok = search->member_offset && search->members;
+        for (size_t a = 0; ok && a < n; a++)
+            if (support[a]) search->member_offset[search_of[group[a]] + 2]++;
+        for (size_t s = 0; ok && s < search->attributes; s++) search->member_offset[s + 2] += search->member_offset[s + 1];
+        for (size_t a = 0; ok && a < n; a++)
+            if (support[a]) search->members[search->member_offset[search_of[group[a]] + 1]++] = (uint32_t)a;
+    }
+    column_lists_free(&columns);
+    free(keys), free(group), free(search_of), free(order);
+    return ok;
 }
 
 parac_status fca_search_create_order(const parac_fca_context *context, uint64_t min_support, fca_search *search,
                                      parac_error *error)
 {
     size_t n = context->attributes;
-    attribute_support *order = malloc((n ? n : 1) * sizeof *order);
+    uint32_t *support = calloc(n + 1, sizeof *support);
     memset(search, 0, sizeof *search);
     search->objects = context->objects;
     search->object_words = context->object_words ? context->object_words : 1;
@@ -62,25 +170,27 @@ parac_status fca_search_create_order(const parac_fca_context *context, uint64_t 
     search->original_words = context->attribute_words ? context->attribute_words : 1;
     search->min_support = min_support;
     search->empty_attributes = calloc(search->original_words, sizeof(parac_word));
-    if (!order || !search->empty_attributes) {
-        free(order);
+    if (support && search->empty_attributes)
+        for (size_t i = 0; i < fca_context_cells(context); i++) support[context->cell_attributes[i]]++;
+    if (!support || !search->empty_attributes || !order_groups(context, support, search)) {
+        free(support);
         fca_search_destroy(search);
-        return parac_fail_no_memory(error, "search context", n * 8ULL);
+        return parac_fail_no_memory(error, "search context", (unsigned long long)(n + 1) * 32 + fca_context_cells(context) * 4);
     }
-    for (size_t a = 0; a < n; a++) order[a].support = 0;
-    for (size_t i = 0; i < fca_context_cells(context); i++) order[context->cell_attributes[i]].support++;
-    search->attributes = order_attributes(context, order, search);
+    free(support);
     search->attribute_words = parac_bitset_words(search->attributes) ? parac_bitset_words(search->attributes) : 1;
-    search->original_attribute = malloc((search->attributes + 1) * sizeof(uint32_t));
-    if (!search->original_attribute) {
-        free(order);
-        fca_search_destroy(search);
-        return parac_fail_no_memory(error, "search context", (unsigned long long)(search->attributes + 1) * 4);
-    }
-    for (size_t s = 0; s < search->attributes; s++) search->original_attribute[s] = order[s].attribute;
-    free(order);
     search->full_intent_has_empty_extent = search->objects == 0;
     return PARAC_OK;
+}
+
+void fca_search_map_originals(const fca_search *search, uint32_t *search_of)
+{
+    for (size_t s = 0; s < search->attributes; s++) {
+        if (!search->member_offset) search_of[search->original_attribute[s]] = (uint32_t)s;
+        else
+            for (uint32_t m = search->member_offset[s]; m < search->member_offset[s + 1]; m++)
+                search_of[search->members[m]] = (uint32_t)s;
+    }
 }
 
 parac_status fca_search_fill_dense(const parac_fca_context *context, fca_search *search, parac_error *error)
@@ -99,7 +209,7 @@ parac_status fca_search_fill_dense(const parac_fca_context *context, fca_search 
             fca_search_destroy(search);
             return parac_fail_no_memory(error, "search context", (unsigned long long)(context->attributes + 1) * 4);
         }
-        for (size_t s = 0; s < search->attributes; s++) search_of[search->original_attribute[s]] = (uint32_t)s;
+        fca_search_map_originals(search, search_of);
         fill_permuted(context, search_of, search);
         free(search_of);
     }
@@ -146,6 +256,8 @@ void fca_search_destroy(fca_search *search)
     free(search->rows);
     free(search->columns);
     free(search->original_attribute);
+    free(search->member_offset);
+    free(search->members);
     free(search->empty_attributes);
     memset(search, 0, sizeof *search);
 }
@@ -155,11 +267,44 @@ void fca_search_original_intent(const fca_search *search, const parac_word *inte
     size_t size = 0;
     memset(original, 0, search->original_words * sizeof *original);
     for (size_t w = 0; w < search->attribute_words; w++)
-        for (parac_word bits = intent[w]; bits; bits &= bits - 1, size++)
-            parac_bitset_set(original, search->original_attribute[w * 64 + (size_t)__builtin_ctzll(bits)]);
+        for (parac_word bits = intent[w]; bits; bits &= bits - 1, size++) {
+            size_t s = w * 64 + (size_t)__builtin_ctzll(bits);
+            if (!search->member_offset) parac_bitset_set(original, search->original_attribute[s]);
+            else
+                for (uint32_t m = search->member_offset[s]; m < search->member_offset[s + 1]; m++)
+                    parac_bitset_set(original, search->members[m]);
+        }
     /* the full search intent with no object is the bottom concept: it has the empty attributes too */
     if (size == search->attributes && search->full_intent_has_empty_extent)
         parac_bitset_or(original, original, search->empty_attributes, search->original_words);
+}
+
+size_t fca_search_original_length(const fca_search *search, const uint32_t *intent, size_t length)
+{
+    size_t total = 0;
+    if (!search->member_offset) return length;
+    for (size_t i = 0; i < length; i++) total += search->member_offset[intent[i] + 1] - search->member_offset[intent[i]];
+    return total;
+}
+
+size_t fca_search_original_ids(const fca_search *search, const uint32_t *intent, size_t length, uint32_t *ids)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < length; i++) {
+        if (!search->member_offset) ids[count++] = search->original_attribute[intent[i]];
+        else
+            for (uint32_t m = search->member_offset[intent[i]]; m < search->member_offset[intent[i] + 1]; m++)
+                ids[count++] = search->members[m];
+    }
+    if (count > 32) parac_sort_u32(ids, count); /* search order is by support, not by id */
+    else
+        for (size_t i = 1; i < count; i++) {
+            uint32_t id = ids[i];
+            size_t j = i;
+            for (; j > 0 && ids[j - 1] > id; j--) ids[j] = ids[j - 1];
+            ids[j] = id;
+        }
+    return count;
 }
 
 void fca_search_root(const fca_search *search, parac_word *extent, parac_word *intent)

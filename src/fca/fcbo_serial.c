@@ -169,6 +169,8 @@ static fcbo_node *new_child(fcbo_worker *worker)
     return child;
 }
 
+static int cancelled_inside_node(fcbo_worker *worker); /* with the progress credits, below */
+
 size_t fcbo_generate_children(fcbo_worker *worker, const fcbo_node *node, parac_word *failed, fcbo_node **children)
 {
     const fca_search *search = worker->search;
@@ -177,6 +179,7 @@ size_t fcbo_generate_children(fcbo_worker *worker, const fcbo_node *node, parac_
         fcbo_stack_mark mark;
         fcbo_node *child;
         parac_word *floor;
+        if ((j & 63) == 63 && cancelled_inside_node(worker)) return count;
         if (parac_bitset_test(node->intent, j) || !failed_set_allows(node->failed + j * words, node->intent, j))
             continue;
         mark = fcbo_stack_save(&worker->stack);
@@ -205,22 +208,26 @@ size_t fcbo_generate_children(fcbo_worker *worker, const fcbo_node *node, parac_
  * Opening a node splits its weight among its children by a guess of their subtree sizes (below) and
  * credits the rest, so the credits add up to the total exactly whichever thread expands which node in
  * whatever order, and done/total grows with the part of the tree finished. Credits gather in the
- * worker and go to the shared gate every PROGRESS_STRIDE nodes (a fraction of a millisecond), which is
+ * worker and go to the shared gate every few hundred nodes or 20 ms (parac_progress_credit), which is
  * also where a cancel is seen: the worker then fails with PARAC_ERR_CANCELLED and every search path
  * unwinds as after a failure. --device auto projects the run's length from done/total
  * (device_handover.h), so the split should follow the work. */
-#define PROGRESS_STRIDE 256
 
 static void credit_progress(fcbo_worker *worker, uint64_t credit)
 {
     parac_progress_gate *gate = worker->search->progress;
-    if (!gate) return;
-    worker->progress_credit += credit;
-    if (++worker->progress_nodes < PROGRESS_STRIDE) return;
-    worker->progress_nodes = 0;
-    if (parac_progress_gate_add(gate, worker->progress_credit) && worker->status == PARAC_OK)
+    if (gate && parac_progress_credit_add(gate, &worker->progress, credit) && worker->status == PARAC_OK)
         worker->status = parac_fail(&worker->error, PARAC_ERR_CANCELLED, "fca: cancelled");
-    worker->progress_credit = 0;
+}
+
+/* Inside a node with many candidates (tens of thousands of attributes): the gate is visited every
+ * PARAC_PROGRESS_CREDIT_NS, so a cancel is seen then and not only after the node. */
+static int cancelled_inside_node(fcbo_worker *worker)
+{
+    parac_progress_gate *gate = worker->search->progress;
+    if (!gate || !parac_progress_credit_poll(gate, &worker->progress)) return 0;
+    if (worker->status == PARAC_OK) worker->status = parac_fail(&worker->error, PARAC_ERR_CANCELLED, "fca: cancelled");
+    return 1;
 }
 
 /* A child's subtree, guessed from the two things that bound it: the attributes it may still add

@@ -4,6 +4,7 @@
 #ifndef PARAC_FCA_FCBO_TREE_H
 #define PARAC_FCA_FCBO_TREE_H
 
+#include "core/progress.h"
 #include "fca/fca_internal.h"
 
 /* A stack of big blocks: nodes take their scratch here and give it back in
@@ -49,8 +50,7 @@ struct fcbo_worker {
     fcbo_spawn_fn spawn;          /* NULL in the library's searches (ON_DEMAND queues from its own
                                      frames); the kernel lab's schedulers (dev/fca/) set it */
     void *spawn_data;
-    uint64_t progress_credit;     /* units finished, not yet handed to search->progress */
-    unsigned progress_nodes;      /* nodes opened since the last hand-over */
+    parac_progress_credit progress; /* units finished, not yet handed to search->progress */
 };
 
 parac_status fcbo_worker_init(fcbo_worker *worker, const fca_search *search, int store, parac_error *error);

@@ -2,7 +2,7 @@
  * an ascending list of search ids (attributes renumbered by ascending support, fcbo_search.c), in
  * compressed sparse rows. Memory: one uint32 per occupied cell plus one offset per object. Built
  * from the context's own cells, object by object on the run's threads (each row mapped to search
- * ids and sorted): no bit matrix is read or built. */
+ * ids and sorted; a group of equal columns, one search id, kept once): no bit matrix is read or built. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +25,19 @@ static void sort_row(uint32_t *ids, size_t count)
     }
 }
 
+/* Keeps one of each run of equal ids in every (sorted) row and closes the gaps, in place. */
+static void drop_repeats(sparse_rows *rows)
+{
+    size_t to = 0;
+    for (size_t o = 0; o < rows->objects; o++) {
+        size_t first = rows->offsets[o], last = rows->offsets[o + 1];
+        rows->offsets[o] = to;
+        for (size_t i = first; i < last; i++)
+            if (i == first || rows->attributes[i] != rows->attributes[i - 1]) rows->attributes[to++] = rows->attributes[i];
+    }
+    rows->offsets[rows->objects] = to;
+}
+
 parac_status sparse_rows_create(const parac_fca_context *context, const fca_search *search, int threads,
                                 sparse_rows *rows, parac_error *error)
 {
@@ -44,8 +57,7 @@ parac_status sparse_rows_create(const parac_fca_context *context, const fca_sear
                                     (unsigned long long)(context->objects + 1) * 8 + cells * 4);
     }
     memcpy(rows->offsets, context->cell_offsets, (context->objects + 1) * sizeof *rows->offsets);
-    for (size_t s = 0; s < search->attributes; s++) search_of[search->original_attribute[s]] = (uint32_t)s;
-    for (size_t i = 0; i < cells; i++) rows->support[search_of[context->cell_attributes[i]]]++;
+    fca_search_map_originals(search, search_of);
 #pragma omp parallel for num_threads(threads > 1 ? threads : 1) schedule(dynamic, 4096)
     for (long long o = 0; o < objects; o++) {
         size_t first = context->cell_offsets[o], last = context->cell_offsets[o + 1];
@@ -53,6 +65,8 @@ parac_status sparse_rows_create(const parac_fca_context *context, const fca_sear
         sort_row(rows->attributes + first, last - first);
     }
     free(search_of);
+    if (search->member_offset) drop_repeats(rows); /* a group's members all became its search id */
+    for (size_t i = 0; i < rows->offsets[rows->objects]; i++) rows->support[rows->attributes[i]]++;
     return PARAC_OK;
 }
 

@@ -76,7 +76,8 @@ parac_status sparse_worker_init(sparse_worker *worker, const fca_search *search,
     worker->in_intent = calloc(search->attribute_words, sizeof(parac_word));
     worker->search_intent = calloc(search->attribute_words, sizeof(parac_word));
     worker->original_intent = malloc(search->original_words * sizeof(parac_word));
-    worker->original_ids = malloc(n * sizeof *worker->original_ids);
+    /* an id-list intent holds a group's every member: up to the original attributes */
+    worker->original_ids = malloc((search->original_attributes + 1) * sizeof *worker->original_ids);
     if (!worker->support_of || !worker->cursor_of || !worker->touched || !worker->closure || !worker->witness_of ||
         !worker->in_intent || !worker->search_intent || !worker->original_intent || !worker->original_ids)
         return parac_fail_no_memory(error, "sparse FCbO worker", (unsigned long long)n * 24);
@@ -112,31 +113,18 @@ void sparse_worker_destroy(sparse_worker *worker)
     memset(worker, 0, sizeof *worker);
 }
 
-/* The intent in original ids, ascending (the search numbers attributes by support): an insertion
- * sort, as intents that fit id-list records are at most a row long. */
-static size_t original_ids(const sparse_worker *worker, const uint32_t *intent, size_t length)
-{
-    uint32_t *ids = worker->original_ids;
-    for (size_t i = 0; i < length; i++) {
-        uint32_t id = (uint32_t)worker->search->original_attribute[intent[i]];
-        size_t j = i;
-        for (; j > 0 && ids[j - 1] > id; j--) ids[j] = ids[j - 1];
-        ids[j] = id;
-    }
-    return length;
-}
-
 void sparse_emit(sparse_worker *worker, const uint32_t *intent, size_t length)
 {
     const fca_search *search = worker->search;
     parac_status status;
     worker->count++;
     if (!worker->concepts || worker->status != PARAC_OK) return;
-    if (worker->concepts->format.ids && length <= worker->concepts->format.ids &&
+    if (worker->concepts->format.ids && fca_search_original_length(search, intent, length) <= worker->concepts->format.ids &&
         !(length == search->attributes && search->full_intent_has_empty_extent)) {
         /* id-list records: no bitset over every attribute to build and scan (the full intent with
          * an empty extent takes the bitset way: it gains the attributes no object has) */
-        status = fca_concepts_append_ids(worker->concepts, worker->original_ids, original_ids(worker, intent, length),
+        status = fca_concepts_append_ids(worker->concepts, worker->original_ids,
+                                         fca_search_original_ids(search, intent, length, worker->original_ids),
                                          &worker->error);
     } else {
         for (size_t i = 0; i < length; i++) parac_bitset_set(worker->search_intent, intent[i]);
@@ -151,22 +139,29 @@ void sparse_emit(sparse_worker *worker, const uint32_t *intent, size_t length)
 }
 
 /* Progress as in fcbo_serial.c: a node's weight is split evenly among its candidate children (and
- * itself); shares of non-canonical candidates are credited at once. Every PROGRESS_STRIDE credits
+ * itself); shares of non-canonical candidates are credited at once. As there (parac_progress_credit)
  * the worker hands its sum to the gate, which is also where a cancel is seen. */
-#define PROGRESS_STRIDE 256
+
+static void cancel(sparse_worker *worker)
+{
+    if (worker->status == PARAC_OK) worker->status = parac_fail(&worker->error, PARAC_ERR_CANCELLED, "fca: cancelled");
+    if (worker->stop) atomic_store_explicit(worker->stop, 1, memory_order_relaxed);
+}
 
 static void credit_progress(sparse_worker *worker, uint64_t credit)
 {
     parac_progress_gate *gate = worker->search->progress;
-    if (!gate) return;
-    worker->progress_credit += credit;
-    if (++worker->progress_nodes < PROGRESS_STRIDE) return;
-    worker->progress_nodes = 0;
-    if (parac_progress_gate_add(gate, worker->progress_credit) && worker->status == PARAC_OK) {
-        worker->status = parac_fail(&worker->error, PARAC_ERR_CANCELLED, "fca: cancelled");
-        if (worker->stop) atomic_store_explicit(worker->stop, 1, memory_order_relaxed);
-    }
-    worker->progress_credit = 0;
+    if (gate && parac_progress_credit_add(gate, &worker->progress, credit)) cancel(worker);
+}
+
+/* Inside a node with many candidates: as fcbo_serial.c's, the gate every PARAC_PROGRESS_CREDIT_NS (a
+ * root of 50,000 candidates on a dense context tested them for minutes, deaf to SIGTERM). */
+static int cancelled_inside_node(sparse_worker *worker)
+{
+    parac_progress_gate *gate = worker->search->progress;
+    if (!gate || !parac_progress_credit_poll(gate, &worker->progress)) return 0;
+    cancel(worker);
+    return 1;
 }
 
 static int stopped(const sparse_worker *worker)
@@ -558,6 +553,7 @@ static void test_candidates(sparse_worker *worker, const sparse_node *node, size
     for (size_t c = first; c < first + count; c++) {
         sparse_candidate *candidate = &CANDIDATE(worker, c);
         uint32_t known = worker->witness_of[candidate->attribute], *entry;
+        if (((c - first) & 63) == 63 && cancelled_inside_node(worker)) return;
         if (known && !parac_bitset_test(worker->in_intent, known - 1)) {
             candidate->witness = known;
             continue;

@@ -17,6 +17,7 @@
 #include <stdatomic.h>
 
 #include "core/hash_index.h"
+#include "core/progress.h"
 #include "fca/fca_internal.h"
 
 /* The context by objects: attributes (search order, ascending) of object o at
@@ -87,8 +88,7 @@ struct sparse_worker {
     uint64_t count;
     parac_status status;
     parac_error error;
-    uint64_t progress_credit;
-    unsigned progress_nodes;
+    parac_progress_credit progress; /* units finished, not yet handed to search->progress */
     sparse_spawn_fn spawn; /* NULL on one thread */
     void *spawn_data;
     atomic_int *stop;      /* NULL on one thread; set when any worker failed */

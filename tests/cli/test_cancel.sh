@@ -44,6 +44,12 @@ interrupt INT "fca, two threads" "$TMP/out/concepts.txt" fca "$TMP/long.dat" --t
 interrupt INT "fca --count" "$TMP/out/count.txt" fca "$TMP/long.dat" --count -o "$TMP/out/count.txt"
 interrupt TERM "fca, SIGTERM" "$TMP/out/concepts.txt" fca "$TMP/long.dat" -o "$TMP/out/concepts.txt"
 interrupt INT "lattice" "$TMP/out/l.dot" lattice "$TMP/long.dat" -o "$TMP/out/l.dot"
+# Wide and dense: nodes of 50,000 candidates each (the root's test took minutes without looking at the
+# gate; the dense search copied 3 GB of failed sets): the default search and the sparse one.
+"$PARAC" gen context --objects 30 --attributes 50000 --density 0.5 --seed 5 -o "$TMP/wide.dat" || fail "gen context"
+interrupt TERM "fca, wide dense context" "$TMP/out/count.txt" fca "$TMP/wide.dat" --count -o "$TMP/out/count.txt"
+interrupt INT "fca, wide dense context, sparse search" "$TMP/out/count.txt" fca "$TMP/wide.dat" --cpu-strategy sparse \
+    --count -o "$TMP/out/count.txt"
 
 # an existing target keeps its contents when the run is interrupted
 echo "previous results" >"$TMP/out/kept.txt"
