@@ -36,7 +36,7 @@ static double context_density(const parac_fca_context *context)
 /* ... and above this many search attributes (equal columns counted once, fca_search) whatever the
  * density: the dense search's failed sets N_j are attributes x attributes bits for every pending node
  * (30 objects x 50,000 attributes at 50 %: 3.7 GB within 30 s, where the sparse search held 22 MB;
- * 2026-12-05). No dense context of the benchmarks comes near (mushroom 119, T10I4D100K 870). */
+ * 2026-12-05). The benchmarks' contexts stay far below (mushroom 119 columns, T10I4D100K 870). */
 #define FCA_DENSE_MAX_ATTRIBUTES 4096
 
 static int too_wide_for_dense(const fca_search *search) { return search->attributes > FCA_DENSE_MAX_ATTRIBUTES; }
