@@ -114,7 +114,8 @@ static parac_status find_closed_itemsets(const parac_fca_context *context, const
     status = parac_fca_compute(context, &search, &closed->concepts, error);
     if (status == PARAC_OK)
         status = count_supports(context, closed, parac_threads_resolve(options->exec.threads), error);
-    if (status == PARAC_OK) status = parac_fca_lattice_create(context, closed->concepts, min_support, &closed->lattice, error);
+    if (status == PARAC_OK)
+        status = fca_lattice_build(context, closed->concepts, min_support, &options->exec, &closed->lattice, error);
     return status;
 }
 

@@ -291,6 +291,12 @@ parac_status fca_search_finish(const fca_search *search, parac_fca_concepts *con
  * host loop asks between rounds (CPU workers poll the gate themselves, fcbo_serial.c). */
 int fca_search_cancelled(const fca_search *search, parac_error *error);
 
+/* parac_fca_lattice_create with a caller's exec (NULL: none) whose progress callback sees one unit a
+ * concept and may cancel (PARAC_ERR_CANCELLED): the association rules' lattice. */
+parac_status fca_lattice_build(const parac_fca_context *context, const parac_fca_concepts *concepts,
+                               uint64_t min_support, const parac_exec *exec, parac_fca_lattice **lattice,
+                               parac_error *error);
+
 /* Runs the search chosen by options into concepts (NULL: count only); concepts->spill, when set,
  * is handed to every worker's store (fca.c). */
 parac_status fca_run_search(const parac_fca_context *context, const parac_fca_options *options,

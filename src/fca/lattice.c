@@ -17,6 +17,7 @@
 #include "core/sort_ids.h"
 #include "core/error.h"
 #include "core/hash_index.h"
+#include "core/progress.h"
 #include "fca/concept_stream.h"
 #include "fca/fca_internal.h"
 
@@ -322,12 +323,14 @@ static int lower_covers(const parac_fca_context *context, const parac_fca_concep
                             covers);
 }
 
+/* The edges of every concept, on all cores; gate (NULL: none) is polled after each concept (-4 once
+ * cancelled: one concept's test is milliseconds at most where the search itself took seconds). */
 static int cover_all(const parac_fca_context *context, const parac_fca_concepts *concepts, const intent_table *table,
-                     uint64_t min_support, parac_fca_lattice *lattice)
+                     uint64_t min_support, parac_progress_gate *gate, parac_fca_lattice *lattice)
 {
     int failure = 0;
     size_t count = concepts->count;
-#pragma omp parallel default(none) shared(context, concepts, table, min_support, lattice, failure, count)
+#pragma omp parallel default(none) shared(context, concepts, table, min_support, lattice, failure, count, gate)
     {
         parac_fca_lattice local = {0};
         fca_cover_scratch s;
@@ -340,8 +343,10 @@ static int cover_all(const parac_fca_context *context, const parac_fca_concepts 
             if (!covers.intent || !covers.record) mine = -2;
         }
 #pragma omp for schedule(dynamic, 64)
-        for (size_t c = 0; c < count; c++)
+        for (size_t c = 0; c < count; c++) {
             if (!mine) mine = lower_covers(context, concepts, min_support, c, &s, &covers);
+            if (!mine && gate && parac_progress_gate_add(gate, 1)) mine = -4;
+        }
 #pragma omp critical(fca_lattice_merge)
         {
             if (mine && !failure) failure = mine;
@@ -359,7 +364,15 @@ static int cover_all(const parac_fca_context *context, const parac_fca_concepts 
 parac_status parac_fca_lattice_create(const parac_fca_context *context, const parac_fca_concepts *concepts,
                                       uint64_t min_support, parac_fca_lattice **lattice, parac_error *error)
 {
+    return fca_lattice_build(context, concepts, min_support, NULL, lattice, error);
+}
+
+parac_status fca_lattice_build(const parac_fca_context *context, const parac_fca_concepts *concepts,
+                               uint64_t min_support, const parac_exec *exec, parac_fca_lattice **lattice,
+                               parac_error *error)
+{
     size_t n = concepts->count;
+    parac_progress_gate gate;
     intent_table table = {{0}, concepts->intents, concepts->format.words};
     parac_fca_lattice *made;
     int failure = 0;
@@ -374,11 +387,13 @@ parac_status parac_fca_lattice_create(const parac_fca_context *context, const pa
         else if (table_find(&table, concepts->intents + i * table.words, &slot) != SIZE_MAX) failure = -3;
         else parac_hash_index_insert(&table.index, slot, i);
     }
-    if (!failure) failure = cover_all(context, concepts, &table, min_support, made);
+    parac_progress_gate_init(&gate, exec, n);
+    if (!failure) failure = cover_all(context, concepts, &table, min_support, exec && exec->progress ? &gate : NULL, made);
     parac_hash_index_free(&table.index);
     if (failure) {
         parac_fca_lattice_destroy(made);
         if (failure == -2) return parac_fail_no_memory(error, "lattice edges", 0);
+        if (failure == -4) return parac_fail(error, PARAC_ERR_CANCELLED, "fca lattice: cancelled");
         return parac_fail(error, PARAC_ERR_INVALID_ARGUMENT, failure == -3 ? "fca lattice: duplicate concepts"
                           : "fca lattice: a cover is missing from the concept list (incomplete list or wrong min support)");
     }

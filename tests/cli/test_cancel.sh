@@ -50,6 +50,11 @@ interrupt INT "lattice" "$TMP/out/l.dot" lattice "$TMP/long.dat" -o "$TMP/out/l.
 interrupt TERM "fca, wide dense context" "$TMP/out/count.txt" fca "$TMP/wide.dat" --count -o "$TMP/out/count.txt"
 interrupt INT "fca, wide dense context, sparse search" "$TMP/out/count.txt" fca "$TMP/wide.dat" --cpu-strategy sparse \
     --count -o "$TMP/out/count.txt"
+# The association rules' lattice on 10 objects x 100,000 attributes (1,024 concepts, each tested against
+# 100,000 attributes): it looked at no gate and ended 44 s after SIGTERM.
+"$PARAC" gen context --objects 10 --attributes 100000 --density 0.5 --seed 6 -o "$TMP/wide10.dat" || fail "gen context"
+interrupt TERM "fca --rules, wide context" "$TMP/out/rules.txt" fca "$TMP/wide10.dat" --rules --min-support 2 \
+    -o "$TMP/out/rules.txt"
 
 # an existing target keeps its contents when the run is interrupted
 echo "previous results" >"$TMP/out/kept.txt"
