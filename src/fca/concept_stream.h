@@ -55,7 +55,15 @@ typedef struct fca_cover_scratch {
     uint32_t *touched; /* the attributes those rows hold (touched_count of them) */
     size_t touched_count;
     fca_cover_cells cells;
+    /* equal columns (fca_context_groups, NULL when it could not be built): of a group outside the
+     * intent only the last member can give a cover, and it gives the same closure as every other
+     * member (all are in it), so the others are dropped from `minimal` unclosed (fca_cover_skips) */
+    const struct fca_column_groups *groups;
 } fca_cover_scratch;
+
+/* 1 (and m dropped from scratch->minimal) when candidate m is a group's member other than its last:
+ * walked in ascending order, its closure holds the last member, still minimal, so it is no cover. */
+int fca_cover_skips(fca_cover_scratch *scratch, size_t m);
 typedef int (*fca_cover_fn)(void *user, const parac_word *closure);
 int fca_cover_scratch_init(fca_cover_scratch *scratch, const parac_fca_context *context); /* -1: no memory */
 void fca_cover_scratch_free(fca_cover_scratch *scratch);

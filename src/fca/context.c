@@ -232,6 +232,7 @@ void parac_fca_context_destroy(parac_fca_context *context)
     free(context->cell_attributes);
     bits_free(context->bits);
     columns_free(context->columns);
+    fca_column_groups_free(context->groups);
     free_names(context->object_names, context->objects);
     free_names(context->attribute_names, context->attributes);
     free(context);

@@ -35,6 +35,7 @@ struct parac_fca_context {
     size_t last_object;        /* the object fca_context_add last added to (cells come row by row) */
     fca_bit_matrices *bits;    /* NULL until fca_context_bits built them; published atomically */
     struct fca_column_lists *columns; /* NULL until fca_context_columns built them; published atomically */
+    struct fca_column_groups *groups; /* NULL until fca_context_groups built them; published atomically */
     char **object_names;       /* NULL or objects strings */
     char **attribute_names;
 };
@@ -75,6 +76,15 @@ typedef struct fca_column_lists {
 } fca_column_lists;
 /* Built at the first call, as fca_context_bits; NULL with PARAC_ERR_NO_MEMORY when they do not fit. */
 const fca_column_lists *fca_context_columns(const parac_fca_context *context, parac_error *error);
+
+/* The attributes grouped by equal columns (column_groups.c): first[a] and last[a] are the smallest and
+ * the largest id whose column is attribute a's (a itself when none other has it; the attributes no
+ * object has are one group). Built at the first call, as fca_context_columns. */
+typedef struct fca_column_groups {
+    uint32_t *first, *last;
+} fca_column_groups;
+const fca_column_groups *fca_context_groups(const parac_fca_context *context, parac_error *error);
+void fca_column_groups_free(fca_column_groups *groups);
 
 /* The bit matrices, built at the first call (thread-safe: concurrent first calls build one copy
  * each and all but one are freed); NULL with PARAC_ERR_NO_MEMORY when they do not fit. */

@@ -31,130 +31,47 @@ static void fill_permuted(const parac_fca_context *context, const uint32_t *sear
         }
 }
 
-/* The context's columns as lists (object ids ascending), for the grouping of equal columns. */
-typedef struct column_lists {
-    size_t *offset;   /* attributes + 1 */
-    uint32_t *object; /* cells */
-    uint64_t *hash;   /* of each column's list */
-} column_lists;
-
-static void column_lists_free(column_lists *columns)
-{
-    free(columns->offset), free(columns->object), free(columns->hash);
-}
-
-static int column_lists_build(const parac_fca_context *context, const uint32_t *support, column_lists *columns)
-{
-    size_t n = context->attributes, *fill;
-    columns->offset = malloc((n + 1) * sizeof *columns->offset);
-    columns->object = malloc((fca_context_cells(context) + 1) * sizeof *columns->object);
-    columns->hash = malloc((n + 1) * sizeof *columns->hash);
-    fill = malloc((n + 1) * sizeof *fill);
-    if (!columns->offset || !columns->object || !columns->hash || !fill) {
-        free(fill);
-        return 0;
-    }
-    columns->offset[0] = 0;
-    for (size_t a = 0; a < n; a++) columns->offset[a + 1] = columns->offset[a] + support[a];
-    memcpy(fill, columns->offset, n * sizeof *fill);
-    for (size_t a = 0; a < n; a++) columns->hash[a] = 0x9e3779b97f4a7c15ull;
-    for (size_t o = 0; o < context->objects; o++)
-        for (size_t i = context->cell_offsets[o]; i < context->cell_offsets[o + 1]; i++) {
-            uint32_t a = context->cell_attributes[i];
-            uint64_t h = (columns->hash[a] ^ (uint64_t)o) * 0xbf58476d1ce4e5b9ull;
-            columns->hash[a] = h ^ (h >> 31);
-            columns->object[fill[a]++] = (uint32_t)o;
-        }
-    free(fill);
-    return 1;
-}
-
-/* Kept attributes by support, then column hash, then id: equal columns end up next to each other,
- * the smallest id first. */
-typedef struct column_key {
-    uint32_t attribute, support;
-    uint64_t hash;
-} column_key;
-
-static int by_column(const void *a, const void *b)
-{
-    const column_key *x = a, *y = b;
-    if (x->support != y->support) return x->support < y->support ? -1 : 1;
-    if (x->hash != y->hash) return x->hash < y->hash ? -1 : 1;
-    return x->attribute < y->attribute ? -1 : (x->attribute > y->attribute);
-}
-
-static int same_column(const column_lists *columns, uint32_t a, uint32_t b)
-{
-    size_t length = columns->offset[a + 1] - columns->offset[a];
-    return length == columns->offset[b + 1] - columns->offset[b] &&
-           memcmp(columns->object + columns->offset[a], columns->object + columns->offset[b],
-                  length * sizeof *columns->object) == 0;
-}
-
-/* group[a] = the smallest id whose column equals a's, for the `kept` attributes of keys (sorted by
- * by_column); returns the number of groups. Within a run of one support and hash, each attribute is
- * compared with the run's groups so far (a hash collision makes two groups, never a wrong one). */
-static size_t group_columns(const column_lists *columns, const column_key *keys, size_t kept, uint32_t *group)
-{
-    size_t groups = 0;
-    for (size_t run = 0, end; run < kept; run = end) {
-        for (end = run + 1; end < kept && keys[end].support == keys[run].support && keys[end].hash == keys[run].hash;)
-            end++;
-        for (size_t i = run; i < end; i++) {
-            uint32_t a = keys[i].attribute;
-            size_t j = run;
-            while (j < i && !(group[keys[j].attribute] == keys[j].attribute && same_column(columns, keys[j].attribute, a)))
-                j++;
-            group[a] = j < i ? keys[j].attribute : a;
-            groups += j == i;
-        }
-    }
-    return groups;
-}
-
-/* The search order (groups by ascending support, then smallest id) and, when some group has two
- * attributes, each group's members. support: per original attribute; 0 marks it empty. */
+/* The search order (groups of equal columns by ascending support, then smallest id: column_groups.c)
+ * and, when some group has two attributes, each group's members. support: per original attribute; 0
+ * marks it empty. */
 static int order_groups(const parac_fca_context *context, const uint32_t *support, fca_search *search)
 {
-    size_t n = context->attributes, kept = 0, groups, at = 0;
-    column_lists columns = {NULL, NULL, NULL};
-    column_key *keys = malloc((n + 1) * sizeof *keys);
-    uint32_t *group = malloc((n + 1) * sizeof *group), *search_of = malloc((n + 1) * sizeof *search_of);
+    size_t n = context->attributes, kept = 0, groups = 0;
+    const fca_column_groups *equal = fca_context_groups(context, NULL);
+    uint32_t *search_of = malloc((n + 1) * sizeof *search_of);
     attribute_support *order = malloc((n + 1) * sizeof *order);
-    int ok = keys && group && order && search_of && column_lists_build(context, support, &columns);
+    int ok = equal && search_of && order;
     for (size_t a = 0; ok && a < n; a++) {
         if (support[a] == 0) {
             parac_bitset_set(search->empty_attributes, a);
             search->empty_count++;
-        } else keys[kept++] = (column_key){(uint32_t)a, support[a], columns.hash[a]};
+            continue;
+        }
+        kept++;
+        if (equal->first[a] == a) order[groups++] = (attribute_support){(uint32_t)a, support[a]};
     }
     if (ok) {
-        qsort(keys, kept, sizeof *keys, by_column);
-        groups = group_columns(&columns, keys, kept, group);
-        for (size_t i = 0; i < kept; i++)
-            if (group[keys[i].attribute] == keys[i].attribute) order[at++] = (attribute_support){keys[i].attribute, keys[i].support};
         qsort(order, groups, sizeof *order, by_support);
         search->attributes = groups;
         search->original_attribute = malloc((groups + 1) * sizeof *search->original_attribute);
         ok = search->original_attribute != NULL;
     }
-    for (size_t s = 0; ok && s < search->attributes; s++) {
+    for (size_t s = 0; ok && s < groups; s++) {
         search->original_attribute[s] = order[s].attribute;
         search_of[order[s].attribute] = (uint32_t)s;
     }
-    if (ok && search->attributes < kept) { /* members, each group's ascending: original ids in order */
-        search->member_offset = calloc(search->attributes + 2, sizeof *search->member_offset);
+    if (ok && groups < kept) { /* members, each group's ascending: original ids in order */
+        search->member_offset = calloc(groups + 2, sizeof *search->member_offset);
         search->members = malloc((kept + 1) * sizeof *search->members);
         ok = search->member_offset && search->members;
         for (size_t a = 0; ok && a < n; a++)
-            if (support[a]) search->member_offset[search_of[group[a]] + 2]++;
-        for (size_t s = 0; ok && s < search->attributes; s++) search->member_offset[s + 2] += search->member_offset[s + 1];
+            if (support[a]) search->member_offset[search_of[equal->first[a]] + 2]++;
+        for (size_t s = 0; ok && s < groups; s++) search->member_offset[s + 2] += search->member_offset[s + 1];
         for (size_t a = 0; ok && a < n; a++)
-            if (support[a]) search->members[search->member_offset[search_of[group[a]] + 1]++] = (uint32_t)a;
+            if (support[a]) search->members[search->member_offset[search_of[equal->first[a]] + 1]++] = (uint32_t)a;
     }
-    column_lists_free(&columns);
-    free(keys), free(group), free(search_of), free(order);
+    free(search_of);
+    free(order);
     return ok;
 }
 

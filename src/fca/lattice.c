@@ -105,6 +105,7 @@ int fca_cover_scratch_init(fca_cover_scratch *s, const parac_fca_context *contex
     s->touched = malloc((context->attributes + 1) * sizeof *s->touched);
     s->touched_count = 0;
     memset(&s->cells, 0, sizeof s->cells);
+    s->groups = fca_context_groups(context, NULL); /* built by fca_cover_index */
     if (fca_covers_use_cells(context) && fca_cover_cells_init(&s->cells, context) != 0) return -1;
     return s->extent && s->child_extent && s->closure && s->minimal && s->support && s->members && s->touched ? 0
                                                                                                            : -1;
@@ -167,6 +168,13 @@ static int counts_from_rows(const parac_fca_context *context, size_t members, si
     return (double)members * (per_row + 1.0) < (double)candidates * (double)context->object_words;
 }
 
+int fca_cover_skips(fca_cover_scratch *s, size_t m)
+{
+    if (!s->groups || s->groups->last[m] == m) return 0;
+    parac_bitset_clear_bit(s->minimal, m);
+    return 1;
+}
+
 /* Candidate m of Lindig's test (not in the intent, `support` of the extent's objects have it): its
  * closure, and whether it is a cover given the attributes still minimal; a rejected m leaves the
  * minimal set. Returns found's answer for a cover, else 0. */
@@ -214,6 +222,7 @@ static int covers_from_touched(const parac_fca_context *context, const parac_wor
         size_t m = s->touched[t];
         if (parac_bitset_test(intent, m)) continue;
         candidates++;
+        if (fca_cover_skips(s, m)) continue;
         stop = test_candidate(context, intent, min_support, s, members, 1, m, s->support[m], found, user);
     }
     return stop ? stop : fca_cover_empty_extent(context, intent, min_support, candidates, s, found, user);
@@ -234,6 +243,7 @@ int fca_cover_empty_extent(const parac_fca_context *context, const parac_word *i
 
 const void *fca_cover_index(const parac_fca_context *context, parac_error *error)
 {
+    if (!fca_context_groups(context, error)) return NULL;
     if (fca_covers_use_cells(context)) return fca_context_columns(context, error);
     return fca_context_bits(context, error);
 }
@@ -269,14 +279,14 @@ static int lower_covers_bits(const parac_fca_context *context, const parac_word 
             stop = covers_from_touched(context, intent, min_support, s, members, found, user);
         } else {
             for (size_t m = 0; m < n && !stop; m++)
-                if (!parac_bitset_test(intent, m))
+                if (!parac_bitset_test(intent, m) && !fca_cover_skips(s, m))
                     stop = test_candidate(context, intent, min_support, s, members, 1, m, s->support[m], found, user);
         }
         fca_count_supports(context, s->members, members, s, 0);
         return stop;
     }
     for (size_t m = 0; m < n && !stop; m++) {
-        if (parac_bitset_test(intent, m)) continue;
+        if (parac_bitset_test(intent, m) || fca_cover_skips(s, m)) continue;
         parac_bitset_and(s->child_extent, s->extent, columns + m * object_words, object_words);
         stop = test_candidate(context, intent, min_support, s, members, 0, m,
                               parac_bitset_popcount(s->child_extent, object_words), found, user);

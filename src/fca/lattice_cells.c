@@ -147,6 +147,7 @@ static int test_candidates(const parac_fca_context *context, const parac_word *i
         int is_cover = 1;
         if (parac_bitset_test(intent, m)) continue;
         ++*candidates;
+        if (fca_cover_skips(s, m)) continue;
         if (s->support[m] < min_support) {
             parac_bitset_clear_bit(s->minimal, m);
             continue;
