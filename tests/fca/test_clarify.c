@@ -35,6 +35,20 @@ static uint8_t *repeated_columns(size_t attributes, size_t distinct, uint64_t se
     return cells;
 }
 
+/* Object-set extent of concept c (bit o: object o has every attribute of its intent). */
+static unsigned extent_of(const uint8_t *cells, size_t attributes, const parac_fca_concepts *concepts, size_t c,
+                          uint32_t *ids)
+{
+    size_t size = parac_fca_concept_intent(concepts, c, ids, attributes);
+    unsigned extent = 0;
+    for (unsigned o = 0; o < OBJECTS; o++) {
+        int has_all = 1;
+        for (size_t i = 0; i < size && has_all; i++) has_all = cells[o * attributes + ids[i]];
+        extent |= (unsigned)has_all << o;
+    }
+    return extent;
+}
+
 /* Brute force: for every subset of objects, its intent; the distinct intents of closed extents, and
  * of those with at least min_support objects, counted. Checks each parac intent is one of them. */
 static void check_brute_force(const uint8_t *cells, size_t attributes, const parac_fca_concepts *concepts,
@@ -59,13 +73,8 @@ static void check_brute_force(const uint8_t *cells, size_t attributes, const par
         if (extent == subset && (uint64_t)__builtin_popcount(subset) >= min_support) closed[subset] = 1, expected++;
     }
     for (size_t c = 0; concepts && c < parac_fca_concepts_size(concepts); c++) {
+        unsigned extent = extent_of(cells, attributes, concepts, c, ids);
         size_t size = parac_fca_concept_intent(concepts, c, ids, attributes);
-        unsigned extent = 0;
-        for (unsigned o = 0; o < OBJECTS; o++) {
-            int has_all = 1;
-            for (size_t i = 0; i < size && has_all; i++) has_all = cells[o * attributes + ids[i]];
-            extent |= (unsigned)has_all << o;
-        }
         /* the intent must be exactly the extent's common attributes: closed, and every member there */
         size_t common = 0;
         for (size_t a = 0; a < attributes; a++) {
@@ -82,20 +91,6 @@ static void check_brute_force(const uint8_t *cells, size_t attributes, const par
           concepts ? parac_fca_concepts_size(concepts) : 0);
     free(ids);
     free(intent);
-}
-
-/* Object-set extent of concept c (bit o: object o has every attribute of its intent). */
-static unsigned extent_of(const uint8_t *cells, size_t attributes, const parac_fca_concepts *concepts, size_t c,
-                          uint32_t *ids)
-{
-    size_t size = parac_fca_concept_intent(concepts, c, ids, attributes);
-    unsigned extent = 0;
-    for (unsigned o = 0; o < OBJECTS; o++) {
-        int has_all = 1;
-        for (size_t i = 0; i < size && has_all; i++) has_all = cells[o * attributes + ids[i]];
-        extent |= (unsigned)has_all << o;
-    }
-    return extent;
 }
 
 /* The lattice's edges (Lindig's test closes one member of each group of equal columns, lattice.c)
