@@ -83,7 +83,13 @@ static parac_status begin_window(window_state *state, const birch_tree *tree, si
     state->slack = birch_margin_slack(tree->dims);
     status = state_reserve(state, tree, points, error);
     if (status != PARAC_OK) return status;
-    memcpy(state->snapshot_mean, tree->mean, nodes * (size_t)tree->slots * tree->dims * sizeof(double));
+    /* each node's entries only: the slots past them are never read (entries created in the window are
+     * skipped, track_move), and copying every slot wrote slots x dims doubles a node: 1.3 GB resident
+     * for 3 points of 3 M dimensions (2026-12-05) */
+    for (size_t v = 0; v < nodes; v++) {
+        size_t first = v * (size_t)tree->slots * tree->dims;
+        memcpy(state->snapshot_mean + first, tree->mean + first, (size_t)tree->entry_count[v] * tree->dims * sizeof(double));
+    }
     memset(state->nodes, 0, nodes * sizeof(node_drift));
     memcpy(state->snapshot_entries, tree->entry_count, nodes * sizeof(int32_t));
     for (size_t v = 0; v < nodes; v++)
