@@ -14,9 +14,18 @@
 #include "birch/cf_math.h"
 #include "core/error.h"
 
+/* The first allocation's nodes: 16, or fewer when a node's means are large (slots x dims doubles), so that
+ * points of millions of dimensions do not reserve 16 nodes of them (3 points of 2 M dimensions: 13 GB of
+ * address space, which a memory limit refuses and AddressSanitizer's shadow turned into 1.6 GB resident). */
+static int32_t first_capacity(const birch_tree *tree)
+{
+    size_t node_doubles = (size_t)tree->slots * (tree->dims ? tree->dims : 1), nodes = ((size_t)1 << 21) / node_doubles;
+    return nodes >= 16 ? 16 : nodes < 1 ? 1 : (int32_t)nodes;
+}
+
 static parac_status grow_nodes(birch_tree *tree, parac_error *error)
 {
-    int32_t capacity = tree->node_capacity ? tree->node_capacity * 2 : 16;
+    int32_t capacity = tree->node_capacity ? tree->node_capacity * 2 : first_capacity(tree);
     size_t slots = (size_t)capacity * (size_t)tree->slots;
     uint8_t *is_leaf = realloc(tree->is_leaf, (size_t)capacity);
     int32_t *entry_count = is_leaf ? realloc(tree->entry_count, (size_t)capacity * sizeof(int32_t)) : NULL;
