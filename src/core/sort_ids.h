@@ -13,9 +13,22 @@ static inline int parac_compare_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Short lists (a row's ids, an intent, the usual case) by insertion: an ascending one costs a comparison
+ * an id, and no call through qsort's comparator; longer ones by qsort. */
+#define PARAC_SORT_U32_INSERTION_MAX 48
+
 static inline void parac_sort_u32(uint32_t *ids, size_t count)
 {
-    if (count > 1) qsort(ids, count, sizeof *ids, parac_compare_u32);
+    if (count > PARAC_SORT_U32_INSERTION_MAX) {
+        qsort(ids, count, sizeof *ids, parac_compare_u32);
+        return;
+    }
+    for (size_t i = 1; i < count; i++) {
+        uint32_t value = ids[i];
+        size_t j = i;
+        while (j > 0 && ids[j - 1] > value) ids[j] = ids[j - 1], j--;
+        ids[j] = value;
+    }
 }
 
 #endif

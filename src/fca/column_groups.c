@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/hash_index.h"
 #include "fca/fca_internal.h"
 
 typedef struct column_key {
@@ -24,16 +25,6 @@ static int by_column(const void *a, const void *b)
     if (x->support != y->support) return x->support < y->support ? -1 : 1;
     if (x->hash != y->hash) return x->hash < y->hash ? -1 : 1;
     return x->attribute < y->attribute ? -1 : (x->attribute > y->attribute);
-}
-
-static uint64_t hash_column(const uint32_t *objects, size_t count)
-{
-    uint64_t h = 0x9e3779b97f4a7c15ull;
-    for (size_t i = 0; i < count; i++) {
-        h = (h ^ objects[i]) * 0xbf58476d1ce4e5b9ull;
-        h ^= h >> 31;
-    }
-    return h;
 }
 
 static int same_column(const fca_column_lists *columns, uint32_t a, uint32_t b)
@@ -93,7 +84,8 @@ const fca_column_groups *fca_context_groups(const parac_fca_context *context, pa
     }
     for (size_t a = 0; a < n; a++) {
         size_t length = columns->offsets[a + 1] - columns->offsets[a];
-        keys[a] = (column_key){(uint32_t)a, length, hash_column(columns->objects + columns->offsets[a], length)};
+        keys[a] = (column_key){(uint32_t)a, length,
+                               parac_hash_bytes(columns->objects + columns->offsets[a], length * sizeof *columns->objects)};
     }
     qsort(keys, n, sizeof *keys, by_column);
     group_runs(columns, keys, n, made->first);

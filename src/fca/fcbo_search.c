@@ -213,14 +213,7 @@ size_t fca_search_original_ids(const fca_search *search, const uint32_t *intent,
             for (uint32_t m = search->member_offset[intent[i]]; m < search->member_offset[intent[i] + 1]; m++)
                 ids[count++] = search->members[m];
     }
-    if (count > 32) parac_sort_u32(ids, count); /* search order is by support, not by id */
-    else
-        for (size_t i = 1; i < count; i++) {
-            uint32_t id = ids[i];
-            size_t j = i;
-            for (; j > 0 && ids[j - 1] > id; j--) ids[j] = ids[j - 1];
-            ids[j] = id;
-        }
+    parac_sort_u32(ids, count); /* search order is by support, not by id */
     return count;
 }
 

@@ -76,19 +76,11 @@ static int push_end(fimi_cells *cells)
     return 0;
 }
 
-/* Sorts ids[0..count) and drops repeats; returns the new count. Lines are short: insertion sort,
- * qsort for long ones; an ascending line (the usual) costs one comparison per id. */
+/* Sorts ids[0..count) and drops repeats; returns the new count. */
 static size_t sort_distinct(uint32_t *ids, size_t count)
 {
     size_t kept = 0;
-    if (count > 64) parac_sort_u32(ids, count);
-    else
-        for (size_t i = 1; i < count; i++) {
-            uint32_t value = ids[i];
-            size_t j = i;
-            while (j > 0 && ids[j - 1] > value) ids[j] = ids[j - 1], j--;
-            ids[j] = value;
-        }
+    parac_sort_u32(ids, count);
     for (size_t i = 0; i < count; i++)
         if (kept == 0 || ids[i] != ids[kept - 1]) ids[kept++] = ids[i];
     return kept;

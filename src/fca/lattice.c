@@ -333,8 +333,8 @@ static int lower_covers(const parac_fca_context *context, const parac_fca_concep
                             covers);
 }
 
-/* The edges of every concept, on all cores; gate (NULL: none) is polled after each concept (-4 once
- * cancelled: one concept's test is milliseconds at most where the search itself took seconds). */
+/* The edges of every concept, on all cores; each thread credits gate (NULL: none) a unit a concept
+ * (parac_progress_credit: the gate every 256 concepts or 20 ms), -4 once cancelled. */
 static int cover_all(const parac_fca_context *context, const parac_fca_concepts *concepts, const intent_table *table,
                      uint64_t min_support, parac_progress_gate *gate, parac_fca_lattice *lattice)
 {
@@ -346,6 +346,7 @@ static int cover_all(const parac_fca_context *context, const parac_fca_concepts 
         fca_cover_scratch s;
         int records = concepts->format.ids != 0;
         indexed_covers covers = {table, &concepts->format, &local, 0, NULL, NULL};
+        parac_progress_credit credit = {0, 0, 0};
         int mine = fca_cover_scratch_init(&s, context) ? -2 : 0;
         if (records) {
             covers.intent = malloc((concepts->attribute_words + 1) * sizeof(parac_word));
@@ -355,7 +356,7 @@ static int cover_all(const parac_fca_context *context, const parac_fca_concepts 
 #pragma omp for schedule(dynamic, 64)
         for (size_t c = 0; c < count; c++) {
             if (!mine) mine = lower_covers(context, concepts, min_support, c, &s, &covers);
-            if (!mine && gate && parac_progress_gate_add(gate, 1)) mine = -4;
+            if (!mine && gate && parac_progress_credit_add(gate, &credit, 1)) mine = -4;
         }
 #pragma omp critical(fca_lattice_merge)
         {

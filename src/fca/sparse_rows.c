@@ -10,21 +10,6 @@
 #include "core/error.h"
 #include "fca/sparse_search.h"
 
-/* Sorts a row of search ids (distinct): insertion sort for the usual short rows, qsort for long ones. */
-static void sort_row(uint32_t *ids, size_t count)
-{
-    if (count > 32) {
-        parac_sort_u32(ids, count);
-        return;
-    }
-    for (size_t i = 1; i < count; i++) {
-        uint32_t value = ids[i];
-        size_t j = i;
-        while (j > 0 && ids[j - 1] > value) ids[j] = ids[j - 1], j--;
-        ids[j] = value;
-    }
-}
-
 /* Keeps one of each run of equal ids in every (sorted) row and closes the gaps, in place. */
 static void drop_repeats(sparse_rows *rows)
 {
@@ -62,7 +47,7 @@ parac_status sparse_rows_create(const parac_fca_context *context, const fca_sear
     for (long long o = 0; o < objects; o++) {
         size_t first = context->cell_offsets[o], last = context->cell_offsets[o + 1];
         for (size_t i = first; i < last; i++) rows->attributes[i] = search_of[context->cell_attributes[i]];
-        sort_row(rows->attributes + first, last - first);
+        parac_sort_u32(rows->attributes + first, last - first);
     }
     free(search_of);
     if (search->member_offset) drop_repeats(rows); /* a group's members all became its search id */
